@@ -1,0 +1,112 @@
+import OfflineNotes
+
+/// How a payment travelled.
+public enum PaymentMethod: String, Sendable, Codable, CaseIterable {
+    case qr
+    case bluetooth
+    /// Nearby session over TCP (command line, tests).
+    case tcp
+    case online
+}
+
+/// Where a note state stands in this wallet (DESIGN §4).
+public enum NoteStatus: String, Sendable, Codable, CaseIterable {
+    /// Purchased or change: spendable offline.
+    case available
+    /// Signed away in a payment that has no receipt yet. Never spendable again.
+    case reserved
+    /// Signed away and receipted.
+    case spent
+    /// Received offline, spendable offline, not yet redeemed online.
+    case received = "received"
+    /// Redeemed online: the value is in the account.
+    case settled
+    case expired
+    case refunded
+}
+
+/// Balances in minor units of the wallet's currency.
+public struct Balance: Sendable, Equatable, Codable {
+    public let currency: Currency
+    /// Can be paid offline now.
+    public let spendable: UInt64
+    /// In payments awaiting a receipt.
+    public let reserved: UInt64
+    /// Received offline and not yet redeemed (included in `spendable`).
+    public let unsettled: UInt64
+    /// Restored from a backup; spendable once checked online.
+    public let needsOnlineCheck: UInt64
+    /// Expired before being spent; redeem or refund online.
+    public let expired: UInt64
+}
+
+/// A payment this wallet signed. `bundle` is what to (re)send, byte for byte.
+public struct OutgoingPayment: Sendable, Equatable {
+    public enum Status: String, Sendable, Codable { case signed, completed }
+    public let id: Digest32
+    public let request: PaymentRequest
+    public let bundle: [UInt8]
+    public let amount: UInt64
+    public let currency: Currency
+    public let method: PaymentMethod
+    public let status: Status
+    public let receipt: Receipt?
+}
+
+/// A payment this wallet accepted, with the receipt to hand back to the payer.
+public struct ReceivedPayment: Sendable, Equatable {
+    public let id: Digest32
+    public let nonce: Nonce
+    public let amount: UInt64
+    public let currency: Currency
+    public let receipt: Receipt
+}
+
+/// One line of the user's history.
+public struct HistoryEntry: Sendable, Equatable, Codable {
+    public enum Direction: String, Sendable, Codable, CaseIterable { case sent, received, purchased }
+    public enum Status: String, Sendable, Codable, CaseIterable { case pending, completed, failed }
+
+    public let id: Int64
+    public let direction: Direction
+    public let counterparty: String
+    public let amount: UInt64
+    public let currency: String
+    public let online: Bool
+    public let method: String
+    public let status: Status
+    public let error: String?
+    public let createdAt: Timestamp
+    public let updatedAt: Timestamp
+}
+
+/// Which history entries to list, newest first.
+public struct HistoryFilter: Sendable, Equatable {
+    public var direction: HistoryEntry.Direction?
+    public var status: HistoryEntry.Status?
+    public var method: PaymentMethod?
+    public var since: Timestamp?
+    public var until: Timestamp?
+    public var limit: Int
+    public var offset: Int
+
+    public init(
+        direction: HistoryEntry.Direction? = nil, status: HistoryEntry.Status? = nil,
+        method: PaymentMethod? = nil, since: Timestamp? = nil, until: Timestamp? = nil,
+        limit: Int = 50, offset: Int = 0
+    ) {
+        self.direction = direction
+        self.status = status
+        self.method = method
+        self.since = since
+        self.until = until
+        self.limit = limit
+        self.offset = offset
+    }
+}
+
+/// What an online state check found for one note state.
+public enum OnlineStateCheck: Sendable, Equatable {
+    case unspent
+    case spent
+}

@@ -1,0 +1,236 @@
+import Foundation
+import GRDB
+import OfflineNotes
+
+extension Wallet {
+    /// Pays `request` offline and returns the bytes to send.
+    ///
+    /// Selecting notes, signing the transfers and marking their inputs spent happen in one
+    /// database transaction that commits before any byte is returned. Asking again for the same
+    /// request returns the same bytes, so an interrupted payment is resent, never re-signed
+    /// (DESIGN §2.4, §2.6).
+    ///
+    /// - Parameter amount: required for an open-amount request, otherwise must be nil or equal.
+    public func pay(_ request: PaymentRequest, amount: UInt64? = nil, method: PaymentMethod = .qr) throws(WalletError)
+        -> OutgoingPayment
+    {
+        let now = env.now()
+        let payment = try write { db -> OutgoingPayment in
+            if let existing = try outgoing(db, nonce: request.nonce) {
+                guard existing.request == request, amount == nil || amount == existing.amount else {
+                    throw WalletError.requestNonceReused
+                }
+                return existing
+            }
+            let total = try Self.amountToPay(request, amount)
+            guard request.payee != publicKey else { throw WalletError.cannotPaySelf }
+            guard now < request.expiresAt else { throw WalletError.requestExpired }
+            let verifier = try verifier(db)
+            guard request.currency == verifier.limits.currency else {
+                throw WalletError.rejected(.wrongCurrency(expected: verifier.limits.currency, found: request.currency))
+            }
+
+            let coins = try spendableCoins(db, currency: request.currency, maxHops: verifier.limits.maxHops, now: now)
+            guard let picks = CoinSelection.select(coins.map(\.coin), amount: total) else {
+                throw try shortfall(db, coins: coins.map(\.coin), requested: total, currency: request.currency, now: now)
+            }
+            try env.failpoint(.paySelected)
+
+            let chainsByRef = Dictionary(coins.map { ($0.coin.ref, $0.chain) }, uniquingKeysWith: { a, _ in a })
+            var payChains: [Chain] = []
+            var changeStates: [VerifiedState] = []
+            for pick in picks {
+                guard let chain = chainsByRef[pick.coin.ref] else { throw WalletError.storage("selected note vanished") }
+                var outputs = [TransferOutput(owner: request.payee, amount: pick.pay)]
+                if pick.change > 0 { outputs.append(TransferOutput(owner: publicKey, amount: pick.change)) }
+                let transfer = try Transfer.sign(
+                    input: pick.coin.ref, outputs: outputs, nonce: request.nonce, createdAt: now,
+                    signer: identity.signer)
+                payChains.append(chain.appending(transfer, holding: 0))
+                if pick.change > 0 {
+                    do {
+                        changeStates.append(try verifier.verify(chain.appending(transfer, holding: 1), now: now))
+                    } catch let e as VerificationError {
+                        throw WalletError.rejected(e)
+                    }
+                }
+            }
+            try env.failpoint(.paySigned)
+
+            // Verify our own bundle as the payee will: a bug here must never leave the device.
+            let bundle = try PaymentBundle(chains: payChains)
+            let verified: VerifiedPayment
+            do { verified = try verifier.verifyPayment(bundle, request: request, now: now) } catch let e as VerificationError {
+                throw WalletError.rejected(e)
+            }
+
+            let historyID = try addHistory(
+                db, direction: .sent, counterparty: Self.counterparty(request), amount: total, currency: request.currency,
+                online: method == .online, method: method, status: .pending, reference: verified.paymentID, now: now)
+            for (pick, chain) in zip(picks, payChains) {
+                guard let transfer = chain.transfers.last else { continue }
+                // The primary key on state_ref refuses a second transfer of the same state.
+                try db.execute(
+                    sql: "INSERT INTO spend_edge(state_ref, transfer_hash, transfer, proving_chain) VALUES (?, ?, ?, ?)",
+                    arguments: [
+                        pick.coin.ref.bytes.data, transfer.hash.bytes.data, transfer.encoded.data,
+                        (chainsByRef[pick.coin.ref] ?? chain).encoded.data,
+                    ])
+                try db.execute(
+                    sql: """
+                        UPDATE note_state SET status = 'reserved', spent_by = ?, updated_at = ?
+                        WHERE ref = ? AND status IN ('available','received') AND needs_online_check = 0
+                        """,
+                    arguments: [verified.paymentID.bytes.data, sqlTime(now), pick.coin.ref.bytes.data])
+                guard db.changesCount == 1 else { throw WalletError.storage("note state changed during payment") }
+            }
+            for change in changeStates {
+                _ = try insertState(db, change, status: .available, origin: "change", now: now)
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO outgoing_payment(id, request_nonce, request, bundle, amount, currency, method, status,
+                                                 history_id, created_at, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, 'signed', ?, ?, ?)
+                    """,
+                arguments: [
+                    verified.paymentID.bytes.data, request.nonce.bytes.data, request.encoded.data, bundle.encoded.data,
+                    sqlAmount(total), request.currency.code, method.rawValue, historyID, sqlTime(now), sqlTime(now),
+                ])
+            try env.failpoint(.payBeforeCommit)
+            return OutgoingPayment(
+                id: verified.paymentID, request: request, bundle: bundle.encoded, amount: total,
+                currency: request.currency, method: method, status: .signed, receipt: nil)
+        }
+        do { try env.failpoint(.payAfterCommit) } catch { throw .storage("interrupted after commit: \(error)") }
+        return payment
+    }
+
+    /// Records the payee's receipt: the payment is complete and its inputs are spent.
+    /// Idempotent for the same receipt.
+    @discardableResult
+    public func confirm(receipt bytes: [UInt8]) throws(WalletError) -> OutgoingPayment {
+        let receipt: Receipt
+        do { receipt = try Receipt(decoding: bytes) } catch { throw .rejected(error) }
+        let now = env.now()
+        return try write { db in
+            guard let payment = try outgoing(db, nonce: receipt.nonce) else {
+                throw WalletError.unknownPayment(receipt.nonce)
+            }
+            do {
+                try receipt.verify(for: payment.request, paymentID: payment.id, amount: payment.amount)
+            } catch let e as VerificationError {
+                throw WalletError.rejected(e)
+            }
+            if payment.status == .completed { return payment }
+            try db.execute(
+                sql: "UPDATE outgoing_payment SET status = 'completed', receipt = ?, updated_at = ? WHERE id = ?",
+                arguments: [bytes.data, sqlTime(now), payment.id.bytes.data])
+            try db.execute(
+                sql: "UPDATE note_state SET status = 'spent', updated_at = ? WHERE spent_by = ? AND status = 'reserved'",
+                arguments: [sqlTime(now), payment.id.bytes.data])
+            try db.execute(
+                sql: """
+                    UPDATE history SET status = 'completed', updated_at = ?
+                    WHERE id = (SELECT history_id FROM outgoing_payment WHERE id = ?)
+                    """,
+                arguments: [sqlTime(now), payment.id.bytes.data])
+            return OutgoingPayment(
+                id: payment.id, request: payment.request, bundle: payment.bundle, amount: payment.amount,
+                currency: payment.currency, method: payment.method, status: .completed, receipt: receipt)
+        }
+    }
+
+    /// The payment made for a request, if any: what to resend after an interruption.
+    public func outgoingPayment(for nonce: Nonce) throws(WalletError) -> OutgoingPayment? {
+        try read { db in try outgoing(db, nonce: nonce) }
+    }
+
+    /// Payments signed but not yet receipted.
+    public func pendingPayments() throws(WalletError) -> [OutgoingPayment] {
+        try read { db in
+            try Data.fetchAll(db, sql: "SELECT request_nonce FROM outgoing_payment WHERE status = 'signed' ORDER BY created_at")
+                .compactMap { try outgoing(db, nonce: Nonce(uncheckedBytes: Array($0))) }
+        }
+    }
+
+    func outgoing(_ db: Database, nonce: Nonce) throws -> OutgoingPayment? {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT * FROM outgoing_payment WHERE request_nonce = ?", arguments: [nonce.bytes.data])
+        else { return nil }
+        let receiptBytes = row.bytes("receipt")
+        return OutgoingPayment(
+            id: Digest32(uncheckedBytes: row.bytes("id")),
+            request: try PaymentRequest(decoding: row.bytes("request")),
+            bundle: row.bytes("bundle"), amount: row.amount("amount"),
+            currency: try storedCurrency(row),
+            method: PaymentMethod(rawValue: row["method"]) ?? .qr,
+            status: OutgoingPayment.Status(rawValue: row["status"]) ?? .signed,
+            receipt: receiptBytes.isEmpty ? nil : try Receipt(decoding: receiptBytes))
+    }
+
+    struct StoredCoin {
+        let coin: Coin
+        let chain: Chain
+    }
+
+    func spendableCoins(_ db: Database, currency: Currency, maxHops: Int, now: Timestamp) throws -> [StoredCoin] {
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT ref, chain, amount, hops, expires_at FROM note_state
+                WHERE status IN ('available','received') AND needs_online_check = 0 AND currency = ?
+                  AND expires_at > ? AND hops < ?
+                """,
+            arguments: [currency.code, sqlTime(now &+ env.expiryMargin), maxHops])
+        return try rows.map { row in
+            StoredCoin(
+                coin: Coin(
+                    ref: StateRef(uncheckedBytes: row.bytes("ref")), amount: row.amount("amount"), hops: row["hops"],
+                    expiresAt: Timestamp(clamping: row["expires_at"] as Int64)),
+                chain: try Chain(decoding: row.bytes("chain")))
+        }
+    }
+
+    /// The most helpful error when coins do not cover `requested`.
+    func shortfall(_ db: Database, coins: [Coin], requested: UInt64, currency: Currency, now: Timestamp) throws -> WalletError {
+        let spendable = Amount.sum(coins.map(\.amount)) ?? Amount.max
+        let unchecked = UInt64(
+            clamping: try Int64.fetchOne(
+                db,
+                sql: """
+                    SELECT COALESCE(SUM(amount), 0) FROM note_state
+                    WHERE status IN ('available','received') AND needs_online_check = 1 AND currency = ? AND expires_at > ?
+                    """,
+                arguments: [currency.code, sqlTime(now)]) ?? 0)
+        if spendable < requested && spendable + unchecked >= requested {
+            return .needsOnlineCheck(unchecked, currency: currency)
+        }
+        return .insufficientFunds(available: spendable, requested: requested, currency: currency)
+    }
+
+    static func amountToPay(_ request: PaymentRequest, _ amount: UInt64?) throws(WalletError) -> UInt64 {
+        if request.isOpenAmount {
+            guard let amount else { throw .amountRequired }
+            guard amount > 0, amount <= Amount.max else { throw .invalidAmount("must be between 1 and 2^63 − 1 minor units") }
+            return amount
+        }
+        if let amount, amount != request.amount {
+            throw .invalidAmount("the request asks for \(request.amount), not \(amount)")
+        }
+        return request.amount
+    }
+
+    static func counterparty(_ request: PaymentRequest) -> String {
+        request.payeeName.isEmpty ? String(request.payee.hex.prefix(16)) : request.payeeName
+    }
+}
+
+/// Currency codes in the database were validated on the way in; a bad one means a damaged file.
+func storedCurrency(_ row: Row) throws -> Currency {
+    guard let currency = Currency(row["currency"] as String) else {
+        throw WalletError.corruptFile("invalid currency code in the wallet database")
+    }
+    return currency
+}

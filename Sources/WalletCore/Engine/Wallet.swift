@@ -1,0 +1,339 @@
+import Foundation
+import GRDB
+import OfflineNotes
+
+/// The wallet engine shared by every client: holds notes, pays and receives offline, keeps
+/// history. One instance per wallet directory; safe to use from several tasks (every change is
+/// one SQLite transaction, and SQLite serializes writers).
+public final class Wallet: Sendable {
+    public let identity: WalletIdentity
+    public let databasePath: String
+    let db: DatabasePool
+    let env: WalletEnvironment
+
+    public var publicKey: PublicKeyBytes { identity.publicKey }
+
+    /// Files inside a wallet directory.
+    public static let keyFileName = "wallet.key"
+    public static let databaseFileName = "wallet.sqlite"
+
+    init(identity: WalletIdentity, databasePath: String, environment: WalletEnvironment) throws(WalletError) {
+        self.identity = identity
+        self.databasePath = databasePath
+        self.db = try WalletDatabase.open(path: databasePath)
+        self.env = environment
+    }
+
+    /// Creates a new wallet (key and database) in `directory`, which is created if needed.
+    public static func create(
+        directory: String, passphrase: String? = nil, keyCost: PassphraseBox.Cost = .interactive,
+        environment: WalletEnvironment = .live
+    ) throws(WalletError) -> Wallet {
+        try makeDirectory(directory)
+        let dbPath = (directory as NSString).appendingPathComponent(databaseFileName)
+        guard !FileManager.default.fileExists(atPath: dbPath) else { throw .walletExists(directory) }
+        let store = FileKeyStore(
+            path: (directory as NSString).appendingPathComponent(keyFileName), passphrase: passphrase, cost: keyCost)
+        return try Wallet(identity: store.create(), databasePath: dbPath, environment: environment)
+    }
+
+    /// Opens the wallet in `directory`.
+    public static func open(
+        directory: String, passphrase: String? = nil, environment: WalletEnvironment = .live
+    ) throws(WalletError) -> Wallet {
+        let dbPath = (directory as NSString).appendingPathComponent(databaseFileName)
+        guard FileManager.default.fileExists(atPath: dbPath) else { throw .walletMissing(directory) }
+        let store = FileKeyStore(path: (directory as NSString).appendingPathComponent(keyFileName), passphrase: passphrase)
+        return try Wallet(identity: store.load(), databasePath: dbPath, environment: environment)
+    }
+
+    /// Opens a wallet whose key lives elsewhere (Secure Enclave on iPhone).
+    public static func open(
+        identity: WalletIdentity, databasePath: String, environment: WalletEnvironment = .live
+    ) throws(WalletError) -> Wallet {
+        try Wallet(identity: identity, databasePath: databasePath, environment: environment)
+    }
+
+    static func makeDirectory(_ path: String) throws(WalletError) {
+        do {
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .storage("cannot create \(path): \(error)")
+        }
+    }
+
+    // MARK: Database helpers
+
+    /// Runs `body` in one write transaction; any error rolls everything back.
+    func write<T>(_ body: (Database) throws -> T) throws(WalletError) -> T {
+        do {
+            return try db.write(body)
+        } catch let error as WalletError {
+            throw error
+        } catch {
+            throw .storage(String(describing: error))
+        }
+    }
+
+    func read<T>(_ body: (Database) throws -> T) throws(WalletError) -> T {
+        do {
+            return try db.read(body)
+        } catch let error as WalletError {
+            throw error
+        } catch {
+            throw .storage(String(describing: error))
+        }
+    }
+
+    // MARK: Trust
+
+    /// Installs the issuer's keyset and limits. The first call pins `authority`; later calls
+    /// must present the same authority and a keyset sequence no older than the current one.
+    public func installTrust(authority: PublicKeyBytes, keyset: [UInt8], limits: [UInt8]) throws(WalletError) {
+        let verifiedKeyset: Keyset
+        let verifiedLimits: Limits
+        do {
+            verifiedKeyset = try Keyset(decoding: keyset, authority: authority)
+            verifiedLimits = try Limits(decoding: limits, authority: authority)
+        } catch {
+            throw .rejected(error)
+        }
+        try write { db in
+            if let pinned = try Self.setting(db, "authority") {
+                guard pinned == authority.bytes else { throw WalletError.authorityMismatch }
+            }
+            if let current = try Self.setting(db, "keyset"), let old = try? Keyset(decoding: current),
+                old.sequence > verifiedKeyset.sequence
+            {
+                throw WalletError.staleKeyset(have: old.sequence, offered: verifiedKeyset.sequence)
+            }
+            try Self.setSetting(db, "authority", authority.bytes)
+            try Self.setSetting(db, "keyset", verifiedKeyset.encoded)
+            try Self.setSetting(db, "limits", verifiedLimits.encoded)
+        }
+    }
+
+    /// The verifier built from the installed (already authority-checked) keyset and limits.
+    func verifier(_ db: Database) throws -> NoteVerifier {
+        guard let ks = try Self.setting(db, "keyset"), let ls = try Self.setting(db, "limits") else {
+            throw WalletError.notConfigured
+        }
+        do {
+            return NoteVerifier(keyset: try Keyset(decoding: ks), limits: try Limits(decoding: ls))
+        } catch {
+            throw WalletError.corruptFile("stored keyset or limits: \(error)")
+        }
+    }
+
+    public func limits() throws(WalletError) -> Limits {
+        try read { db in try verifier(db).limits }
+    }
+
+    static func setting(_ db: Database, _ key: String) throws -> [UInt8]? {
+        let data = try Data.fetchOne(db, sql: "SELECT value FROM setting WHERE key = ?", arguments: [key])
+        return data.map(Array.init)
+    }
+
+    static func setSetting(_ db: Database, _ key: String, _ value: [UInt8]) throws {
+        try db.execute(
+            sql: "INSERT INTO setting(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            arguments: [key, value.data])
+    }
+
+    // MARK: Deposits
+
+    /// Adds notes bought online (each chain must verify and be owned by this wallet).
+    /// Idempotent: depositing the same notes again adds nothing. Returns the value added.
+    @discardableResult
+    public func deposit(_ chains: [Chain]) throws(WalletError) -> UInt64 {
+        let now = env.now()
+        return try write { db in
+            let verifier = try verifier(db)
+            var added: UInt64 = 0
+            var currency = verifier.limits.currency
+            for chain in chains {
+                let state: VerifiedState
+                do { state = try verifier.verify(chain, now: now) } catch let e as VerificationError { throw WalletError.rejected(e) }
+                guard state.owner == publicKey else { throw WalletError.notOwnedByWallet }
+                currency = state.currency
+                try Self.recordSpends(db, state)
+                if try insertState(db, state, status: .available, origin: "purchased", now: now) {
+                    added += state.amount
+                }
+            }
+            if added > 0 {
+                try addHistory(
+                    db, direction: .purchased, counterparty: "issuer", amount: added, currency: currency, online: true,
+                    method: .online, status: .completed, reference: nil, now: now)
+            }
+            return added
+        }
+    }
+
+    /// Inserts a verified state; false if it was already there.
+    func insertState(
+        _ db: Database, _ state: VerifiedState, status: NoteStatus, origin: String, receivedIn: Digest32? = nil,
+        now: Timestamp
+    ) throws -> Bool {
+        try db.execute(
+            sql: """
+                INSERT OR IGNORE INTO note_state
+                  (ref, chain, note_id, currency, amount, hops, expires_at, status, origin, received_in,
+                   created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                state.ref.bytes.data, state.chain.encoded.data, state.noteID.bytes.data, state.currency.code,
+                sqlAmount(state.amount), state.hops, sqlTime(state.expiresAt), status.rawValue, origin,
+                receivedIn?.bytes.data, sqlTime(now), sqlTime(now),
+            ])
+        return db.changesCount == 1
+    }
+
+    /// Records every spend of a verified chain. A different transfer already recorded for the
+    /// same state is a double spend: the returned proof names the cheater.
+    static func recordSpends(_ db: Database, _ state: VerifiedState) throws {
+        if let proof = try conflict(db, state) { throw WalletError.doubleSpendDetected(proof) }
+        for edge in state.spends {
+            let proving = state.chain.proving(edge)
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO spend_edge(state_ref, transfer_hash, transfer, proving_chain)
+                    VALUES (?, ?, ?, ?)
+                    """,
+                arguments: [
+                    edge.state.bytes.data, edge.transfer.hash.bytes.data, edge.transfer.encoded.data,
+                    proving.encoded.data,
+                ])
+        }
+    }
+
+    /// The first spend in `state` that contradicts one already recorded, as a fraud proof.
+    static func conflict(_ db: Database, _ state: VerifiedState) throws -> FraudProof? {
+        for edge in state.spends {
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT transfer_hash, transfer, proving_chain FROM spend_edge WHERE state_ref = ?",
+                    arguments: [edge.state.bytes.data])
+            else { continue }
+            if row.bytes("transfer_hash") != edge.transfer.hash.bytes {
+                let first = try Transfer(decoding: row.bytes("transfer"))
+                let chain = try Chain(decoding: row.bytes("proving_chain"))
+                return FraudProof(chain: chain, first: first, second: edge.transfer)
+            }
+        }
+        return nil
+    }
+
+    // MARK: Queries
+
+    public func balance() throws(WalletError) -> Balance {
+        let now = env.now()
+        return try read { db in
+            let currency = try verifier(db).limits.currency
+            func sum(_ sql: String, _ args: StatementArguments) throws -> UInt64 {
+                UInt64(clamping: try Int64.fetchOne(db, sql: "SELECT COALESCE(SUM(amount), 0) FROM note_state WHERE currency = ? AND " + sql, arguments: [currency.code] + args) ?? 0)
+            }
+            let t = sqlTime(now)
+            return Balance(
+                currency: currency,
+                spendable: try sum("status IN ('available','received') AND needs_online_check = 0 AND expires_at > ?", [t]),
+                reserved: try sum("status = 'reserved'", []),
+                unsettled: try sum("status = 'received' AND needs_online_check = 0 AND expires_at > ?", [t]),
+                needsOnlineCheck: try sum("status IN ('available','received') AND needs_online_check = 1 AND expires_at > ?", [t]),
+                expired: try sum("status IN ('available','received') AND expires_at <= ?", [t]))
+        }
+    }
+
+    public func history(_ filter: HistoryFilter = HistoryFilter()) throws(WalletError) -> [HistoryEntry] {
+        var clauses: [String] = []
+        var args: StatementArguments = []
+        if let d = filter.direction { clauses.append("direction = ?"); args += [d.rawValue] }
+        if let s = filter.status { clauses.append("status = ?"); args += [s.rawValue] }
+        if let m = filter.method { clauses.append("method = ?"); args += [m.rawValue] }
+        if let s = filter.since { clauses.append("created_at >= ?"); args += [sqlTime(s)] }
+        if let u = filter.until { clauses.append("created_at < ?"); args += [sqlTime(u)] }
+        let whereSQL = clauses.isEmpty ? "" : "WHERE " + clauses.joined(separator: " AND ")
+        args += [max(0, min(filter.limit, 1000)), max(0, filter.offset)]
+        let sql = "SELECT * FROM history \(whereSQL) ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?"
+        return try read { db in
+            try Row.fetchAll(db, sql: sql, arguments: args).map { row in
+                HistoryEntry(
+                    id: row["id"],
+                    direction: HistoryEntry.Direction(rawValue: row["direction"]) ?? .sent,
+                    counterparty: row["counterparty"], amount: row.amount("amount"), currency: row["currency"],
+                    online: row["online"], method: row["method"],
+                    status: HistoryEntry.Status(rawValue: row["status"]) ?? .failed,
+                    error: row["error"],
+                    createdAt: Timestamp(clamping: row["created_at"] as Int64),
+                    updatedAt: Timestamp(clamping: row["updated_at"] as Int64))
+            }
+        }
+    }
+
+    /// Double spends this wallet caught offline, to report online.
+    public func fraudProofs() throws(WalletError) -> [FraudProof] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM fraud_proof ORDER BY id").map { row in
+                FraudProof(
+                    chain: try Chain(decoding: row.bytes("proving_chain")),
+                    first: try Transfer(decoding: row.bytes("first_transfer")),
+                    second: try Transfer(decoding: row.bytes("second_transfer")))
+            }
+        }
+    }
+
+    /// Note states by status (all when nil), for sync and inspection.
+    public func states(_ status: NoteStatus? = nil) throws(WalletError) -> [(ref: StateRef, chain: Chain, status: NoteStatus, needsOnlineCheck: Bool)] {
+        try read { db in
+            let rows = try status.map {
+                try Row.fetchAll(db, sql: "SELECT * FROM note_state WHERE status = ? ORDER BY created_at, ref", arguments: [$0.rawValue])
+            } ?? Row.fetchAll(db, sql: "SELECT * FROM note_state ORDER BY created_at, ref")
+            return try rows.map { row in
+                (
+                    StateRef(uncheckedBytes: row.bytes("ref")), try Chain(decoding: row.bytes("chain")),
+                    NoteStatus(rawValue: row["status"]) ?? .spent, (row["needs_online_check"] as Int64) != 0
+                )
+            }
+        }
+    }
+
+    /// Applies the server's answer about restored notes: unspent ones become spendable again,
+    /// spent ones are retired.
+    public func applyOnlineCheck(_ results: [StateRef: OnlineStateCheck]) throws(WalletError) {
+        let now = env.now()
+        try write { db in
+            for (ref, result) in results {
+                switch result {
+                case .unspent:
+                    try db.execute(
+                        sql: "UPDATE note_state SET needs_online_check = 0, updated_at = ? WHERE ref = ?",
+                        arguments: [sqlTime(now), ref.bytes.data])
+                case .spent:
+                    try db.execute(
+                        sql: "UPDATE note_state SET status = 'spent', needs_online_check = 0, updated_at = ? WHERE ref = ? AND status IN ('available','received')",
+                        arguments: [sqlTime(now), ref.bytes.data])
+                }
+            }
+        }
+    }
+
+    @discardableResult
+    func addHistory(
+        _ db: Database, direction: HistoryEntry.Direction, counterparty: String, amount: UInt64, currency: Currency,
+        online: Bool, method: PaymentMethod, status: HistoryEntry.Status, reference: Digest32?, now: Timestamp
+    ) throws -> Int64 {
+        try db.execute(
+            sql: """
+                INSERT INTO history(direction, counterparty, amount, currency, online, method, status, reference,
+                                    created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                direction.rawValue, counterparty, sqlAmount(amount), currency.code, online, method.rawValue,
+                status.rawValue, reference?.bytes.data, sqlTime(now), sqlTime(now),
+            ])
+        return db.lastInsertedRowID
+    }
+}
