@@ -6,12 +6,13 @@ import PackageDescription
 // WalletCore adds keys, storage and the pay/receive engine on top of it.
 let package = Package(
     name: "OfflineWallet",
-    platforms: [.macOS(.v14), .iOS(.v17)],
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "OfflineNotes", targets: ["OfflineNotes"]),
         .library(name: "WalletCore", targets: ["WalletCore"]),
         .executable(name: "wallet-demo", targets: ["WalletDemo"]),
         .executable(name: "wallet-bench", targets: ["WalletBench"]),
+        .executable(name: "wallet-vectors", targets: ["VectorGenerator"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -37,6 +38,10 @@ let package = Package(
             name: "DevIssuer",
             dependencies: ["OfflineNotes", .product(name: "Crypto", package: "swift-crypto")]
         ),
+        .executableTarget(
+            name: "VectorGenerator",
+            dependencies: ["OfflineNotes", "DevIssuer", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .executableTarget(name: "WalletDemo", dependencies: ["WalletCore", "OfflineNotes", "DevIssuer"]),
         .executableTarget(
             name: "WalletBench",
@@ -54,6 +59,7 @@ let package = Package(
             name: "WalletCoreTests",
             dependencies: [
                 "WalletCore", "OfflineNotes", "DevIssuer",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

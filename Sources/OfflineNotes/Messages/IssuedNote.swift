@@ -13,7 +13,7 @@ public struct IssuedNote: WireMessage {
 
     public var encoded: [UInt8] { body + signature }
     /// SHA-256 of the body: the note's content identity (signatures are malleable, bodies are not).
-    public var hash: Digest32 { ProtocolHash.sha256(body) }
+    public let hash: Digest32
     /// The reference of the state this note starts as.
     public var stateRef: StateRef { ProtocolHash.rootRef(noteHash: hash) }
 
@@ -72,5 +72,6 @@ public struct IssuedNote: WireMessage {
         self.expiresAt = expiresAt
         self.body = body
         self.signature = signature
+        self.hash = ProtocolHash.sha256(body)
     }
 }

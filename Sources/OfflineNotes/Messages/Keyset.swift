@@ -18,7 +18,7 @@ public struct IssuerKey: Hashable, Sendable {
 
 /// The issuer's published signing keys, signed by its long-term authority key, which
 /// wallets pin. Only constructible by signing it or by verifying its signature.
-public struct Keyset: WireMessage {
+public struct Keyset: Sendable, Hashable {
     public static let maxKeys = 32
 
     /// Increases with every published keyset; wallets ignore older ones.
@@ -59,14 +59,14 @@ public struct Keyset: WireMessage {
 
     /// Decodes and checks the authority signature.
     public init(decoding bytes: [UInt8], authority: PublicKeyBytes) throws(VerificationError) {
-        try self.init(decoding: bytes)
+        try self.init(unverifiedDecoding: bytes)
         guard SignatureCheck.isValid(signature, context: .keyset, body: body, key: try authority.signingKey())
         else { throw .badAuthoritySignature }
     }
 
     /// Decodes without checking the authority signature: for inspection only. The verifier
     /// must be given a keyset decoded with `init(decoding:authority:)`.
-    public init(decoding bytes: [UInt8]) throws(VerificationError) {
+    public init(unverifiedDecoding bytes: [UInt8]) throws(VerificationError) {
         var r = ByteReader(bytes)
         try MessageType.keyset.readHeader(&r)
         sequence = try r.varint("sequence")

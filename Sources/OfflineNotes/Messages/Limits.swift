@@ -1,5 +1,5 @@
 /// Server-set limits, signed by the issuer authority and advertised to wallets.
-public struct Limits: WireMessage {
+public struct Limits: Sendable, Hashable {
     public let currency: Currency
     /// Most value one wallet may hold in offline notes, in minor units.
     public let maxOfflineHolding: UInt64
@@ -38,13 +38,13 @@ public struct Limits: WireMessage {
     }
 
     public init(decoding bytes: [UInt8], authority: PublicKeyBytes) throws(VerificationError) {
-        try self.init(decoding: bytes)
+        try self.init(unverifiedDecoding: bytes)
         guard SignatureCheck.isValid(signature, context: .limits, body: body, key: try authority.signingKey())
         else { throw .badAuthoritySignature }
     }
 
     /// Decodes without checking the authority signature: for inspection only.
-    public init(decoding bytes: [UInt8]) throws(VerificationError) {
+    public init(unverifiedDecoding bytes: [UInt8]) throws(VerificationError) {
         var r = ByteReader(bytes)
         try MessageType.limits.readHeader(&r)
         currency = try Currency(wire: r.raw(3))

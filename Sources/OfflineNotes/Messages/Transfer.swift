@@ -27,7 +27,7 @@ public struct Transfer: WireMessage {
     public var encoded: [UInt8] { body + signature }
     /// SHA-256 of the body: identifies the transfer. Two transfers of one state with different
     /// hashes are a double spend; the same hash with another signature is the same transfer.
-    public var hash: Digest32 { ProtocolHash.sha256(body) }
+    public let hash: Digest32
 
     /// The reference of output `index`.
     public func outputRef(_ index: Int) -> StateRef {
@@ -101,5 +101,6 @@ public struct Transfer: WireMessage {
         self.createdAt = createdAt
         self.body = body
         self.signature = signature
+        self.hash = ProtocolHash.sha256(body)
     }
 }

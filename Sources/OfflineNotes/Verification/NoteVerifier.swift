@@ -9,11 +9,14 @@ import Crypto
 public struct NoteVerifier: Sendable {
     public let keyset: Keyset
     public let limits: Limits
+    /// Owner keys already decompressed; share one cache between verifiers for the best speed.
+    public let keyCache: PublicKeyCache
 
     /// `keyset` and `limits` must come from `init(decoding:authority:)` or `sign`.
-    public init(keyset: Keyset, limits: Limits) {
+    public init(keyset: Keyset, limits: Limits, keyCache: PublicKeyCache = PublicKeyCache()) {
         self.keyset = keyset
         self.limits = limits
+        self.keyCache = keyCache
     }
 
     // MARK: Chains
@@ -101,7 +104,7 @@ public struct NoteVerifier: Sendable {
         }
         for edge in state.spends {
             // An owner key that is not a valid point can never have signed anything.
-            guard let key = try? edge.owner.signingKey(),
+            guard let key = keyCache.key(for: edge.owner),
                 SignatureCheck.isValid(edge.transfer.signature, context: .transfer, body: edge.transfer.body, key: key)
             else { throw .badOwnerSignature(hop: edge.hop) }
         }

@@ -103,7 +103,7 @@ public final class Wallet: Sendable {
             if let pinned = try Self.setting(db, "authority") {
                 guard pinned == authority.bytes else { throw WalletError.authorityMismatch }
             }
-            if let current = try Self.setting(db, "keyset"), let old = try? Keyset(decoding: current),
+            if let current = try Self.setting(db, "keyset"), let old = try? Keyset(unverifiedDecoding: current),
                 old.sequence > verifiedKeyset.sequence
             {
                 throw WalletError.staleKeyset(have: old.sequence, offered: verifiedKeyset.sequence)
@@ -120,7 +120,8 @@ public final class Wallet: Sendable {
             throw WalletError.notConfigured
         }
         do {
-            return NoteVerifier(keyset: try Keyset(decoding: ks), limits: try Limits(decoding: ls))
+            // Verified against the pinned authority when installed; the database is the wallet's own.
+            return NoteVerifier(keyset: try Keyset(unverifiedDecoding: ks), limits: try Limits(unverifiedDecoding: ls))
         } catch {
             throw WalletError.corruptFile("stored keyset or limits: \(error)")
         }
@@ -239,7 +240,10 @@ public final class Wallet: Sendable {
             return Balance(
                 currency: currency,
                 spendable: try sum("status IN ('available','received') AND needs_online_check = 0 AND expires_at > ?", [t]),
-                reserved: try sum("status = 'reserved'", []),
+                // The value travelling in payments without a receipt; their change is already spendable.
+                reserved: UInt64(clamping: try Int64.fetchOne(
+                    db, sql: "SELECT COALESCE(SUM(amount), 0) FROM outgoing_payment WHERE status = 'signed' AND currency = ?",
+                    arguments: [currency.code]) ?? 0),
                 unsettled: try sum("status = 'received' AND needs_online_check = 0 AND expires_at > ?", [t]),
                 needsOnlineCheck: try sum("status IN ('available','received') AND needs_online_check = 1 AND expires_at > ?", [t]),
                 expired: try sum("status IN ('available','received') AND expires_at <= ?", [t]))

@@ -1,0 +1,216 @@
+import DevIssuer
+import Foundation
+import OfflineNotes
+import Testing
+import WalletCore
+
+@Suite struct PaymentFlowTests {
+    @Test func offlinePaymentWithChangeSettlesOnReceipt() throws {
+        let h = try Harness()
+        let alice = try h.wallet("alice", funds: [10_000])
+        let bob = try h.wallet("bob")
+        let request = try bob.createRequest(amount: 3_000, payeeName: "Bob")
+        let sent = try alice.pay(request, method: .qr)
+        #expect(sent.status == .signed)
+        var a = try alice.balance()
+        #expect(a.spendable == 7_000)
+        #expect(a.reserved == 3_000)
+
+        let got = try bob.receive(sent.bundle, for: request.nonce)
+        #expect(got.amount == 3_000)
+        let done = try alice.confirm(receipt: got.receipt.encoded)
+        #expect(done.status == .completed)
+
+        a = try alice.balance()
+        #expect(a.spendable == 7_000)
+        #expect(a.reserved == 0)
+        let b = try bob.balance()
+        #expect(b.spendable == 3_000)
+        #expect(b.unsettled == 3_000)
+
+        let aliceHistory = try alice.history()
+        #expect(aliceHistory.map(\.direction) == [.sent, .purchased])
+        #expect(aliceHistory[0].status == .completed)
+        #expect(aliceHistory[0].counterparty == "Bob")
+        #expect(aliceHistory[0].amount == 3_000)
+        #expect(try bob.history(HistoryFilter(direction: .received)).count == 1)
+        #expect(try bob.history(HistoryFilter(direction: .sent)).isEmpty)
+        #expect(try alice.history(HistoryFilter(method: .online)).map(\.direction) == [.purchased])
+        #expect(try alice.history(HistoryFilter(limit: 1, offset: 1)).map(\.direction) == [.purchased])
+    }
+
+    @Test func receivedNotesCanBeSpentAgainAndChangeToo() throws {
+        let h = try Harness()
+        let alice = try h.wallet("alice", funds: [10_000])
+        let bob = try h.wallet("bob")
+        let carol = try h.wallet("carol")
+        try h.transfer(6_000, from: alice, to: bob)
+        try h.transfer(2_500, from: bob, to: carol)  // bob spends a received note, with change
+        try h.transfer(3_000, from: alice, to: carol)  // alice spends her change
+        #expect(try alice.balance().spendable == 1_000)
+        #expect(try bob.balance().spendable == 3_500)
+        #expect(try carol.balance().spendable == 5_500)
+        let carolStates = try carol.states(.received)
+        #expect(carolStates.map(\.chain.hops).sorted() == [2, 2])
+    }
+
+    @Test func paymentsUseSeveralNotesWhenNoneCovers() throws {
+        let h = try Harness()
+        let alice = try h.wallet("alice", funds: [1_000, 2_000, 500])
+        let bob = try h.wallet("bob")
+        let (sent, _) = try h.transfer(3_200, from: alice, to: bob)
+        #expect(try PaymentBundle(decoding: sent.bundle).chains.count == 3)
+        #expect(try alice.balance().spendable == 300)
+        #expect(try bob.balance().spendable == 3_200)
+    }
+
+    @Test func payingTheSameRequestAgainReturnsTheSameBytes() throws {
+        let h = try Harness()
+        let alice = try h.wallet("alice", funds: [10_000])
+        let bob = try h.wallet("bob")
+        let request = try bob.createRequest(amount: 1_234)
+        let first = try alice.pay(request)
+        let again = try alice.pay(request)
+        #expect(again.bundle == first.bundle)
+        #expect(try alice.balance().spendable == 10_000 - 1_234)
+        #expect(try alice.pendingPayments().map(\.bundle) == [first.bundle])
+        // Another request reusing the nonce is refused.
+        let forged = try PaymentRequest(
+            payee: request.payee, currency: request.currency, amount: 9, nonce: request.nonce, expiresAt: request.expiresAt)
+        #expect(walletError { try alice.pay(forged) } == .requestNonceReused)
+    }
+
+    @Test func receivingIsIdempotentAndReplaysAreRefused() throws {
+        let h = try Harness()
+        let alice = try h.wallet("alice", funds: [10_000])
+        let bob = try h.wallet("bob")
+        let request = try bob.createRequest(amount: 1_000)
+        let sent = try alice.pay(request)
+        let first = try bob.receive(sent.bundle, for: request.nonce)
+        let second = try bob.receive(sent.bundle, for: request.nonce)
+        #expect(first.receipt.encoded == second.receipt.encoded)
+        #expect(try bob.balance().spendable == 1_000)
+
+        let another = try bob.createRequest(amount: 1_000)
+        #expect(walletError { try bob.receive(sent.bundle, for: another.nonce) } == .rejected(.nonceMismatch))
+
+        let otherPayment = try alice.pay(try bob.createRequest(amount: 1_000))
+        #expect(walletError { try bob.receive(otherPayment.bundle, for: request.nonce) } == .requestAlreadyPaid)
+        #expect(walletError { try bob.receive([1, 2, 3], for: request.nonce) } != nil)
+        #expect(walletError { try bob.receive(sent.bundle, for: Nonce(uncheckedBytes: Array(repeating: 0, count: 16))) }
+            == .unknownRequest(Nonce(uncheckedBytes: Array(repeating: 0, count: 16))))
+        #expect(try bob.balance().spendable == 1_000)
+    }
+
+    @Test func refusalsChangeNoState() throws {
+        let h = try Harness()
+        let alice = try h.wallet("alice", funds: [1_000])
+        let bob = try h.wallet("bob")
+        let big = try bob.createRequest(amount: 5_000)
+        #expect(walletError { try alice.pay(big) } == .insufficientFunds(available: 1_000, requested: 5_000, currency: h.eur))
+        let own = try alice.createRequest(amount: 10)
+        #expect(walletError { try alice.pay(own) } == .cannotPaySelf)
+        let open = try bob.createRequest(amount: 0)
+        #expect(walletError { try alice.pay(open) } == .amountRequired)
+        #expect(walletError { try alice.pay(big, amount: 4) } == .invalidAmount("the request asks for 5000, not 4"))
+        let soon = try bob.createRequest(amount: 10, expiresIn: 5)
+        h.clock.now += 5
+        #expect(walletError { try alice.pay(soon) } == .requestExpired)
+        #expect(try alice.balance().spendable == 1_000)
+        #expect(try alice.pendingPayments().isEmpty)
+        #expect(try alice.history().count == 1)
+    }
+
+    @Test func openAmountRequestsArePaidWithTheGivenAmount() throws {
+        let h = try Harness()
+        let alice = try h.wallet("alice", funds: [1_000])
+        let bob = try h.wallet("bob")
+        let open = try bob.createRequest(amount: 0)
+        let sent = try alice.pay(open, amount: 420)
+        #expect(try bob.receive(sent.bundle, for: open.nonce).amount == 420)
+    }
+
+    @Test func notesNearExpiryOrAtTheHopLimitAreNotUsed() throws {
+        let h = try Harness(maxHops: 1)
+        let alice = try h.wallet("alice")
+        try alice.deposit([try h.issuer.issue(1_000, to: alice.publicKey, now: h.clock.now, lifetime: 200)])
+        let bob = try h.wallet("bob")
+        // Expires within the 300 s safety margin: refused for paying.
+        #expect(walletError { try alice.pay(try bob.createRequest(amount: 100)) }
+            == .insufficientFunds(available: 0, requested: 100, currency: h.eur))
+        try h.fund(alice, [1_000])
+        try h.transfer(600, from: alice, to: bob)
+        // Bob's note has used its only hop: it must be refreshed online before it moves again.
+        let carol = try h.wallet("carol")
+        #expect(walletError { try bob.pay(try carol.createRequest(amount: 100)) }
+            == .insufficientFunds(available: 0, requested: 100, currency: h.eur))
+        // Alice's change has also used its hop.
+        #expect(walletError { try alice.pay(try carol.createRequest(amount: 100)) }
+            == .insufficientFunds(available: 0, requested: 100, currency: h.eur))
+    }
+
+    @Test func theHoldingLimitCapsWhatAWalletAccepts() throws {
+        let h = try Harness(maxOfflineHolding: 5_000)
+        let alice = try h.wallet("alice", funds: [4_000])
+        let carol = try h.wallet("carol", funds: [4_000])
+        let bob = try h.wallet("bob")
+        try h.transfer(3_000, from: alice, to: bob)
+        let request = try bob.createRequest(amount: 3_000)
+        let sent = try carol.pay(request)
+        #expect(walletError { try bob.receive(sent.bundle, for: request.nonce) } == .holdingLimitExceeded(limit: 5_000, wouldHold: 6_000))
+        #expect(try bob.balance().spendable == 3_000)
+    }
+
+    @Test func depositsMustBeOwnedValidAndAreIdempotent() throws {
+        let h = try Harness()
+        let alice = try h.wallet("alice")
+        let bob = try h.wallet("bob")
+        let note = try h.issuer.issue(700, to: alice.publicKey, now: h.clock.now)
+        #expect(try alice.deposit([note]) == 700)
+        #expect(try alice.deposit([note]) == 0)
+        #expect(walletError { try bob.deposit([note]) } == .notOwnedByWallet)
+        let stranger = try DevIssuer(currency: h.eur, now: h.clock.now)
+        #expect(walletError { try alice.deposit([try stranger.issue(5, to: alice.publicKey, now: h.clock.now)]) }
+            == .rejected(.unknownIssuerKey(stranger.issuingKey.publicKey.keyID)))
+        #expect(try alice.balance().spendable == 700)
+    }
+
+    @Test func trustIsPinnedToTheFirstAuthority() throws {
+        let h = try Harness()
+        let alice = try h.wallet("alice")
+        let rogue = try DevIssuer(currency: h.eur, now: h.clock.now)
+        #expect(walletError {
+            try alice.installTrust(authority: rogue.authority.publicKey, keyset: rogue.keyset.encoded, limits: rogue.limits.encoded)
+        } == .authorityMismatch)
+        #expect(walletError {
+            try alice.installTrust(authority: h.issuer.authority.publicKey, keyset: rogue.keyset.encoded, limits: h.issuer.limits.encoded)
+        } == .rejected(.badAuthoritySignature))
+        let fresh = try Harness().wallet("x")
+        #expect(walletError { try fresh.pay(try alice.createRequest(amount: 1)) } != nil)
+    }
+
+    @Test func unconfiguredWalletsSayWhatToDo() throws {
+        let h = try Harness()
+        let w = try Wallet.create(directory: h.path("bare"), keyCost: .testing, environment: h.environment())
+        #expect(walletError { try w.balance() } == .notConfigured)
+        #expect(WalletError.notConfigured.description.contains("sync"))
+    }
+
+    @Test func receiptsForOtherPaymentsAreRefused() throws {
+        let h = try Harness()
+        let alice = try h.wallet("alice", funds: [5_000])
+        let bob = try h.wallet("bob")
+        let r1 = try bob.createRequest(amount: 100)
+        let r2 = try bob.createRequest(amount: 200)
+        let p1 = try alice.pay(r1)
+        _ = try alice.pay(r2)
+        let got1 = try bob.receive(p1.bundle, for: r1.nonce)
+        // A receipt signed by someone else for the same nonce and payment id.
+        let mallory = SoftwareSigner()
+        let fake = try Receipt.sign(paymentID: p1.id, nonce: r1.nonce, currency: h.eur, amount: 100, receivedAt: 0, payee: mallory)
+        #expect(walletError { try alice.confirm(receipt: fake.encoded) } == .rejected(.badReceipt("signed by another key than the payee's")))
+        try alice.confirm(receipt: got1.receipt.encoded)
+        try alice.confirm(receipt: got1.receipt.encoded)
+        #expect(try alice.pendingPayments().map(\.request.nonce) == [r2.nonce])
+    }
+}

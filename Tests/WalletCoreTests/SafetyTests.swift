@@ -1,0 +1,231 @@
+import DevIssuer
+import Foundation
+import OfflineNotes
+import Testing
+import WalletCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite struct SingleSigningTests {
+    /// DESIGN §2.4 under crashes: a crash at any step of paying, then a restart and a retry,
+    /// never yields two different transfers of one note state, and the retry after commit
+    /// returns the very bytes that were committed.
+    @Test(arguments: [FailurePoint.paySelected, .paySigned, .payBeforeCommit, .payAfterCommit])
+    func aCrashAtAnyStepNeverLeadsToTwoTransfers(point: FailurePoint) throws {
+        let h = try Harness()
+        let failure = OneShotFailure(point)
+        _ = try h.wallet("alice", funds: [10_000])
+        let crashing = try h.reopen("alice") { try failure.hit($0) }
+        let bob = try h.wallet("bob")
+        let request = try bob.createRequest(amount: 2_500)
+
+        #expect(walletError { try crashing.pay(request) } != nil)
+        let afterCrash = try h.reopen("alice")
+        let committed = point == .payAfterCommit
+        #expect(try afterCrash.pendingPayments().count == (committed ? 1 : 0))
+        #expect(try afterCrash.balance().spendable == (committed ? 7_500 : 10_000))
+
+        let retried = try afterCrash.pay(request)
+        let again = try afterCrash.pay(request)
+        #expect(retried.bundle == again.bundle)
+        if committed {
+            #expect(retried.bundle == (try afterCrash.outgoingPayment(for: request.nonce))?.bundle)
+        }
+        // Exactly one transfer of the original note exists anywhere.
+        let spentNotes = try afterCrash.states().filter { $0.status == .reserved }
+        #expect(spentNotes.count == 1)
+        #expect(try bob.receive(retried.bundle, for: request.nonce).amount == 2_500)
+        #expect(try afterCrash.balance().spendable == 7_500)
+    }
+
+    @Test func aCrashWhileReceivingLeavesNoTraceAndTheRetryWorks() throws {
+        let h = try Harness()
+        let alice = try h.wallet("alice", funds: [10_000])
+        let failure = OneShotFailure(.receiveBeforeCommit)
+        _ = try h.wallet("bob")
+        let bob = try h.reopen("bob") { try failure.hit($0) }
+        let request = try bob.createRequest(amount: 1_000)
+        let sent = try alice.pay(request)
+        #expect(walletError { try bob.receive(sent.bundle, for: request.nonce) } != nil)
+        #expect(try bob.balance().spendable == 0)
+        #expect(try bob.receive(sent.bundle, for: request.nonce).amount == 1_000)
+    }
+
+    /// Several tasks paying from one wallet at once: each note state is signed at most once
+    /// and the value adds up.
+    @Test func concurrentPaymentsNeverShareANote() async throws {
+        let h = try Harness()
+        let alice = try h.wallet("alice", funds: Array(repeating: 1_000, count: 12))
+        let bob = try h.wallet("bob")
+        // 20 × 700 = 14,000 asked of 12,000: some payments must fail, none may overdraw.
+        let requests = try (0..<20).map { _ in try bob.createRequest(amount: 700) }
+        let results = await withTaskGroup(of: OutgoingPayment?.self) { group in
+            for request in requests {
+                group.addTask { try? alice.pay(request) }
+            }
+            var out: [OutgoingPayment?] = []
+            for await r in group { out.append(r) }
+            return out
+        }
+        let paid = results.compactMap { $0 }
+        #expect(paid.count >= 12 && paid.count <= 17, "\(paid.count) payments")
+        var inputs = Set<StateRef>()
+        for payment in paid {
+            for chain in try PaymentBundle(decoding: payment.bundle).chains {
+                #expect(inputs.insert(chain.transfers.last!.input).inserted, "a note state was spent twice")
+            }
+        }
+        for payment in paid {
+            let got = try bob.receive(payment.bundle, for: payment.request.nonce)
+            try alice.confirm(receipt: got.receipt.encoded)
+        }
+        let a = try alice.balance()
+        #expect(a.reserved == 0)
+        #expect(try bob.balance().spendable == UInt64(paid.count) * 700)
+        #expect(a.spendable + (try bob.balance().spendable) == 12_000)
+    }
+}
+
+@Suite struct DoubleSpendTests {
+    /// A tampered phone signs a second transfer of a note it already spent. A payee who saw
+    /// the first one refuses the second and keeps a proof naming the cheater.
+    @Test func aPayeeWhoSawTheFirstSpendCatchesTheSecond() throws {
+        let h = try Harness()
+        let alice = try h.wallet("alice")
+        let note = try h.issuer.issue(5_000, to: alice.publicKey, now: h.clock.now)
+        try alice.deposit([note])
+        let bob = try h.wallet("bob")
+        try h.transfer(2_000, from: alice, to: bob)
+
+        // Outside the wallet, with Alice's key: the same note state, another transfer.
+        let request = try bob.createRequest(amount: 5_000)
+        let second = try Transfer.sign(
+            input: note.heldRef, outputs: [TransferOutput(owner: bob.publicKey, amount: 5_000)], nonce: request.nonce,
+            createdAt: h.clock.now, signer: alice.identity.signer)
+        let bundle = try PaymentBundle(chains: [note.appending(second, holding: 0)]).encoded
+        let error = walletError { try bob.receive(bundle, for: request.nonce) }
+        guard case .doubleSpendDetected(let proof) = error else {
+            Issue.record("expected a double spend, got \(String(describing: error))")
+            return
+        }
+        #expect(proof.cheater == alice.publicKey)
+        #expect(try h.issuer.verifier.verify(proof, now: h.clock.now) == alice.publicKey)
+        #expect(try bob.fraudProofs() == [proof])
+        #expect(try bob.balance().spendable == 2_000)
+
+        // A payee who never saw the first spend cannot know offline; it accepts (the server
+        // catches it at redemption, issue 3).
+        let carol = try h.wallet("carol")
+        let r2 = try carol.createRequest(amount: 5_000)
+        let third = try Transfer.sign(
+            input: note.heldRef, outputs: [TransferOutput(owner: carol.publicKey, amount: 5_000)], nonce: r2.nonce,
+            createdAt: h.clock.now, signer: alice.identity.signer)
+        #expect(try carol.receive(PaymentBundle(chains: [note.appending(third, holding: 0)]).encoded, for: r2.nonce).amount == 5_000)
+    }
+
+    @Test func anHonestWalletRefusesToSignASecondTransferEvenIfTheRowIsReset() throws {
+        let h = try Harness()
+        let alice = try h.wallet("alice", funds: [1_000])
+        let bob = try h.wallet("bob")
+        _ = try alice.pay(try bob.createRequest(amount: 400))
+        // Simulate a corrupted state row: the note looks spendable again.
+        let db = try SQLiteHandle(alice.databasePath)
+        try db.exec("UPDATE note_state SET status = 'available' WHERE status = 'reserved'")
+        db.close()
+        // The spend record's primary key still refuses a second transfer of that state.
+        let error = walletError { try alice.pay(try bob.createRequest(amount: 900)) }
+        #expect(error != nil)
+        #expect(try alice.pendingPayments().count == 1)
+    }
+}
+
+@Suite struct BackupTests {
+    @Test func restoredNotesWaitForAnOnlineCheck() throws {
+        let h = try Harness()
+        let alice = try h.wallet("alice", funds: [10_000])
+        let bob = try h.wallet("bob")
+        let pendingRequest = try bob.createRequest(amount: 1_500)
+        let pending = try alice.pay(pendingRequest)
+        let backup = try alice.exportBackup(passphrase: "correct horse", cost: .testing)
+
+        let restored = try Wallet.restore(
+            backup, passphrase: "correct horse", into: h.path("alice2"), keyCost: .testing, environment: h.environment())
+        #expect(restored.publicKey == alice.publicKey)
+        var balance = try restored.balance()
+        #expect(balance.spendable == 0)
+        #expect(balance.needsOnlineCheck == 8_500)
+        #expect(walletError { try restored.pay(try bob.createRequest(amount: 100)) } == .needsOnlineCheck(8_500, currency: h.eur))
+        // The interrupted payment can still be resent byte for byte.
+        #expect(try restored.outgoingPayment(for: pendingRequest.nonce)?.bundle == pending.bundle)
+        #expect(try restored.history().count == 2)
+
+        let refs = try restored.states().filter(\.needsOnlineCheck).map(\.ref)
+        try restored.applyOnlineCheck(Dictionary(uniqueKeysWithValues: refs.map { ($0, .unspent) }))
+        balance = try restored.balance()
+        #expect(balance.spendable == 8_500)
+        #expect(try restored.pay(try bob.createRequest(amount: 100)).amount == 100)
+    }
+
+    @Test func notesSpentSinceTheBackupAreRetiredByTheCheck() throws {
+        let h = try Harness()
+        let alice = try h.wallet("alice", funds: [3_000])
+        let backup = try alice.exportBackup(passphrase: "pw", cost: .testing)
+        let bob = try h.wallet("bob")
+        try h.transfer(3_000, from: alice, to: bob)
+        let restored = try Wallet.restore(backup, passphrase: "pw", into: h.path("alice2"), keyCost: .testing, environment: h.environment())
+        let refs = try restored.states().map(\.ref)
+        try restored.applyOnlineCheck([refs[0]: .spent])
+        #expect(try restored.balance().spendable == 0)
+        #expect(try restored.balance().needsOnlineCheck == 0)
+    }
+
+    @Test func wrongPassphraseAndTamperingAreDetected() throws {
+        let h = try Harness()
+        let alice = try h.wallet("alice", funds: [3_000])
+        let backup = try alice.exportBackup(passphrase: "pw", cost: .testing)
+        #expect(walletError { try Wallet.restore(backup, passphrase: "PW", into: h.path("x"), environment: h.environment()) } == .wrongPassphrase)
+        for position in [0, 6, 20, 40, backup.count / 2, backup.count - 1] {
+            var tampered = backup
+            tampered[position] ^= 0x20
+            #expect(walletError { try Wallet.restore(tampered, passphrase: "pw", into: h.path("t\(position)"), environment: h.environment()) } != nil)
+        }
+        #expect(walletError { try Wallet.restore(Array(backup.prefix(30)), passphrase: "pw", into: h.path("y"), environment: h.environment()) } != nil)
+        #expect(walletError { try Wallet.restore(backup, passphrase: "pw", into: h.path("alice"), environment: h.environment()) } == .walletExists(h.path("alice")))
+    }
+}
+
+@Suite struct KeyFileTests {
+    @Test func keyFilesAreCreatedPrivateAndRefusedWhenNot() throws {
+        let h = try Harness()
+        let w = try h.wallet("alice")
+        let keyPath = h.path("alice/wallet.key")
+        var info = stat()
+        #expect(stat(keyPath, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
+        #expect(try h.reopen("alice").publicKey == w.publicKey)
+        chmod(keyPath, 0o644)
+        #expect(walletError { try h.reopen("alice") } == .insecureKeyFile(path: keyPath, mode: 0o644))
+        #expect(walletError { try h.wallet("alice") } == .walletExists(h.path("alice")))
+        #expect(walletError { try h.reopen("nobody") } == .walletMissing(h.path("nobody")))
+    }
+
+    @Test func passphraseProtectedKeys() throws {
+        let h = try Harness()
+        let dir = h.path("locked")
+        let w = try Wallet.create(directory: dir, passphrase: "s3cret", keyCost: .testing, environment: h.environment())
+        let raw = try #require(FileManager.default.contents(atPath: dir + "/wallet.key"))
+        #expect(!Array(raw).contains(subsequence: w.identity.exportableKey!))
+        #expect(walletError { try Wallet.open(directory: dir, environment: h.environment()) } == .passphraseRequired)
+        #expect(walletError { try Wallet.open(directory: dir, passphrase: "nope", environment: h.environment()) } == .wrongPassphrase)
+        #expect(try Wallet.open(directory: dir, passphrase: "s3cret", environment: h.environment()).publicKey == w.publicKey)
+    }
+}
+
+extension Array where Element == UInt8 {
+    func contains(subsequence: [UInt8]) -> Bool {
+        guard subsequence.count <= count else { return false }
+        return (0...(count - subsequence.count)).contains { Array(self[$0..<($0 + subsequence.count)]) == subsequence }
+    }
+}
