@@ -25,6 +25,18 @@ public enum NoteStatus: String, Sendable, Codable, CaseIterable {
     case refunded
 }
 
+/// A note state as the wallet stores it.
+public struct StoredState: Sendable, Equatable {
+    public let ref: StateRef
+    /// The proof of the state, as received or built; verified when it was stored.
+    public let chain: Chain
+    public let status: NoteStatus
+    /// Restored from a backup and not yet confirmed unspent by the issuer.
+    public let needsOnlineCheck: Bool
+
+    public var amount: UInt64 { chain.heldOutput?.amount ?? 0 }
+}
+
 /// Balances in minor units of the wallet's currency.
 public struct Balance: Sendable, Equatable, Codable {
     public let currency: Currency

@@ -288,17 +288,17 @@ public final class Wallet: Sendable {
         }
     }
 
-    /// Note states by status (all when nil), for sync and inspection.
-    public func states(_ status: NoteStatus? = nil) throws(WalletError) -> [(ref: StateRef, chain: Chain, status: NoteStatus, needsOnlineCheck: Bool)] {
+    /// Note states by status (all when nil), oldest first, for sync and inspection.
+    public func states(_ status: NoteStatus? = nil) throws(WalletError) -> [StoredState] {
         try read { db in
             let rows = try status.map {
                 try Row.fetchAll(db, sql: "SELECT * FROM note_state WHERE status = ? ORDER BY created_at, ref", arguments: [$0.rawValue])
             } ?? Row.fetchAll(db, sql: "SELECT * FROM note_state ORDER BY created_at, ref")
             return try rows.map { row in
-                (
-                    StateRef(uncheckedBytes: row.bytes("ref")), try Chain(decoding: row.bytes("chain")),
-                    NoteStatus(rawValue: row["status"]) ?? .spent, (row["needs_online_check"] as Int64) != 0
-                )
+                StoredState(
+                    ref: StateRef(uncheckedBytes: row.bytes("ref")), chain: try Chain(decoding: row.bytes("chain")),
+                    status: NoteStatus(rawValue: row["status"]) ?? .spent,
+                    needsOnlineCheck: (row["needs_online_check"] as Int64) != 0)
             }
         }
     }
