@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         .target(
@@ -31,6 +33,36 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // The system SQLite (libsqlite3-dev), for the server's async SQL layer.
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // One async SQL interface over SQLite and PostgreSQL, so the issuer's logic is one code path.
+        .target(
+            name: "SQLStore",
+            dependencies: [
+                "CSQLite",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The issuer: accounts, ledger, purchase, redeem, fraud cases. No HTTP.
+        .target(
+            name: "IssuerCore",
+            dependencies: [
+                "OfflineNotes", "SQLStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "IssuerCoreTests",
+            dependencies: [
+                "IssuerCore", "SQLStore", "OfflineNotes", "DevIssuer", "WalletCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         // Stand-in issuer for tests, the demo and benchmarks (the real one is the server).

@@ -1,0 +1,336 @@
+import Crypto
+import Foundation
+import OfflineNotes
+import SQLStore
+
+/// The Offline Token Manager: accounts, the ledger, notes in and out, double-spend detection.
+/// Transport-free: the HTTP layer authenticates and calls these methods. Every value-moving
+/// operation is one database transaction; correctness comes from constraints inside it, so
+/// several processes may share one PostgreSQL database.
+public final class Issuer: Sendable {
+    public let database: any SQLDatabase
+    public let config: IssuerConfig
+    public let keyring: IssuerKeyring
+    public let keyset: Keyset
+    public let limits: Limits
+    let verifier: NoteVerifier
+    let clock: @Sendable () -> Timestamp
+    let challengeSecret: SymmetricKey
+    let redemptions: RedemptionQueue
+
+    /// Opens the issuer on `database`, applying migrations.
+    /// - Parameter challengeSecret: keys the stateless key-registration challenges; share it
+    ///   between processes serving one database.
+    public static func open(
+        database: any SQLDatabase, keyring: IssuerKeyring, config: IssuerConfig, challengeSecret: [UInt8],
+        clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date().timeIntervalSince1970) }
+    ) async throws -> Issuer {
+        try await Schema.migrate(database, now: Int64(clock()))
+        return try Issuer(database: database, keyring: keyring, config: config, challengeSecret: challengeSecret, clock: clock)
+    }
+
+    init(
+        database: any SQLDatabase, keyring: IssuerKeyring, config: IssuerConfig, challengeSecret: [UInt8],
+        clock: @escaping @Sendable () -> Timestamp
+    ) throws {
+        self.database = database
+        self.config = config
+        self.keyring = keyring
+        self.clock = clock
+        self.challengeSecret = SymmetricKey(data: challengeSecret)
+        let now = clock()
+        keyset = try Keyset.sign(
+            sequence: keyring.sequence, issuedAt: now,
+            keys: keyring.issuing.map { IssuerKey(publicKey: $0.signer.publicKey, validFrom: $0.validFrom, validUntil: $0.validUntil) },
+            authority: keyring.authority)
+        limits = try Limits.sign(
+            currency: config.currency, maxOfflineHolding: config.maxOfflineHolding, maxHops: config.maxHops,
+            noteLifetime: config.noteLifetime, redemptionGrace: config.redemptionGrace, issuedAt: now,
+            authority: keyring.authority)
+        verifier = NoteVerifier(keyset: keyset, limits: limits)
+        redemptions = RedemptionQueue(maxBatch: 128, parallelism: database.dialect == .sqlite ? 1 : 4)
+    }
+
+    var now: Int64 { Int64(clamping: clock()) }
+
+    func random(_ count: Int) -> [UInt8] {
+        var g = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &g) }
+    }
+
+    /// Runs a transaction, mapping low-level failures to `IssuerError.storage`.
+    func transaction<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws(IssuerError) -> T {
+        do {
+            return try await database.transaction(body)
+        } catch let error as IssuerError {
+            throw error
+        } catch {
+            throw .storage(String(describing: error))
+        }
+    }
+
+    // MARK: Accounts
+
+    /// Creates a user account. Passwords are hashed with scrypt.
+    public func register(email: String, password: String, role: String = "user") async throws(IssuerError) -> Int64 {
+        let email = email.trimmingCharacters(in: .whitespaces).lowercased()
+        guard email.count <= 254, email.contains("@"), !email.hasPrefix("system:") else {
+            throw .invalidField(field: "email", reason: "must be an email address")
+        }
+        guard password.count >= 10, password.utf8.count <= 1024 else {
+            throw .invalidField(field: "password", reason: "must be 10 to 1024 characters")
+        }
+        guard ["user", "admin"].contains(role) else { throw .invalidField(field: "role", reason: "user or admin") }
+        let hash: [UInt8]
+        do { hash = try PasswordHasher(cost: config.passwordCost).hash(password, salt: random(16)) } catch {
+            throw .storage("password hashing failed")
+        }
+        let now = self.now
+        return try await transaction { conn in
+            let rows = try await conn.query(
+                "INSERT INTO account(email, password_hash, role, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (email) DO NOTHING RETURNING id",
+                email, hash, role, now)
+            guard let id = try rows.first?.int("id") else { throw IssuerError.emailTaken }
+            try await audit(conn, actor: id, "register", "\(role) \(email)")
+            return id
+        }
+    }
+
+    /// The account id for valid credentials.
+    public func login(email: String, password: String) async throws(IssuerError) -> Account {
+        let email = email.trimmingCharacters(in: .whitespaces).lowercased()
+        let row = try await transaction { conn in
+            try await conn.queryOne("SELECT id, password_hash FROM account WHERE email = ? AND role <> 'system'", email)
+        }
+        guard let row, let hash = try? row.blob("password_hash"),
+            PasswordHasher(cost: config.passwordCost).verify(password, against: hash), let id = try? row.int("id")
+        else { throw .badCredentials }
+        return try await account(id)
+    }
+
+    public func account(_ id: Int64) async throws(IssuerError) -> Account {
+        try await transaction { conn in try await Self.loadAccount(conn, id) }
+    }
+
+    static func loadAccount(_ conn: any SQLConnection, _ id: Int64) async throws -> Account {
+        guard let row = try await conn.queryOne("SELECT id, email, role, frozen, balance FROM account WHERE id = ?", id) else {
+            throw IssuerError.accountNotFound
+        }
+        return Account(
+            id: try row.int("id"), email: try row.text("email"), role: try row.text("role"),
+            frozen: try row.int("frozen") != 0, balance: try row.int("balance"))
+    }
+
+    /// Adds money from outside (development and tests only; `config.devFunding`).
+    public func fund(account id: Int64, amount: UInt64) async throws(IssuerError) -> Account {
+        guard config.devFunding else { throw .fundingDisabled }
+        guard amount > 0, amount <= Amount.max else { throw .invalidField(field: "amount", reason: "must be positive") }
+        let now = self.now
+        let entry = random(16)
+        return try await transaction { conn in
+            let funding = try await Ledger.systemAccount(conn, .funding)
+            _ = try await Self.loadAccount(conn, id)
+            try await Ledger.post(
+                conn, kind: "funding", reference: nil,
+                postings: [.init(account: funding, amount: -Int64(amount)), .init(account: id, amount: Int64(amount))],
+                entry: entry, now: now)
+            return try await Self.loadAccount(conn, id)
+        }
+    }
+
+    // MARK: Wallet keys
+
+    static let challengeContext = Array("offline-wallet/v1/register-key".utf8) + [0]
+
+    /// A stateless challenge for `registerWalletKey`, valid five minutes: time ‖ random ‖ tag.
+    public func keyChallenge(account: Int64) -> [UInt8] {
+        var w = ByteWriter()
+        w.raw(withUnsafeBytes(of: UInt64(now).bigEndian, Array.init))
+        w.raw(random(16))
+        let tag = HMAC<SHA256>.authenticationCode(for: w.bytes + withUnsafeBytes(of: account.bigEndian, Array.init), using: challengeSecret)
+        return w.bytes + Array(tag).prefix(16)
+    }
+
+    /// Registers a wallet's public key to an account. The wallet proves it holds the private
+    /// key by signing `"offline-wallet/v1/register-key" ‖ 0x00 ‖ challenge ‖ account id (8 bytes, big-endian)`.
+    public func registerWalletKey(account: Int64, key: PublicKeyBytes, challenge: [UInt8], signature: [UInt8]) async throws(IssuerError) {
+        guard challenge.count == 40 else { throw .badChallenge("wrong length") }
+        let accountBytes = withUnsafeBytes(of: account.bigEndian, Array.init)
+        let expected = HMAC<SHA256>.authenticationCode(for: Array(challenge.prefix(24)) + accountBytes, using: challengeSecret)
+        guard Array(expected).prefix(16).elementsEqual(challenge.suffix(16)) else { throw .badChallenge("not issued to this account") }
+        let issued = challenge.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        guard UInt64(now) >= issued, UInt64(now) - issued <= 300 else { throw .badChallenge("expired") }
+        guard let publicKey = try? key.signingKey(), let sig = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
+            publicKey.isValidSignature(sig, for: Self.challengeContext + challenge + accountBytes)
+        else { throw .badChallenge("signature does not verify with the key") }
+        let now = self.now
+        try await transaction { conn in
+            let rows = try await conn.query(
+                "INSERT INTO wallet_key(public_key, key_id, account_id, registered_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING account_id",
+                key.bytes, key.keyID.bytes, account, now)
+            if rows.isEmpty {
+                let owner = try await conn.queryOne("SELECT account_id FROM wallet_key WHERE public_key = ?", key.bytes)
+                guard try owner?.int("account_id") == account else { throw IssuerError.walletKeyTaken }
+            }
+        }
+    }
+
+    static func keyOwner(_ conn: any SQLConnection, _ key: PublicKeyBytes) async throws -> Int64? {
+        try await conn.queryOne("SELECT account_id FROM wallet_key WHERE public_key = ?", key.bytes)?.int("account_id")
+    }
+
+    // MARK: Purchase
+
+    /// Turns account balance into notes owned by `walletKey`. Replaying the same idempotency
+    /// key returns the same notes; the account is debited once.
+    public func purchase(
+        account: Int64, walletKey: PublicKeyBytes, amount: UInt64, idempotencyKey: String
+    ) async throws(IssuerError) -> [Chain] {
+        guard amount > 0, amount <= Amount.max else { throw .invalidField(field: "amount", reason: "must be positive") }
+        try Self.checkIdempotencyKey(idempotencyKey)
+        let now = self.now
+        guard let key = keyring.current(at: UInt64(now)) else { throw .storage("no issuing key is valid now; rotate keys") }
+        let requestHash = Array(SHA256.hash(data: Array("purchase".utf8) + walletKey.bytes + withUnsafeBytes(of: amount, Array.init)))
+        let noteID = NoteID(uncheckedBytes: random(16))
+        let entry = random(16)
+        let bytes: [UInt8] = try await transaction { conn in
+            if let replay = try await Self.idempotentReplay(conn, account, idempotencyKey, requestHash) { return replay }
+            let acct = try await Self.loadAccount(conn, account)
+            guard !acct.frozen else { throw IssuerError.accountFrozen }
+            guard try await Self.keyOwner(conn, walletKey) == account else { throw IssuerError.walletKeyNotRegistered }
+            let outstanding = try await conn.queryOne(
+                "SELECT CAST(COALESCE(SUM(amount - redeemed), 0) AS BIGINT) AS v FROM issued_note WHERE owner_key = ? AND swept = 0",
+                walletKey.bytes)?.uint("v") ?? 0
+            guard outstanding + amount <= self.config.maxOfflineHolding else {
+                throw IssuerError.holdingLimitExceeded(limit: self.config.maxOfflineHolding, outstanding: outstanding, requested: amount)
+            }
+            let note = try IssuedNote.issue(
+                noteID: noteID, currency: self.config.currency, amount: amount, owner: walletKey, issuedAt: UInt64(now),
+                expiresAt: UInt64(now) + self.config.noteLifetime, issuer: key.signer)
+            let float = try await Ledger.systemAccount(conn, .float)
+            try await Ledger.post(
+                conn, kind: "purchase", reference: noteID.bytes,
+                postings: [.init(account: account, amount: -Int64(amount), mustStayNonNegative: true), .init(account: float, amount: Int64(amount))],
+                entry: entry, now: now)
+            try await conn.execute(
+                "INSERT INTO issued_note(note_id, state_ref, account_id, owner_key, amount, issued_at, expires_at, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                noteID.bytes, note.stateRef.bytes, account, walletKey.bytes, amount, now, Int64(note.expiresAt), note.encoded)
+            let response = Chain(note: note).encoded
+            try await Self.storeIdempotent(conn, account, idempotencyKey, "purchase", requestHash, response, now)
+            return response
+        }
+        do { return [try Chain(decoding: bytes)] } catch { throw .storage("stored purchase response is damaged") }
+    }
+
+    static func checkIdempotencyKey(_ key: String) throws(IssuerError) {
+        guard (8...128).contains(key.utf8.count), key.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+            throw .invalidField(field: "idempotency_key", reason: "8 to 128 printable ASCII characters")
+        }
+    }
+
+    static func idempotentReplay(_ conn: any SQLConnection, _ account: Int64, _ key: String, _ hash: [UInt8]) async throws -> [UInt8]? {
+        guard let row = try await conn.queryOne(
+            "SELECT request_hash, response FROM idempotency WHERE account_id = ? AND key = ?", account, key)
+        else { return nil }
+        guard try row.blob("request_hash") == hash else { throw IssuerError.idempotencyConflict }
+        return try row.blob("response")
+    }
+
+    static func storeIdempotent(
+        _ conn: any SQLConnection, _ account: Int64, _ key: String, _ operation: String, _ hash: [UInt8], _ response: [UInt8], _ now: Int64
+    ) async throws {
+        // A concurrent request with the same key fails here and rolls back whole: at most one wins.
+        try await conn.execute(
+            "INSERT INTO idempotency(account_id, key, operation, request_hash, response, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            account, key, operation, hash, response, now)
+    }
+
+    // MARK: Online send
+
+    /// Moves money between two accounts, once per idempotency key.
+    public func send(from account: Int64, toEmail: String, amount: UInt64, idempotencyKey: String) async throws(IssuerError) -> Account {
+        guard amount > 0, amount <= Amount.max else { throw .invalidField(field: "amount", reason: "must be positive") }
+        try Self.checkIdempotencyKey(idempotencyKey)
+        let now = self.now
+        let entry = random(16)
+        let email = toEmail.trimmingCharacters(in: .whitespaces).lowercased()
+        let requestHash = Array(SHA256.hash(data: Array("send".utf8) + Array(email.utf8) + withUnsafeBytes(of: amount, Array.init)))
+        return try await transaction { conn in
+            if try await Self.idempotentReplay(conn, account, idempotencyKey, requestHash) == nil {
+                let sender = try await Self.loadAccount(conn, account)
+                guard !sender.frozen else { throw IssuerError.accountFrozen }
+                guard let to = try await conn.queryOne("SELECT id FROM account WHERE email = ? AND role <> 'system'", email)?.int("id"),
+                    to != account
+                else { throw IssuerError.invalidField(field: "to", reason: "no other account with this email") }
+                try await Ledger.post(
+                    conn, kind: "send", reference: nil,
+                    postings: [.init(account: account, amount: -Int64(amount), mustStayNonNegative: true), .init(account: to, amount: Int64(amount))],
+                    entry: entry, now: now)
+                try await Self.storeIdempotent(conn, account, idempotencyKey, "send", requestHash, [], now)
+            }
+            return try await Self.loadAccount(conn, account)
+        }
+    }
+
+    // MARK: Admin and audit
+
+    func audit(_ conn: any SQLConnection, actor: Int64?, _ action: String, _ detail: String) async throws {
+        try await conn.execute(
+            "INSERT INTO audit_log(actor_account, action, detail, created_at) VALUES (?, ?, ?, ?)", actor, action, detail, now)
+    }
+
+    /// Freezes or unfreezes an account (admin).
+    public func setFrozen(_ frozen: Bool, account: Int64, by admin: Int64) async throws(IssuerError) {
+        try await transaction { conn in
+            let rows = try await conn.query("UPDATE account SET frozen = ? WHERE id = ? AND role <> 'system' RETURNING id", frozen, account)
+            guard !rows.isEmpty else { throw IssuerError.accountNotFound }
+            try await audit(conn, actor: admin, frozen ? "freeze" : "unfreeze", "account \(account)")
+        }
+    }
+
+    /// Value of notes issued and not yet redeemed or refunded: the issuer's liability.
+    public func outstandingFloat() async throws(IssuerError) -> Int64 {
+        try await transaction { conn in
+            try await conn.queryOne("SELECT balance FROM account WHERE email = ?", SystemAccount.float.email)?.int("balance") ?? 0
+        }
+    }
+
+    /// User accounts with a negative balance (cheaters debited after a double spend).
+    public func accountsInDebt() async throws(IssuerError) -> [Account] {
+        try await transaction { conn in
+            try await conn.query("SELECT id, email, role, frozen, balance FROM account WHERE balance < 0 AND role <> 'system' ORDER BY id").map {
+                Account(id: try $0.int("id"), email: try $0.text("email"), role: try $0.text("role"), frozen: try $0.int("frozen") != 0, balance: try $0.int("balance"))
+            }
+        }
+    }
+
+    /// Checks the books: every entry balances, every cached balance equals its journal sum,
+    /// and the float equals the unredeemed value of unswept notes. Returns the problems found.
+    public func checkLedger() async throws(IssuerError) -> [String] {
+        try await transaction { conn in
+            var problems: [String] = []
+            for row in try await conn.query("SELECT entry, CAST(SUM(amount) AS BIGINT) AS total FROM journal GROUP BY entry HAVING SUM(amount) <> 0") {
+                problems.append("entry \(Hex.encode(try row.blob("entry"))) sums to \(try row.int("total"))")
+            }
+            for row in try await conn.query(
+                "SELECT a.id AS id, a.balance AS balance, CAST(COALESCE(SUM(j.amount), 0) AS BIGINT) AS journal FROM account a LEFT JOIN journal j ON j.account_id = a.id GROUP BY a.id, a.balance")
+            where try row.int("balance") != row.int("journal") {
+                problems.append("account \(try row.int("id")) balance \(try row.int("balance")) ≠ journal \(try row.int("journal"))")
+            }
+            let float = try await conn.queryOne("SELECT balance FROM account WHERE email = ?", SystemAccount.float.email)?.int("balance") ?? 0
+            let notes = try await conn.queryOne("SELECT CAST(COALESCE(SUM(amount - redeemed), 0) AS BIGINT) AS v FROM issued_note WHERE swept = 0")?.int("v") ?? 0
+            if float != notes { problems.append("float \(float) ≠ unredeemed notes \(notes)") }
+            return problems
+        }
+    }
+}
+
+/// An account as the API shows it.
+public struct Account: Sendable, Equatable, Codable {
+    public let id: Int64
+    public let email: String
+    public let role: String
+    public let frozen: Bool
+    /// Settled balance in minor units; negative only after a double spend.
+    public let balance: Int64
+}

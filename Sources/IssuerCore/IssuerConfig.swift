@@ -1,0 +1,69 @@
+import OfflineNotes
+
+/// What to do when a chain conflicts with an earlier spend of one of its states.
+public enum DoubleSpendPolicy: String, Sendable, CaseIterable {
+    /// Default: the honest later receiver is credited, from the cheater's account, which is
+    /// allowed into debt and frozen.
+    case creditLaterReceiver = "credit-later-receiver"
+    /// The later receiver is not credited; the case stays open for manual settlement.
+    case rejectLaterReceiver = "reject-later-receiver"
+}
+
+/// Issuer settings. Defaults suit a small deployment in euros.
+public struct IssuerConfig: Sendable {
+    public var currency: Currency
+    public var maxOfflineHolding: UInt64
+    public var maxHops: Int
+    public var noteLifetime: UInt64
+    public var redemptionGrace: UInt64
+    public var policy: DoubleSpendPolicy
+    /// Allows `fund` (development and tests). Real money arrives through a settlement adapter.
+    public var devFunding: Bool
+    /// Password hashing cost (scrypt); tests lower it.
+    public var passwordCost: PasswordHasher.Cost
+
+    public init(
+        currency: Currency, maxOfflineHolding: UInt64 = 50_000, maxHops: Int = 8, noteLifetime: UInt64 = 30 * 86_400,
+        redemptionGrace: UInt64 = 14 * 86_400, policy: DoubleSpendPolicy = .creditLaterReceiver, devFunding: Bool = false,
+        passwordCost: PasswordHasher.Cost = .standard
+    ) {
+        self.currency = currency
+        self.maxOfflineHolding = maxOfflineHolding
+        self.maxHops = maxHops
+        self.noteLifetime = noteLifetime
+        self.redemptionGrace = redemptionGrace
+        self.policy = policy
+        self.devFunding = devFunding
+        self.passwordCost = passwordCost
+    }
+}
+
+/// The issuer's keys: the long-term authority key (signs keysets and limits) and the issuing
+/// keys with their windows. The newest key whose window contains `now` signs new notes.
+public struct IssuerKeyring: Sendable {
+    public struct Issuing: Sendable {
+        public let signer: SoftwareSigner
+        public let validFrom: Timestamp
+        public let validUntil: Timestamp
+
+        public init(signer: SoftwareSigner, validFrom: Timestamp, validUntil: Timestamp) {
+            self.signer = signer
+            self.validFrom = validFrom
+            self.validUntil = validUntil
+        }
+    }
+
+    public let authority: SoftwareSigner
+    public let issuing: [Issuing]
+    public let sequence: UInt64
+
+    public init(authority: SoftwareSigner, issuing: [Issuing], sequence: UInt64 = 1) {
+        self.authority = authority
+        self.issuing = issuing
+        self.sequence = sequence
+    }
+
+    func current(at now: Timestamp) -> Issuing? {
+        issuing.filter { $0.validFrom <= now && now < $0.validUntil }.max { $0.validFrom < $1.validFrom }
+    }
+}

@@ -1,0 +1,303 @@
+import Crypto
+import Foundation
+import OfflineNotes
+import SQLStore
+
+/// One chain to redeem, already verified (signatures are checked before the transaction).
+struct RedemptionItem: Sendable {
+    let account: Int64
+    let state: VerifiedState
+    let entry: [UInt8]
+}
+
+/// The outcome for one chain of a redemption batch.
+public enum RedeemResult: Sendable, Equatable {
+    /// The held state was credited to the account.
+    case credited(amount: UInt64)
+    /// This account had already redeemed this state: nothing changed (retries are safe).
+    case alreadyCredited(amount: UInt64)
+    /// A state in the chain was spent differently before: a fraud case was opened. Under the
+    /// default policy the honest later receiver is still credited (from the cheater).
+    case conflict(fraudCase: Int64, credited: UInt64)
+    /// The chain was refused; nothing changed.
+    case invalid(code: String, reason: String)
+
+    public var creditedAmount: UInt64 {
+        switch self {
+        case .credited(let a): a
+        case .conflict(_, let c): c
+        case .alreadyCredited, .invalid: 0
+        }
+    }
+}
+
+/// What the issuer knows of a note state (for restored wallets).
+public enum StateStatus: String, Sendable, Codable {
+    case unspent, spent, redeemed, unknown
+}
+
+extension Issuer {
+    /// Redeems chains into the account: one result per chain, in order. Chains are verified
+    /// concurrently outside any transaction, then written by group commit.
+    public func redeem(account: Int64, chains: [[UInt8]]) async throws(IssuerError) -> [RedeemResult] {
+        guard (1...64).contains(chains.count) else { throw .invalidField(field: "chains", reason: "1 to 64 chains") }
+        _ = try await self.account(account)
+        do {
+            return try await withThrowingTaskGroup(of: (Int, RedeemResult).self) { group in
+                for (i, bytes) in chains.enumerated() {
+                    group.addTask { (i, try await self.redeemOne(account: account, bytes: bytes)) }
+                }
+                var results = [RedeemResult?](repeating: nil, count: chains.count)
+                for try await (i, result) in group { results[i] = result }
+                return results.map { $0 ?? .invalid(code: "internal", reason: "missing result") }
+            }
+        } catch let error as IssuerError {
+            throw error
+        } catch {
+            throw .storage(String(describing: error))
+        }
+    }
+
+    func redeemOne(account: Int64, bytes: [UInt8]) async throws -> RedeemResult {
+        let now = UInt64(self.now)
+        let state: VerifiedState
+        do {
+            state = try verifier.verifyChain(bytes, now: now, checkExpiry: false)
+        } catch {
+            return .invalid(code: error.code, reason: error.description)
+        }
+        guard now < state.expiresAt + config.redemptionGrace else {
+            return .invalid(code: "expired", reason: "the note expired and its redemption grace period is over")
+        }
+        let item = RedemptionItem(account: account, state: state, entry: random(16))
+        return try await redemptions.submit(item) { batch in
+            // Lock rows in one global order (by note) so parallel batches rarely deadlock.
+            let order = batch.indices.sorted { batch[$0].state.noteID < batch[$1].state.noteID }
+            return try await self.database.transaction { conn in
+                var results = [RedeemResult](repeating: .invalid(code: "internal", reason: "not processed"), count: batch.count)
+                for i in order { results[i] = try await self.write(batch[i], conn) }
+                return results
+            }
+        }
+    }
+
+    static let redeemMarker = Array("offline-wallet/v1/redeemed".utf8) + [0]
+
+    /// The transactional part of one redemption. Never throws for bad input (that would abort
+    /// the whole batch): refusals are results.
+    func write(_ item: RedemptionItem, _ conn: any SQLConnection) async throws -> RedeemResult {
+        let state = item.state
+        let now = self.now
+        guard let note = try await conn.queryOne("SELECT account_id, swept FROM issued_note WHERE note_id = ?", state.noteID.bytes) else {
+            return .invalid(code: "unknown_note", reason: "this issuer has no record of the note")
+        }
+        if try note.int("swept") != 0 { return .invalid(code: "expired", reason: "the note was already refunded after expiry") }
+        guard let owner = try await Self.keyOwner(conn, state.owner), owner == item.account else {
+            return .invalid(code: "not_owner", reason: "the note is held by a key not registered to this account")
+        }
+
+        // 1. Record every spend in the chain; a different earlier spend of a state is fraud.
+        var conflict: (caseID: Int64, cheaterAccount: Int64?)?
+        for edge in state.spends {
+            let inserted = try await conn.query(
+                """
+                INSERT INTO spent_state(state_ref, spender, kind, transfer, chain, note_id, amount, created_at)
+                VALUES (?, ?, 'transfer', ?, ?, ?, ?, ?) ON CONFLICT (state_ref) DO NOTHING RETURNING state_ref
+                """,
+                edge.state.bytes, edge.transfer.hash.bytes, edge.transfer.encoded, state.chain.proving(edge).encoded,
+                state.noteID.bytes, Self.amount(of: edge), now)
+            if !inserted.isEmpty { continue }
+            guard let first = try await conn.queryOne("SELECT spender, kind, transfer FROM spent_state WHERE state_ref = ?", edge.state.bytes)
+            else { continue }
+            if try first.blob("spender") == edge.transfer.hash.bytes { continue }
+            if conflict == nil {
+                conflict = try await openFraudCase(
+                    conn, state: edge.state, cheater: edge.owner, first: first, second: edge.transfer,
+                    chain: state.chain.proving(edge), noteID: state.noteID, beneficiary: item.account, amount: state.amount)
+            }
+        }
+
+        // 2. Mark the held state redeemed: the primary key makes this happen once.
+        let marker = Array(SHA256.hash(data: Self.redeemMarker + state.ref.bytes))
+        let fundedBy = conflict == nil ? "float" : "fraud"
+        let redeemed = try await conn.query(
+            """
+            INSERT INTO spent_state(state_ref, spender, kind, chain, note_id, account_id, amount, funded_by, created_at)
+            VALUES (?, ?, 'redeem', ?, ?, ?, ?, ?, ?) ON CONFLICT (state_ref) DO NOTHING RETURNING state_ref
+            """,
+            state.ref.bytes, marker, state.chain.encoded, state.noteID.bytes, item.account, state.amount, fundedBy, now)
+        if redeemed.isEmpty {
+            guard let existing = try await conn.queryOne("SELECT kind, account_id, spender, transfer FROM spent_state WHERE state_ref = ?", state.ref.bytes)
+            else { return .invalid(code: "internal", reason: "state vanished") }
+            if try existing.text("kind") == "redeem" {
+                return try existing.optionalInt("account_id") == item.account
+                    ? .alreadyCredited(amount: state.amount)
+                    : .invalid(code: "not_owner", reason: "redeemed by another account")
+            }
+            // The holder spent this state onward and now tries to redeem it too.
+            let held = try await openFraudCase(
+                conn, state: state.ref, cheater: state.owner, first: existing, second: nil, chain: state.chain,
+                noteID: state.noteID, beneficiary: nil, amount: state.amount)
+            return .conflict(fraudCase: held.caseID, credited: 0)
+        }
+
+        // 3. Credit: from the float normally; from the cheater after a conflict (default policy).
+        let float = try await Ledger.systemAccount(conn, .float)
+        guard let conflict else {
+            try await Ledger.post(
+                conn, kind: "redeem", reference: state.ref.bytes,
+                postings: [.init(account: float, amount: -Int64(state.amount)), .init(account: item.account, amount: Int64(state.amount))],
+                entry: item.entry, now: now)
+            try await conn.execute("UPDATE issued_note SET redeemed = redeemed + ? WHERE note_id = ?", state.amount, state.noteID.bytes)
+            return .credited(amount: state.amount)
+        }
+        guard config.policy == .creditLaterReceiver, let cheater = conflict.cheaterAccount, cheater != item.account else {
+            return .conflict(fraudCase: conflict.caseID, credited: 0)
+        }
+        try await Ledger.post(
+            conn, kind: "fraud_recovery", reference: state.ref.bytes,
+            postings: [.init(account: cheater, amount: -Int64(state.amount)), .init(account: item.account, amount: Int64(state.amount))],
+            entry: item.entry, now: now)
+        try await conn.execute("UPDATE account SET frozen = 1 WHERE id = ?", cheater)
+        try await conn.execute("UPDATE fraud_case SET beneficiary_account = ?, status = 'recovered' WHERE id = ?", item.account, conflict.caseID)
+        return .conflict(fraudCase: conflict.caseID, credited: state.amount)
+    }
+
+    static func amount(of edge: SpendEdge) -> UInt64 {
+        edge.transfer.outputs.reduce(0) { $0 + $1.amount }
+    }
+
+    /// Opens (or finds) the fraud case for a second spend of `state` and freezes the cheater.
+    func openFraudCase(
+        _ conn: any SQLConnection, state: StateRef, cheater: PublicKeyBytes, first: SQLRow, second: Transfer?, chain: Chain,
+        noteID: NoteID, beneficiary: Int64?, amount: UInt64
+    ) async throws -> (caseID: Int64, cheaterAccount: Int64?) {
+        let cheaterAccount = try await Self.keyOwner(conn, cheater)
+        let secondSpender = second?.hash.bytes ?? Array(SHA256.hash(data: Self.redeemMarker + state.bytes))
+        let now = self.now
+        let inserted = try await conn.query(
+            """
+            INSERT INTO fraud_case(state_ref, second_spender, note_id, cheater_key, cheater_account, first_kind, first_transfer,
+                                   second_transfer, chain, beneficiary_account, amount, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (state_ref, second_spender) DO NOTHING RETURNING id
+            """,
+            state.bytes, secondSpender, noteID.bytes, cheater.bytes, cheaterAccount, try first.text("kind"),
+            try first.optionalBlob("transfer"), second?.encoded, chain.encoded, beneficiary, amount, now)
+        let id: Int64
+        if let row = inserted.first {
+            id = try row.int("id")
+            if let cheaterAccount { try await conn.execute("UPDATE account SET frozen = 1 WHERE id = ?", cheaterAccount) }
+            try await audit(conn, actor: nil, "fraud_case", "case \(id): key \(cheater.keyID) double spent state \(state)")
+        } else {
+            id = try await conn.queryOne("SELECT id FROM fraud_case WHERE state_ref = ? AND second_spender = ?", state.bytes, secondSpender)?.int("id") ?? 0
+        }
+        return (id, cheaterAccount)
+    }
+
+    // MARK: Announce, state check, sweep
+
+    /// A payer online first registers its signed transfer (the chain's last one), so the state
+    /// counts as spent by it before the payee syncs. Conflicts open fraud cases. No credit.
+    public func announce(account: Int64, chain bytes: [UInt8]) async throws(IssuerError) -> RedeemResult {
+        let state: VerifiedState
+        do { state = try verifier.verifyChain(bytes, now: UInt64(now), checkExpiry: false) } catch { throw .invalidChain(error) }
+        guard let last = state.spends.last else { throw .invalidField(field: "chain", reason: "has no transfer to announce") }
+        let now = self.now
+        return try await transaction { conn in
+            guard try await Self.keyOwner(conn, last.owner) == account else { throw IssuerError.notOwner }
+            for edge in state.spends {
+                let inserted = try await conn.query(
+                    """
+                    INSERT INTO spent_state(state_ref, spender, kind, transfer, chain, note_id, amount, created_at)
+                    VALUES (?, ?, 'transfer', ?, ?, ?, ?, ?) ON CONFLICT (state_ref) DO NOTHING RETURNING state_ref
+                    """,
+                    edge.state.bytes, edge.transfer.hash.bytes, edge.transfer.encoded, state.chain.proving(edge).encoded,
+                    state.noteID.bytes, Self.amount(of: edge), now)
+                if !inserted.isEmpty { continue }
+                guard let first = try await conn.queryOne("SELECT spender, kind, transfer FROM spent_state WHERE state_ref = ?", edge.state.bytes),
+                    try first.blob("spender") != edge.transfer.hash.bytes
+                else { continue }
+                let fraud = try await self.openFraudCase(
+                    conn, state: edge.state, cheater: edge.owner, first: first, second: edge.transfer,
+                    chain: state.chain.proving(edge), noteID: state.noteID, beneficiary: nil, amount: state.amount)
+                return .conflict(fraudCase: fraud.caseID, credited: 0)
+            }
+            return .credited(amount: 0)
+        }
+    }
+
+    /// What the issuer knows of each state: for wallets restored from a backup.
+    public func stateStatus(_ refs: [StateRef]) async throws(IssuerError) -> [StateRef: StateStatus] {
+        guard refs.count <= 512 else { throw .invalidField(field: "states", reason: "at most 512 per request") }
+        return try await transaction { conn in
+            var out: [StateRef: StateStatus] = [:]
+            for ref in refs {
+                if let row = try await conn.queryOne("SELECT kind FROM spent_state WHERE state_ref = ?", ref.bytes) {
+                    out[ref] = try row.text("kind") == "redeem" ? .redeemed : .spent
+                } else {
+                    out[ref] = .unknown
+                }
+            }
+            return out
+        }
+    }
+
+    /// Refunds what stayed unredeemed of notes past expiry + grace to their purchasers.
+    /// Returns the number of notes swept.
+    @discardableResult
+    public func sweepExpired() async throws(IssuerError) -> Int {
+        let now = self.now
+        let cutoff = now - Int64(clamping: config.redemptionGrace)
+        return try await transaction { conn in
+            let due = try await conn.query(
+                "SELECT note_id, account_id, amount, redeemed FROM issued_note WHERE swept = 0 AND expires_at <= ? ORDER BY expires_at LIMIT 1000",
+                cutoff)
+            let float = try await Ledger.systemAccount(conn, .float)
+            for row in due {
+                let remaining = try row.int("amount") - row.int("redeemed")
+                let noteID = try row.blob("note_id")
+                if remaining > 0 {
+                    try await Ledger.post(
+                        conn, kind: "expiry_refund", reference: noteID,
+                        postings: [.init(account: float, amount: -remaining), .init(account: try row.int("account_id"), amount: remaining)],
+                        entry: self.random(16), now: now)
+                }
+                try await conn.execute("UPDATE issued_note SET swept = 1, redeemed = amount WHERE note_id = ?", noteID)
+            }
+            return due.count
+        }
+    }
+
+    /// Fraud cases, newest first, with both signed transfers (admin).
+    public func fraudCases(limit: Int = 100) async throws(IssuerError) -> [FraudCase] {
+        try await transaction { conn in
+            try await conn.query("SELECT * FROM fraud_case ORDER BY id DESC LIMIT ?", max(1, min(limit, 1000))).map { row in
+                FraudCase(
+                    id: try row.int("id"), state: StateRef(uncheckedBytes: try row.blob("state_ref")),
+                    cheaterKey: PublicKeyBytes(uncheckedBytes: try row.blob("cheater_key")),
+                    cheaterAccount: try row.optionalInt("cheater_account"), firstKind: try row.text("first_kind"),
+                    firstTransfer: try row.optionalBlob("first_transfer"), secondTransfer: try row.optionalBlob("second_transfer"),
+                    chain: try row.blob("chain"), beneficiaryAccount: try row.optionalInt("beneficiary_account"),
+                    amount: try row.uint("amount"), status: try row.text("status"), createdAt: try row.uint("created_at"))
+            }
+        }
+    }
+}
+
+/// A detected double spend with its evidence.
+public struct FraudCase: Sendable, Equatable {
+    public let id: Int64
+    public let state: StateRef
+    public let cheaterKey: PublicKeyBytes
+    public let cheaterAccount: Int64?
+    /// "transfer" (two transfers) or "redeem" (the holder redeemed a state it had spent).
+    public let firstKind: String
+    public let firstTransfer: [UInt8]?
+    public let secondTransfer: [UInt8]?
+    /// Proves the double-spent state and its owner.
+    public let chain: [UInt8]
+    public let beneficiaryAccount: Int64?
+    public let amount: UInt64
+    public let status: String
+    public let createdAt: UInt64
+}

@@ -1,0 +1,59 @@
+import Synchronization
+
+/// Group commit: redemptions that arrive while a transaction is running wait and are written
+/// together in the next one, so one durable commit (one fsync) serves many requests. There is
+/// no timer: under light load a request commits alone, at once.
+final class RedemptionQueue: Sendable {
+    struct Waiter {
+        let item: RedemptionItem
+        let continuation: CheckedContinuation<RedeemResult, any Error>
+    }
+
+    private struct State {
+        var pending: [Waiter] = []
+        var running = 0
+    }
+
+    private let state = Mutex(State())
+    let maxBatch: Int
+    /// Transactions in flight at once: 1 for SQLite (one writer), a few for PostgreSQL.
+    let parallelism: Int
+
+    init(maxBatch: Int, parallelism: Int) {
+        self.maxBatch = maxBatch
+        self.parallelism = parallelism
+    }
+
+    /// Queues `item`; `flush` writes a batch in one transaction and returns one result per item.
+    func submit(
+        _ item: RedemptionItem, flush: @escaping @Sendable ([RedemptionItem]) async throws -> [RedeemResult]
+    ) async throws -> RedeemResult {
+        try await withCheckedThrowingContinuation { continuation in
+            let start = state.withLock { s -> Bool in
+                s.pending.append(Waiter(item: item, continuation: continuation))
+                guard s.running < parallelism else { return false }
+                s.running += 1
+                return true
+            }
+            if start { Task { await self.drain(flush) } }
+        }
+    }
+
+    private func drain(_ flush: @escaping @Sendable ([RedemptionItem]) async throws -> [RedeemResult]) async {
+        while true {
+            let batch = state.withLock { s -> [Waiter] in
+                let take = Array(s.pending.prefix(maxBatch))
+                s.pending.removeFirst(take.count)
+                if take.isEmpty { s.running -= 1 }
+                return take
+            }
+            if batch.isEmpty { return }
+            do {
+                let results = try await flush(batch.map(\.item))
+                for (waiter, result) in zip(batch, results) { waiter.continuation.resume(returning: result) }
+            } catch {
+                for waiter in batch { waiter.continuation.resume(throwing: error) }
+            }
+        }
+    }
+}

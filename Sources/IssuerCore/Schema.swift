@@ -1,0 +1,149 @@
+import SQLStore
+
+/// The issuer's tables. One DDL for both engines; only the three type names below differ.
+///
+/// Money invariants the schema carries:
+/// - `spent_state.state_ref` is the primary key: a note state is spent (by a transfer) or
+///   redeemed at most once, whatever the concurrency (DESIGN §2.3).
+/// - every balance change is a `journal` row; postings of one entry sum to zero.
+enum Schema {
+    static func ddl(_ dialect: SQLDialect) -> [String] {
+        let id = dialect == .sqlite ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGSERIAL PRIMARY KEY"
+        let blob = dialect == .sqlite ? "BLOB" : "BYTEA"
+        let int = dialect == .sqlite ? "INTEGER" : "BIGINT"
+        return [
+            """
+            CREATE TABLE account (
+                id \(id),
+                email TEXT NOT NULL UNIQUE,
+                password_hash \(blob),
+                role TEXT NOT NULL CHECK (role IN ('user','admin','system')),
+                frozen \(int) NOT NULL DEFAULT 0,
+                balance \(int) NOT NULL DEFAULT 0,
+                created_at \(int) NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE wallet_key (
+                public_key \(blob) PRIMARY KEY,
+                key_id \(blob) NOT NULL UNIQUE,
+                account_id \(int) NOT NULL REFERENCES account(id),
+                registered_at \(int) NOT NULL
+            )
+            """,
+            "CREATE INDEX wallet_key_account ON wallet_key(account_id)",
+            """
+            CREATE TABLE journal (
+                id \(id),
+                entry \(blob) NOT NULL,
+                account_id \(int) NOT NULL REFERENCES account(id),
+                amount \(int) NOT NULL,
+                kind TEXT NOT NULL,
+                reference \(blob),
+                created_at \(int) NOT NULL
+            )
+            """,
+            "CREATE INDEX journal_account ON journal(account_id, id)",
+            "CREATE INDEX journal_entry ON journal(entry)",
+            """
+            CREATE TABLE issued_note (
+                note_id \(blob) PRIMARY KEY,
+                state_ref \(blob) NOT NULL UNIQUE,
+                account_id \(int) NOT NULL REFERENCES account(id),
+                owner_key \(blob) NOT NULL,
+                amount \(int) NOT NULL,
+                issued_at \(int) NOT NULL,
+                expires_at \(int) NOT NULL,
+                note \(blob) NOT NULL,
+                redeemed \(int) NOT NULL DEFAULT 0,
+                swept \(int) NOT NULL DEFAULT 0
+            )
+            """,
+            "CREATE INDEX issued_note_owner ON issued_note(owner_key, swept)",
+            "CREATE INDEX issued_note_expiry ON issued_note(swept, expires_at)",
+            """
+            CREATE TABLE spent_state (
+                state_ref \(blob) PRIMARY KEY,
+                spender \(blob) NOT NULL,
+                kind TEXT NOT NULL CHECK (kind IN ('transfer','redeem')),
+                transfer \(blob),
+                chain \(blob) NOT NULL,
+                note_id \(blob) NOT NULL,
+                account_id \(int),
+                amount \(int) NOT NULL,
+                funded_by TEXT,
+                created_at \(int) NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE fraud_case (
+                id \(id),
+                state_ref \(blob) NOT NULL,
+                second_spender \(blob) NOT NULL,
+                note_id \(blob) NOT NULL,
+                cheater_key \(blob) NOT NULL,
+                cheater_account \(int),
+                first_kind TEXT NOT NULL,
+                first_transfer \(blob),
+                second_transfer \(blob),
+                chain \(blob) NOT NULL,
+                beneficiary_account \(int),
+                amount \(int) NOT NULL,
+                status TEXT NOT NULL DEFAULT 'open',
+                created_at \(int) NOT NULL,
+                UNIQUE (state_ref, second_spender)
+            )
+            """,
+            """
+            CREATE TABLE idempotency (
+                account_id \(int) NOT NULL,
+                key TEXT NOT NULL,
+                operation TEXT NOT NULL,
+                request_hash \(blob) NOT NULL,
+                response \(blob) NOT NULL,
+                created_at \(int) NOT NULL,
+                PRIMARY KEY (account_id, key)
+            )
+            """,
+            """
+            CREATE TABLE audit_log (
+                id \(id),
+                actor_account \(int),
+                action TEXT NOT NULL,
+                detail TEXT NOT NULL,
+                created_at \(int) NOT NULL
+            )
+            """,
+        ]
+    }
+
+    /// Applies the schema once; safe when several processes start together.
+    static func migrate(_ db: any SQLDatabase, now: Int64) async throws {
+        try await db.transaction { conn in
+            if conn.dialect == .postgres {
+                // Serializes concurrent migrators across processes for this transaction.
+                _ = try await conn.query("SELECT CAST(pg_advisory_xact_lock(7042001) AS TEXT) AS locked")
+            }
+            try await conn.execute("CREATE TABLE IF NOT EXISTS schema_migration (version \(conn.dialect == .sqlite ? "INTEGER" : "BIGINT") PRIMARY KEY, applied_at \(conn.dialect == .sqlite ? "INTEGER" : "BIGINT") NOT NULL)")
+            let applied = try await conn.queryOne("SELECT COUNT(*) AS n FROM schema_migration WHERE version = 1")
+            guard try applied?.int("n") == 0 else { return }
+            for statement in ddl(conn.dialect) { try await conn.execute(statement) }
+            // System ledger accounts: external money in, and the float of outstanding notes.
+            for email in [SystemAccount.funding.email, SystemAccount.float.email] {
+                try await conn.execute(
+                    "INSERT INTO account(email, role, created_at) VALUES (?, 'system', ?)", email, now)
+            }
+            try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (1, ?)", now)
+        }
+    }
+}
+
+/// Ledger accounts that belong to no user.
+enum SystemAccount: String {
+    /// Money entering from outside (development funding, settlement adapters). Goes negative.
+    case funding
+    /// Value of issued notes not yet redeemed or refunded: the issuer's liability.
+    case float
+
+    var email: String { "system:\(rawValue)" }
+}

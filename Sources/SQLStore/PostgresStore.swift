@@ -1,0 +1,143 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// PostgreSQL behind the async SQL interface, through postgres-nio's connection pool.
+/// Several server processes may share one database: correctness relies on constraints
+/// inside transactions, never on in-process locks.
+public final class PostgresStore: SQLDatabase {
+    private let client: PostgresClient
+    private let runner: Task<Void, Never>
+    private let logger: Logger
+    public var dialect: SQLDialect { .postgres }
+
+    /// Connects to `postgres://user[:password]@host[:port]/database`.
+    public convenience init(url: String, maxConnections: Int = 20, logger: Logger = Logger(label: "sql.postgres")) throws {
+        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
+            let host = components.host, let user = components.user
+        else { throw SQLError.failed("not a postgres:// URL: \(url)") }
+        let database = components.path.split(separator: "/").first.map(String.init)
+        var config = PostgresClient.Configuration(
+            host: host, port: components.port ?? 5432, username: user, password: components.password,
+            database: database, tls: .disable)
+        config.options.maximumConnections = maxConnections
+        self.init(configuration: config, logger: logger)
+    }
+
+    public init(configuration: PostgresClient.Configuration, logger: Logger) {
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        self.logger = logger
+        runner = Task { await client.run() }
+    }
+
+    public func close() async {
+        runner.cancel()
+        _ = await runner.value
+    }
+
+    /// Deadlocks and serialization failures roll the whole transaction back and are retried
+    /// (up to `maxAttempts`, with jittered backoff): `body` must have no effects outside the
+    /// database, which is true of every caller in this project.
+    public func transaction<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try await client.withTransaction(logger: logger) { connection in
+                    try await body(Connection(connection: connection, logger: logger))
+                }
+            } catch {
+                let translated = Self.translate((error as? PostgresTransactionError).flatMap { $0.closureError ?? $0.beginError ?? $0.commitError } ?? error)
+                guard case SQLError.retryable = translated, attempt < Self.maxAttempts else { throw translated }
+                attempt += 1
+                try await Task.sleep(for: .milliseconds(Int.random(in: 1...(5 << attempt))))
+            }
+        }
+    }
+
+    static let maxAttempts = 6
+
+    static func translate(_ error: any Error) -> any Error {
+        if let e = error as? SQLError { return e }
+        if let psql = error as? PSQLError {
+            let code = psql.serverInfo?[.sqlState]
+            let message = psql.serverInfo?[.message] ?? String(describing: psql.code)
+            if code == "23505" { return SQLError.uniqueViolation(message) }
+            if code == "40P01" || code == "40001" { return SQLError.retryable(message) }
+            return SQLError.failed("postgres \(code ?? "?"): \(message)")
+        }
+        return error
+    }
+
+    struct Connection: SQLConnection {
+        let connection: PostgresConnection
+        let logger: Logger
+        var dialect: SQLDialect { .postgres }
+
+        func execute(_ sql: String, _ binds: [any SQLBindable]) async throws {
+            _ = try await run(sql, binds)
+        }
+
+        func query(_ sql: String, _ binds: [any SQLBindable]) async throws -> [SQLRow] {
+            try await run(sql, binds)
+        }
+
+        private func run(_ sql: String, _ binds: [any SQLBindable]) async throws -> [SQLRow] {
+            var bindings = PostgresBindings(capacity: binds.count)
+            for bind in binds {
+                switch bind.sqlValue {
+                case .integer(let v): bindings.append(v)
+                case .text(let s): bindings.append(s)
+                case .blob(let b): bindings.append(ByteBuffer(bytes: b))
+                case .null: bindings.appendNull()
+                }
+            }
+            let query = PostgresQuery(unsafeSQL: Self.numberPlaceholders(sql), binds: bindings)
+            do {
+                let rows = try await connection.query(query, logger: logger)
+                var out: [SQLRow] = []
+                for try await row in rows {
+                    var names: [String] = []
+                    var values: [SQLValue] = []
+                    for cell in row {
+                        names.append(cell.columnName)
+                        values.append(try Self.value(cell))
+                    }
+                    out.append(SQLRow(columns: names, values: values))
+                }
+                return out
+            } catch {
+                throw PostgresStore.translate(error)
+            }
+        }
+
+        static func value(_ cell: PostgresCell) throws -> SQLValue {
+            guard cell.bytes != nil else { return .null }
+            switch cell.dataType {
+            case .int2, .int4, .int8: return .integer(try cell.decode(Int64.self))
+            case .bool: return .integer(try cell.decode(Bool.self) ? 1 : 0)
+            case .bytea:
+                let buffer = try cell.decode(ByteBuffer.self)
+                return .blob(Array(buffer.readableBytesView))
+            default: return .text(try cell.decode(String.self))
+            }
+        }
+
+        /// Rewrites `?` placeholders to PostgreSQL's `$1, $2, …` (the project's SQL has no `?` in literals).
+        static func numberPlaceholders(_ sql: String) -> String {
+            var out = ""
+            out.reserveCapacity(sql.count + 16)
+            var n = 0
+            for ch in sql {
+                if ch == "?" {
+                    n += 1
+                    out += "$\(n)"
+                } else {
+                    out.append(ch)
+                }
+            }
+            return out
+        }
+    }
+}

@@ -1,0 +1,145 @@
+/// A value bound to or read from SQL. Only the types both SQLite and PostgreSQL store natively.
+public enum SQLValue: Sendable, Hashable {
+    case integer(Int64)
+    case text(String)
+    case blob([UInt8])
+    case null
+}
+
+/// Something that can be bound as a SQL parameter.
+public protocol SQLBindable: Sendable {
+    var sqlValue: SQLValue { get }
+}
+
+extension Int64: SQLBindable { public var sqlValue: SQLValue { .integer(self) } }
+extension Int: SQLBindable { public var sqlValue: SQLValue { .integer(Int64(self)) } }
+extension String: SQLBindable { public var sqlValue: SQLValue { .text(self) } }
+extension Array: SQLBindable where Element == UInt8 { public var sqlValue: SQLValue { .blob(self) } }
+extension Bool: SQLBindable { public var sqlValue: SQLValue { .integer(self ? 1 : 0) } }
+extension SQLValue: SQLBindable { public var sqlValue: SQLValue { self } }
+extension UInt64: SQLBindable {
+    /// Amounts and times are below 2^63 by protocol rule; larger values are clamped, never wrapped.
+    public var sqlValue: SQLValue { .integer(Int64(clamping: self)) }
+}
+extension Optional: SQLBindable where Wrapped: SQLBindable {
+    public var sqlValue: SQLValue { self?.sqlValue ?? .null }
+}
+
+/// Errors of the SQL layer, the same for both databases.
+public enum SQLError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A UNIQUE or PRIMARY KEY constraint refused the write.
+    case uniqueViolation(String)
+    /// The database is locked by another process longer than the busy timeout.
+    case busy(String)
+    /// A deadlock or serialization failure: the transaction was rolled back and may be rerun.
+    case retryable(String)
+    case missingColumn(String)
+    case typeMismatch(column: String, expected: String)
+    case failed(String)
+
+    public var description: String {
+        switch self {
+        case .uniqueViolation(let m): "unique constraint violated: \(m)"
+        case .busy(let m): "database busy: \(m)"
+        case .retryable(let m): "transaction conflict, retry: \(m)"
+        case .missingColumn(let c): "no column \(c) in result"
+        case .typeMismatch(let c, let e): "column \(c) is not \(e)"
+        case .failed(let m): m
+        }
+    }
+}
+
+/// One result row, read by column name.
+public struct SQLRow: Sendable {
+    public let columns: [String]
+    public let values: [SQLValue]
+
+    public init(columns: [String], values: [SQLValue]) {
+        self.columns = columns
+        self.values = values
+    }
+
+    public subscript(_ name: String) -> SQLValue? {
+        columns.firstIndex(of: name).map { values[$0] }
+    }
+
+    public func int(_ name: String) throws -> Int64 {
+        guard let v = self[name] else { throw SQLError.missingColumn(name) }
+        guard case .integer(let i) = v else { throw SQLError.typeMismatch(column: name, expected: "integer") }
+        return i
+    }
+
+    public func optionalInt(_ name: String) throws -> Int64? {
+        if case .null = self[name] { return nil }
+        return try int(name)
+    }
+
+    /// A non-negative integer column (amounts, times).
+    public func uint(_ name: String) throws -> UInt64 {
+        let i = try int(name)
+        guard i >= 0 else { throw SQLError.typeMismatch(column: name, expected: "non-negative integer") }
+        return UInt64(i)
+    }
+
+    public func text(_ name: String) throws -> String {
+        guard let v = self[name] else { throw SQLError.missingColumn(name) }
+        guard case .text(let s) = v else { throw SQLError.typeMismatch(column: name, expected: "text") }
+        return s
+    }
+
+    public func optionalText(_ name: String) throws -> String? {
+        if case .null = self[name] { return nil }
+        return try text(name)
+    }
+
+    public func blob(_ name: String) throws -> [UInt8] {
+        guard let v = self[name] else { throw SQLError.missingColumn(name) }
+        switch v {
+        case .blob(let b): return b
+        case .null: return []
+        default: throw SQLError.typeMismatch(column: name, expected: "blob")
+        }
+    }
+
+    public func optionalBlob(_ name: String) throws -> [UInt8]? {
+        if case .null = self[name] { return nil }
+        return try blob(name)
+    }
+}
+
+/// Which SQL engine is behind a `SQLDatabase`; schema DDL differs slightly, queries do not.
+public enum SQLDialect: String, Sendable {
+    case sqlite
+    case postgres
+}
+
+/// Statements run inside one transaction. SQL uses `?` placeholders on both engines and only
+/// the shared subset of SQL (ON CONFLICT … DO NOTHING, RETURNING, CAST(… AS BIGINT)).
+public protocol SQLConnection {
+    var dialect: SQLDialect { get }
+    func execute(_ sql: String, _ binds: [any SQLBindable]) async throws
+    func query(_ sql: String, _ binds: [any SQLBindable]) async throws -> [SQLRow]
+}
+
+extension SQLConnection {
+    public func execute(_ sql: String, _ binds: any SQLBindable...) async throws {
+        try await execute(sql, binds)
+    }
+
+    public func query(_ sql: String, _ binds: any SQLBindable...) async throws -> [SQLRow] {
+        try await query(sql, binds)
+    }
+
+    public func queryOne(_ sql: String, _ binds: any SQLBindable...) async throws -> SQLRow? {
+        try await query(sql, binds).first
+    }
+}
+
+/// A database that runs closures in transactions. Durable: a transaction that returned has
+/// been committed to stable storage (SQLite synchronous=FULL, PostgreSQL synchronous_commit=on).
+public protocol SQLDatabase: Sendable {
+    var dialect: SQLDialect { get }
+    /// Runs `body` in one transaction: committed if it returns, rolled back if it throws.
+    func transaction<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T
+    func close() async
+}
