@@ -97,25 +97,7 @@ extension Issuer {
         }
 
         // 1. Record every spend in the chain; a different earlier spend of a state is fraud.
-        var conflict: (caseID: Int64, cheaterAccount: Int64?)?
-        for edge in state.spends {
-            let inserted = try await conn.query(
-                """
-                INSERT INTO spent_state(state_ref, spender, kind, transfer, chain, note_id, amount, created_at)
-                VALUES (?, ?, 'transfer', ?, ?, ?, ?, ?) ON CONFLICT (state_ref) DO NOTHING RETURNING state_ref
-                """,
-                edge.state.bytes, edge.transfer.hash.bytes, edge.transfer.encoded, state.chain.proving(edge).encoded,
-                state.noteID.bytes, Self.amount(of: edge), now)
-            if !inserted.isEmpty { continue }
-            guard let first = try await conn.queryOne("SELECT spender, kind, transfer FROM spent_state WHERE state_ref = ?", edge.state.bytes)
-            else { continue }
-            if try first.blob("spender") == edge.transfer.hash.bytes { continue }
-            if conflict == nil {
-                conflict = try await openFraudCase(
-                    conn, state: edge.state, cheater: edge.owner, first: first, second: edge.transfer,
-                    chain: state.chain.proving(edge), noteID: state.noteID, beneficiary: item.account, amount: state.amount)
-            }
-        }
+        let conflict = try await recordSpends(conn, state, beneficiary: item.account)
 
         // 2. Mark the held state redeemed: the primary key makes this happen once.
         let marker = Array(SHA256.hash(data: Self.redeemMarker + state.ref.bytes))
@@ -163,6 +145,31 @@ extension Issuer {
         return .conflict(fraudCase: conflict.caseID, credited: state.amount)
     }
 
+    /// Records every spend of a verified chain in `spent_state`. The first spend that
+    /// contradicts an earlier one opens a fraud case, which is returned.
+    func recordSpends(_ conn: any SQLConnection, _ state: VerifiedState, beneficiary: Int64?) async throws
+        -> (caseID: Int64, cheaterAccount: Int64?)?
+    {
+        var conflict: (caseID: Int64, cheaterAccount: Int64?)?
+        for edge in state.spends {
+            let inserted = try await conn.query(
+                """
+                INSERT INTO spent_state(state_ref, spender, kind, transfer, chain, note_id, amount, created_at)
+                VALUES (?, ?, 'transfer', ?, ?, ?, ?, ?) ON CONFLICT (state_ref) DO NOTHING RETURNING state_ref
+                """,
+                edge.state.bytes, edge.transfer.hash.bytes, edge.transfer.encoded, state.chain.proving(edge).encoded,
+                state.noteID.bytes, Self.amount(of: edge), now)
+            if !inserted.isEmpty { continue }
+            guard let first = try await conn.queryOne("SELECT spender, kind, transfer FROM spent_state WHERE state_ref = ?", edge.state.bytes),
+                try first.blob("spender") != edge.transfer.hash.bytes, conflict == nil
+            else { continue }
+            conflict = try await openFraudCase(
+                conn, state: edge.state, cheater: edge.owner, first: first, second: edge.transfer,
+                chain: state.chain.proving(edge), noteID: state.noteID, beneficiary: beneficiary, amount: state.amount)
+        }
+        return conflict
+    }
+
     static func amount(of edge: SpendEdge) -> UInt64 {
         edge.transfer.outputs.reduce(0) { $0 + $1.amount }
     }
@@ -202,24 +209,9 @@ extension Issuer {
         let state: VerifiedState
         do { state = try verifier.verifyChain(bytes, now: UInt64(now), checkExpiry: false) } catch { throw .invalidChain(error) }
         guard let last = state.spends.last else { throw .invalidField(field: "chain", reason: "has no transfer to announce") }
-        let now = self.now
         return try await transaction { conn in
             guard try await Self.keyOwner(conn, last.owner) == account else { throw IssuerError.notOwner }
-            for edge in state.spends {
-                let inserted = try await conn.query(
-                    """
-                    INSERT INTO spent_state(state_ref, spender, kind, transfer, chain, note_id, amount, created_at)
-                    VALUES (?, ?, 'transfer', ?, ?, ?, ?, ?) ON CONFLICT (state_ref) DO NOTHING RETURNING state_ref
-                    """,
-                    edge.state.bytes, edge.transfer.hash.bytes, edge.transfer.encoded, state.chain.proving(edge).encoded,
-                    state.noteID.bytes, Self.amount(of: edge), now)
-                if !inserted.isEmpty { continue }
-                guard let first = try await conn.queryOne("SELECT spender, kind, transfer FROM spent_state WHERE state_ref = ?", edge.state.bytes),
-                    try first.blob("spender") != edge.transfer.hash.bytes
-                else { continue }
-                let fraud = try await self.openFraudCase(
-                    conn, state: edge.state, cheater: edge.owner, first: first, second: edge.transfer,
-                    chain: state.chain.proving(edge), noteID: state.noteID, beneficiary: nil, amount: state.amount)
+            if let fraud = try await self.recordSpends(conn, state, beneficiary: nil) {
                 return .conflict(fraudCase: fraud.caseID, credited: 0)
             }
             return .credited(amount: 0)
