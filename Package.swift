@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "wallet-demo", targets: ["WalletDemo"]),
         .executable(name: "wallet-bench", targets: ["WalletBench"]),
         .executable(name: "wallet-vectors", targets: ["VectorGenerator"]),
+        .executable(name: "wallet-server", targets: ["IssuerServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -20,6 +21,13 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird.git", from: "2.1.0"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         .target(
@@ -54,6 +62,43 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Types, client and server protocol generated from openapi.yaml at build time, so the
+        // document and the routes cannot drift apart. Shared by the server, the CLI and the app.
+        .target(
+            name: "WalletAPI",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+        // The issuer's HTTP face: Hummingbird, auth tokens, rate limits, problem+json.
+        .target(
+            name: "IssuerHTTP",
+            dependencies: [
+                "IssuerCore", "WalletAPI", "OfflineNotes", "SQLStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .executableTarget(
+            name: "IssuerServer",
+            dependencies: [
+                "IssuerHTTP", "IssuerCore", "SQLStore", "OfflineNotes",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+        .testTarget(
+            name: "IssuerHTTPTests",
+            dependencies: [
+                "IssuerHTTP", "IssuerCore", "SQLStore", "WalletAPI", "OfflineNotes", "WalletCore",
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
         .testTarget(

@@ -117,6 +117,35 @@ enum Schema {
         ]
     }
 
+    /// Version 2: sessions and rate limits live in the database so that several server
+    /// processes share them.
+    static func ddlV2(_ dialect: SQLDialect) -> [String] {
+        let blob = dialect == .sqlite ? "BLOB" : "BYTEA"
+        let int = dialect == .sqlite ? "INTEGER" : "BIGINT"
+        return [
+            """
+            CREATE TABLE refresh_token (
+                token_hash \(blob) PRIMARY KEY,
+                family \(blob) NOT NULL,
+                account_id \(int) NOT NULL REFERENCES account(id),
+                expires_at \(int) NOT NULL,
+                used \(int) NOT NULL DEFAULT 0,
+                revoked \(int) NOT NULL DEFAULT 0,
+                created_at \(int) NOT NULL
+            )
+            """,
+            "CREATE INDEX refresh_token_family ON refresh_token(family)",
+            """
+            CREATE TABLE rate_limit (
+                bucket TEXT NOT NULL,
+                window_start \(int) NOT NULL,
+                hits \(int) NOT NULL,
+                PRIMARY KEY (bucket, window_start)
+            )
+            """,
+        ]
+    }
+
     /// Applies the schema once; safe when several processes start together.
     static func migrate(_ db: any SQLDatabase, now: Int64) async throws {
         try await db.transaction { conn in
@@ -125,15 +154,20 @@ enum Schema {
                 _ = try await conn.query("SELECT CAST(pg_advisory_xact_lock(7042001) AS TEXT) AS locked")
             }
             try await conn.execute("CREATE TABLE IF NOT EXISTS schema_migration (version \(conn.dialect == .sqlite ? "INTEGER" : "BIGINT") PRIMARY KEY, applied_at \(conn.dialect == .sqlite ? "INTEGER" : "BIGINT") NOT NULL)")
-            let applied = try await conn.queryOne("SELECT COUNT(*) AS n FROM schema_migration WHERE version = 1")
-            guard try applied?.int("n") == 0 else { return }
-            for statement in ddl(conn.dialect) { try await conn.execute(statement) }
-            // System ledger accounts: external money in, and the float of outstanding notes.
-            for email in [SystemAccount.funding.email, SystemAccount.float.email] {
-                try await conn.execute(
-                    "INSERT INTO account(email, role, created_at) VALUES (?, 'system', ?)", email, now)
+            let current = try await conn.queryOne("SELECT CAST(COALESCE(MAX(version), 0) AS BIGINT) AS v FROM schema_migration")?.int("v") ?? 0
+            if current < 1 {
+                for statement in ddl(conn.dialect) { try await conn.execute(statement) }
+                // System ledger accounts: external money in, and the float of outstanding notes.
+                for email in [SystemAccount.funding.email, SystemAccount.float.email] {
+                    try await conn.execute(
+                        "INSERT INTO account(email, role, created_at) VALUES (?, 'system', ?)", email, now)
+                }
+                try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (1, ?)", now)
             }
-            try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (1, ?)", now)
+            if current < 2 {
+                for statement in ddlV2(conn.dialect) { try await conn.execute(statement) }
+                try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (2, ?)", now)
+            }
         }
     }
 }

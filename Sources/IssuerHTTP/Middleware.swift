@@ -1,0 +1,167 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import IssuerCore
+import NIOCore
+import OpenAPIRuntime
+
+/// Who is calling, set by `AuthMiddleware` for the generated handlers (which see no context).
+public enum RequestAuth {
+    @TaskLocal public static var claims: AccessTokens.Claims?
+    @TaskLocal public static var clientAddress: String = "unknown"
+}
+
+/// The request context: Hummingbird's basic one plus the peer address for rate limits.
+public struct IssuerRequestContext: RequestContext, RemoteAddressRequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public let remoteAddress: SocketAddress?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+}
+
+/// An API error with its HTTP status and problem+json body (RFC 9457).
+public struct HTTPProblem: Error, Sendable {
+    public let status: HTTPResponse.Status
+    public let code: String
+    public let detail: String
+    public var field: String?
+    public var retryAfter: Int64?
+
+    public init(_ status: HTTPResponse.Status, code: String, detail: String, field: String? = nil, retryAfter: Int64? = nil) {
+        self.status = status
+        self.code = code
+        self.detail = detail
+        self.field = field
+        self.retryAfter = retryAfter
+    }
+
+    public static let unauthorized = HTTPProblem(.unauthorized, code: "unauthorized", detail: "Log in: send a valid bearer access token.")
+    public static let forbidden = HTTPProblem(.forbidden, code: "forbidden", detail: "This needs the admin role.")
+
+    /// Maps issuer refusals to HTTP semantics.
+    public init(_ error: IssuerError) {
+        let status: HTTPResponse.Status
+        var field: String?
+        switch error {
+        case .invalidField(let f, _):
+            status = .badRequest
+            field = f
+        case .invalidChain: status = .badRequest
+        case .emailTaken, .walletKeyTaken, .idempotencyConflict: status = .conflict
+        case .badCredentials: status = .unauthorized
+        case .accountNotFound: status = .notFound
+        case .accountFrozen, .fundingDisabled, .notOwner: status = .forbidden
+        case .insufficientFunds, .holdingLimitExceeded, .walletKeyNotRegistered, .badChallenge: status = .unprocessableContent
+        case .storage: status = .serviceUnavailable
+        }
+        self.init(status, code: error.code, detail: error.description, field: field)
+    }
+
+    func response() -> Response {
+        var body: [String: Any] = [
+            "type": "https://offline-wallet.example/problems/\(code)", "title": status.reasonPhrase,
+            "status": status.code, "code": code, "detail": detail,
+        ]
+        if let field { body["field"] = field }
+        let data = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        var headers: HTTPFields = [.contentType: "application/problem+json"]
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// Turns every error into problem+json. Unexpected ones are logged by operation and cause
+/// only (never the request, whose headers carry bearer tokens) and hidden from the client.
+struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            if let problem = Self.problem(in: error) { return problem.response() }
+            if let http = error as? HTTPError {
+                return HTTPProblem(http.status, code: "http_\(http.status.code)", detail: http.body ?? http.status.reasonPhrase).response()
+            }
+            if let server = error as? ServerError {
+                context.logger.error("unhandled error in \(server.operationID): \(server.causeDescription) (\(type(of: server.underlyingError)))")
+            } else {
+                context.logger.error("unhandled error: \(type(of: error))")
+            }
+            return HTTPProblem(.internalServerError, code: "internal", detail: "The server failed; it was logged.").response()
+        }
+    }
+
+    static func problem(in error: any Error) -> HTTPProblem? {
+        if let p = error as? HTTPProblem { return p }
+        if let e = error as? IssuerError { return HTTPProblem(e) }
+        guard let server = error as? ServerError else { return nil }
+        if let p = server.underlyingError as? HTTPProblem { return p }
+        if let e = server.underlyingError as? IssuerError { return HTTPProblem(e) }
+        // The runtime's own errors and decoding errors mean the request did not match the
+        // OpenAPI document (missing header, bad JSON, wrong types): the client's fault.
+        let kind = String(reflecting: type(of: server.underlyingError))
+        if kind.hasPrefix("OpenAPIRuntime.") || server.underlyingError is DecodingError {
+            return HTTPProblem(.badRequest, code: "invalid_request", detail: server.causeDescription)
+        }
+        return nil
+    }
+}
+
+/// Reads the bearer token (if any) and the peer address into task-locals for the handlers.
+struct AuthMiddleware: RouterMiddleware {
+    typealias Context = IssuerRequestContext
+    let tokens: AccessTokens
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var claims: AccessTokens.Claims?
+        if let header = request.headers[.authorization], header.hasPrefix("Bearer ") {
+            claims = tokens.verify(String(header.dropFirst(7)))
+            guard claims != nil else { throw HTTPProblem.unauthorized }
+        }
+        let address = context.remoteAddress?.ipAddress ?? "unknown"
+        return try await RequestAuth.$claims.withValue(claims) {
+            try await RequestAuth.$clientAddress.withValue(address) { try await next(request, context) }
+        }
+    }
+}
+
+/// Rejects bodies above `maxBytes` (413) before any handler reads them.
+struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
+    let maxBytes: Int
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBytes {
+            throw HTTPProblem(.contentTooLarge, code: "body_too_large", detail: "Request bodies are limited to \(maxBytes) bytes.")
+        }
+        var request = request
+        do {
+            let buffer = try await request.body.collect(upTo: maxBytes)
+            request.body = .init(buffer: buffer)
+        } catch {
+            throw HTTPProblem(.contentTooLarge, code: "body_too_large", detail: "Request bodies are limited to \(maxBytes) bytes.")
+        }
+        return try await next(request, context)
+    }
+}
+
+/// Per-IP limits on every write (and tighter on login), counted in the database so that
+/// several processes share them. Per-account write limits are applied in the handlers.
+struct RateLimitMiddleware: RouterMiddleware {
+    typealias Context = IssuerRequestContext
+    let issuer: Issuer
+    let writesPerMinutePerIP: Int
+    let loginsPerMinutePerIP: Int
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard request.method != .get else { return try await next(request, context) }
+        let ip = context.remoteAddress?.ipAddress ?? "unknown"
+        let isLogin = request.uri.path.hasPrefix("/v1/auth/")
+        let bucket = isLogin ? "ip-auth:\(ip)" : "ip-write:\(ip)"
+        if let retry = try await issuer.rateLimit(bucket: bucket, limit: isLogin ? loginsPerMinutePerIP : writesPerMinutePerIP, windowSeconds: 60) {
+            throw HTTPProblem(.tooManyRequests, code: "rate_limited", detail: "Too many requests; retry in \(retry) s.", retryAfter: retry)
+        }
+        return try await next(request, context)
+    }
+}

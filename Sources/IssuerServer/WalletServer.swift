@@ -1,0 +1,138 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import IssuerCore
+import IssuerHTTP
+import Logging
+import OfflineNotes
+import SQLStore
+
+/// Options shared by every subcommand: where the data lives and how money behaves.
+/// Each flag also reads an environment variable (shown in --help), flags win.
+struct CommonOptions: ParsableArguments {
+    @Option(help: "SQLite database file (default; env WALLET_SERVER_DATABASE).")
+    var database: String = ProcessInfo.processInfo.environment["WALLET_SERVER_DATABASE"] ?? "./data/server.sqlite"
+
+    @Option(help: "Use PostgreSQL instead: postgres://user[:password]@host[:port]/db (env WALLET_SERVER_POSTGRES_URL).")
+    var postgres: String? = ProcessInfo.processInfo.environment["WALLET_SERVER_POSTGRES_URL"]
+
+    @Option(help: "Directory of the issuer's keys, created on first start with mode 0600 files (env WALLET_SERVER_KEYS).")
+    var keys: String = ProcessInfo.processInfo.environment["WALLET_SERVER_KEYS"] ?? "./data/keys"
+
+    @Option(help: "ISO 4217 currency of the issuer.")
+    var currency: String = ProcessInfo.processInfo.environment["WALLET_SERVER_CURRENCY"] ?? "EUR"
+
+    @Option(help: "Most a wallet may hold in offline notes, in minor units.")
+    var maxOfflineHolding: UInt64 = 50_000
+
+    @Option(help: "Most transfers before a note must be refreshed online.")
+    var maxHops: Int = 8
+
+    @Option(help: "Seconds from issue to expiry of a note.")
+    var noteLifetime: UInt64 = 30 * 86_400
+
+    @Option(help: "Seconds after expiry during which notes can still be redeemed.")
+    var redemptionGrace: UInt64 = 14 * 86_400
+
+    @Option(help: "Double-spend policy: credit-later-receiver (default) or reject-later-receiver.")
+    var policy: String = DoubleSpendPolicy.creditLaterReceiver.rawValue
+
+    @Flag(help: "Allow POST /v1/account/fund (development and tests only).")
+    var devFunding = ProcessInfo.processInfo.environment["WALLET_SERVER_DEV_FUNDING"] == "1"
+
+    func openIssuer(logger: Logger) async throws -> Issuer {
+        guard let currency = Currency(currency) else { throw ValidationError("--currency must be three capital letters") }
+        guard let policy = DoubleSpendPolicy(rawValue: policy) else { throw ValidationError("--policy: credit-later-receiver or reject-later-receiver") }
+        let now = Timestamp(Date().timeIntervalSince1970)
+        let (keyring, secret) = try KeyDirectory(path: keys).load(now: now, noteLifetime: noteLifetime)
+        let db: any SQLDatabase
+        if let postgres {
+            db = try PostgresStore(url: postgres, logger: logger)
+        } else {
+            let dir = (database as NSString).deletingLastPathComponent
+            if !dir.isEmpty { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
+            db = try SQLiteStore(path: database)
+        }
+        let config = IssuerConfig(
+            currency: currency, maxOfflineHolding: maxOfflineHolding, maxHops: maxHops, noteLifetime: noteLifetime,
+            redemptionGrace: redemptionGrace, policy: policy, devFunding: devFunding)
+        return try await Issuer.open(database: db, keyring: keyring, config: config, challengeSecret: secret)
+    }
+}
+
+@main
+struct WalletServer: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "wallet-server",
+        abstract: "The Offline Wallet issuer: accounts, offline notes, redemption, double-spend detection.",
+        subcommands: [Serve.self, CreateAdmin.self, RotateKeys.self],
+        defaultSubcommand: Serve.self)
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the HTTP API (default).")
+
+    @OptionGroup var common: CommonOptions
+
+    @Option(help: "Address to listen on (env WALLET_SERVER_HOST).")
+    var host: String = ProcessInfo.processInfo.environment["WALLET_SERVER_HOST"] ?? "127.0.0.1"
+
+    @Option(help: "Port to listen on (env WALLET_SERVER_PORT).")
+    var port: Int = Int(ProcessInfo.processInfo.environment["WALLET_SERVER_PORT"] ?? "") ?? 8080
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error.")
+    var logLevel: String = ProcessInfo.processInfo.environment["WALLET_SERVER_LOG_LEVEL"] ?? "info"
+
+    func run() async throws {
+        var logger = Logger(label: "wallet-server")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        let issuer = try await common.openIssuer(logger: logger)
+        let secret = try KeyDirectory(path: common.keys).read("secret.key")
+        let tokens = AccessTokens(secret: secret)
+        let app = try IssuerApplication.make(issuer: issuer, tokens: tokens, settings: HTTPSettings(host: host, port: port), logger: logger)
+        logger.info("wallet-server on http://\(host):\(port), database \(common.postgres == nil ? common.database : "postgres"), currency \(common.currency)")
+        // Housekeeping: refund expired notes and prune sessions every minute.
+        let housekeeping = Task {
+            while !Task.isCancelled {
+                do {
+                    let swept = try await issuer.sweepExpired()
+                    if swept > 0 { logger.info("refunded \(swept) expired notes") }
+                    try await issuer.pruneSessions()
+                } catch {
+                    logger.error("housekeeping failed: \(error)")
+                }
+                try? await Task.sleep(for: .seconds(60))
+            }
+        }
+        defer { housekeeping.cancel() }
+        try await app.runService()
+    }
+}
+
+struct CreateAdmin: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Create an admin account (the first admin comes from here).")
+
+    @OptionGroup var common: CommonOptions
+    @Option(help: "Admin email.") var email: String
+    @Option(help: "Admin password (at least 10 characters; env WALLET_SERVER_ADMIN_PASSWORD).")
+    var password: String = ProcessInfo.processInfo.environment["WALLET_SERVER_ADMIN_PASSWORD"] ?? ""
+
+    func run() async throws {
+        let issuer = try await common.openIssuer(logger: Logger(label: "wallet-server"))
+        let id = try await issuer.register(email: email, password: password, role: "admin")
+        print("admin account \(id) created for \(email)")
+    }
+}
+
+struct RotateKeys: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Add a new issuing key; restart the servers to sign with it. Old notes stay valid.")
+
+    @Option(help: "Directory of the issuer's keys.")
+    var keys: String = ProcessInfo.processInfo.environment["WALLET_SERVER_KEYS"] ?? "./data/keys"
+
+    func run() throws {
+        let key = try KeyDirectory(path: keys).rotate(now: Timestamp(Date().timeIntervalSince1970))
+        print("new issuing key \(key.keyID) in \(keys)")
+    }
+}

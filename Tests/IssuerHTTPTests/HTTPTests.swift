@@ -1,0 +1,133 @@
+import Foundation
+import IssuerCore
+import IssuerHTTP
+import OfflineNotes
+import OpenAPIRuntime
+import Testing
+import WalletAPI
+import WalletCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite(.serialized) struct HTTPTests {
+    /// Buy notes, pay offline, redeem — every step through the real HTTP API.
+    @Test func purchasePayOfflineAndRedeemOverHTTP() async throws {
+        try await HTTPHarness.with { h in
+            let config = try await h.client().getConfig().ok.body.json
+            #expect(config.currency == "EUR")
+            let (alice, _, _) = try await h.user("alice")
+            let (bob, _, _) = try await h.user("bob")
+            let aliceWallet = try await h.wallet(for: alice, trusting: config)
+            let bobWallet = try await h.wallet(for: bob, trusting: config)
+            _ = try await alice.fundAccount(body: .json(.init(amount: 20_000))).ok
+
+            let purchase = { try await alice.purchaseNotes(
+                headers: .init(idempotencyKey: "buy-000000001"),
+                body: .json(.init(walletKey: Base64URL.encode(aliceWallet.publicKey.bytes), amount: 10_000))).ok.body.json }
+            let chains = try await purchase()
+            #expect(try await purchase() == chains)
+            try aliceWallet.deposit(try chains.chains.map { try Chain(decoding: Base64URL.decode($0)!) })
+            #expect(try await alice.getAccount().ok.body.json.balance == 10_000)
+
+            let request = try bobWallet.createRequest(amount: 2_500)
+            let sent = try aliceWallet.pay(request)
+            let got = try bobWallet.receive(sent.bundle, for: request.nonce)
+            try aliceWallet.confirm(receipt: got.receipt.encoded)
+
+            let held = try bobWallet.states(.received).map { Base64URL.encode($0.chain.encoded) }
+            let results = try await bob.redeemNotes(body: .json(.init(chains: held))).ok.body.json.results
+            #expect(results.map(\.status) == [.credited])
+            #expect(results.map(\.amount) == [2_500])
+            let again = try await bob.redeemNotes(body: .json(.init(chains: held))).ok.body.json.results
+            #expect(again.map(\.status) == [.alreadyCredited])
+            #expect(try await bob.getAccount().ok.body.json.balance == 2_500)
+
+            let states = try await bob.checkStates(body: .json(.init(states: [Base64URL.encode(try bobWallet.states(.received)[0].ref.bytes)]))).ok.body.json
+            #expect(states.states.map(\.status) == [.redeemed])
+            let history = try await alice.getHistory(query: .init(limit: 10)).ok.body.json.entries
+            #expect(history.map(\.kind) == ["purchase", "funding"])
+        }
+    }
+
+    @Test func usersSeeOnlyTheirOwnDataAndAdminRoutesRefuseThem() async throws {
+        try await HTTPHarness.with { h in
+            let (alice, aliceTokens, _) = try await h.user("alice")
+            let (bob, _, _) = try await h.user("bob")
+            _ = try await alice.fundAccount(body: .json(.init(amount: 700))).ok
+            #expect(try await bob.getAccount().ok.body.json.balance == 0)
+            #expect(try await bob.getAccount().ok.body.json.id != aliceTokens.accountId)
+            #expect(try await bob.getHistory(query: .init()).ok.body.json.entries.isEmpty)
+            // Admin routes: 403 for users, 401 anonymous.
+            guard case .default(let status, _) = try await bob.listFraudCases() else { Issue.record("fraud cases served to a user"); return }
+            #expect(status == 403)
+            guard case .default(let anon, _) = try await h.client().getAccount() else { Issue.record("account served anonymously"); return }
+            #expect(anon == 401)
+            guard case .default(let freeze, _) = try await bob.freezeAccount(path: .init(accountId: aliceTokens.accountId), body: .json(.init(frozen: true))) else {
+                Issue.record("user froze an account"); return
+            }
+            #expect(freeze == 403)
+            // An admin sees them.
+            let adminEmail = "root-\(UUID().uuidString.prefix(6))@example.com"
+            _ = try await h.issuer.register(email: adminEmail, password: "admin password 123", role: "admin")
+            let adminTokens = try await h.client().login(body: .json(.init(email: adminEmail, password: "admin password 123"))).ok.body.json
+            let admin = h.client(token: adminTokens.accessToken)
+            #expect(try await admin.listFraudCases().ok.body.json.cases.isEmpty)
+            #expect(try await admin.getFloat().ok.body.json.outstanding == 0)
+            _ = try await admin.freezeAccount(path: .init(accountId: aliceTokens.accountId), body: .json(.init(frozen: true))).noContent
+            #expect(try await alice.getAccount().ok.body.json.frozen)
+        }
+    }
+
+    @Test func errorsAreProblemJSONWithStableCodes() async throws {
+        try await HTTPHarness.with(settings: HTTPSettings(port: 0, maxBodyBytes: 4_096)) { h in
+            let (_, tokens, _) = try await h.user("alice")
+            let url = h.baseURL.appendingPathComponent("v1/auth/register")
+            let bad = try await rawRequest(url, body: Data(#"{"email":"x@y.z","password":"short"}"#.utf8))
+            #expect(bad.status == 400)
+            #expect(bad.headers["content-type"] == "application/problem+json")
+            #expect(bad.json["code"] as? String == "invalid_field")
+            #expect(bad.json["field"] as? String == "password")
+            let garbage = try await rawRequest(url, body: Data("{not json".utf8))
+            #expect(garbage.status == 400)
+            let huge = try await rawRequest(h.baseURL.appendingPathComponent("v1/notes/redeem"), token: tokens.accessToken,
+                                            body: Data(#"{"chains":["\#(String(repeating: "A", count: 10_000))"]}"#.utf8))
+            #expect(huge.status == 413)
+            #expect(huge.json["code"] as? String == "body_too_large")
+            let forged = try await rawRequest(h.baseURL.appendingPathComponent("v1/account"), method: "GET", token: tokens.accessToken + "x", body: nil)
+            #expect(forged.status == 401)
+            let purchase = try await rawRequest(h.baseURL.appendingPathComponent("v1/notes/purchase"), token: tokens.accessToken,
+                                                body: Data(#"{"walletKey":"AAAA","amount":5}"#.utf8))
+            #expect(purchase.status == 400, "missing Idempotency-Key header")
+        }
+    }
+
+    @Test func writesAreRateLimitedWithRetryAfter() async throws {
+        try await HTTPHarness.with(settings: HTTPSettings(port: 0, writesPerMinutePerIP: 1_000, loginsPerMinutePerIP: 1_000, account: .init(writesPerMinute: 3))) { h in
+            let (alice, _, _) = try await h.user("alice")
+            for _ in 0..<3 { _ = try await alice.fundAccount(body: .json(.init(amount: 1))).ok }
+            guard case .default(let status, let problem) = try await alice.fundAccount(body: .json(.init(amount: 1))) else {
+                Issue.record("fourth write in a minute was not limited"); return
+            }
+            #expect(status == 429)
+            #expect(try problem.body.applicationProblemJson.code == "rate_limited")
+        }
+    }
+
+    @Test func refreshTokensRotateAndReuseRevokesTheFamily() async throws {
+        try await HTTPHarness.with { h in
+            let (_, tokens, _) = try await h.user("alice")
+            let anonymous = h.client()
+            let next = try await anonymous.refresh(body: .json(.init(refreshToken: tokens.refreshToken))).ok.body.json
+            #expect(next.refreshToken != tokens.refreshToken)
+            // Replaying the old token: refused, and the new one dies with it.
+            guard case .default(401, _) = try await anonymous.refresh(body: .json(.init(refreshToken: tokens.refreshToken))) else {
+                Issue.record("reused refresh token accepted"); return
+            }
+            guard case .default(401, _) = try await anonymous.refresh(body: .json(.init(refreshToken: next.refreshToken))) else {
+                Issue.record("family not revoked after reuse"); return
+            }
+        }
+    }
+}
