@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "wallet-bench", targets: ["WalletBench"]),
         .executable(name: "wallet-vectors", targets: ["VectorGenerator"]),
         .executable(name: "wallet-server", targets: ["IssuerServer"]),
+        .executable(name: "wallet-load", targets: ["LoadTool"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -28,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         .target(
@@ -83,6 +86,8 @@ let package = Package(
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         .executableTarget(
@@ -91,6 +96,17 @@ let package = Package(
                 "IssuerHTTP", "IssuerCore", "SQLStore", "OfflineNotes",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
+        .executableTarget(
+            name: "LoadTool",
+            dependencies: [
+                "IssuerHTTP", "IssuerCore", "SQLStore", "WalletAPI", "OfflineNotes",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
@@ -119,7 +135,16 @@ let package = Package(
             name: "VectorGenerator",
             dependencies: ["OfflineNotes", "DevIssuer", .product(name: "Crypto", package: "swift-crypto")]
         ),
-        .executableTarget(name: "WalletDemo", dependencies: ["WalletCore", "OfflineNotes", "DevIssuer"]),
+        // The wallet's online side: talking to the issuer (login, keys, purchase, redeem).
+        .target(
+            name: "WalletSync",
+            dependencies: [
+                "WalletCore", "WalletAPI", "OfflineNotes",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+            ]
+        ),
+        .executableTarget(name: "WalletDemo", dependencies: ["WalletCore", "WalletSync", "OfflineNotes", "DevIssuer"]),
         .executableTarget(
             name: "WalletBench",
             dependencies: ["WalletCore", "OfflineNotes", "DevIssuer", .product(name: "Crypto", package: "swift-crypto")]

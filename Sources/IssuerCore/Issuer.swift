@@ -59,9 +59,9 @@ public final class Issuer: Sendable {
     }
 
     /// Runs a transaction, mapping low-level failures to `IssuerError.storage`.
-    func transaction<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws(IssuerError) -> T {
+    func transaction<T: Sendable>(durable: Bool = true, _ body: (any SQLConnection) async throws -> T) async throws(IssuerError) -> T {
         do {
-            return try await database.transaction(body)
+            return try await database.transaction(durable: durable, body)
         } catch let error as IssuerError {
             throw error
         } catch {

@@ -41,7 +41,6 @@ extension Issuer {
     /// concurrently outside any transaction, then written by group commit.
     public func redeem(account: Int64, chains: [[UInt8]]) async throws(IssuerError) -> [RedeemResult] {
         guard (1...64).contains(chains.count) else { throw .invalidField(field: "chains", reason: "1 to 64 chains") }
-        _ = try await self.account(account)
         do {
             return try await withThrowingTaskGroup(of: (Int, RedeemResult).self) { group in
                 for (i, bytes) in chains.enumerated() {
@@ -292,4 +291,28 @@ public struct FraudCase: Sendable, Equatable {
     public let amount: UInt64
     public let status: String
     public let createdAt: UInt64
+}
+
+extension Issuer {
+    /// Exchanges long or nearly expired chains for fresh notes owned by `walletKey`: redeems
+    /// them, then buys notes of the same total. Retrying the same chains is safe at every
+    /// point: redemption answers "already credited" with the amount, and the purchase uses an
+    /// idempotency key derived from the chains, so it happens once.
+    public func refresh(account: Int64, walletKey: PublicKeyBytes, chains: [[UInt8]]) async throws(IssuerError)
+        -> (results: [RedeemResult], notes: [Chain])
+    {
+        let results = try await redeem(account: account, chains: chains)
+        var total: UInt64 = 0
+        for r in results {
+            switch r {
+            case .credited(let a), .alreadyCredited(let a): total += a
+            case .conflict(_, let c): total += c
+            case .invalid: break
+            }
+        }
+        guard total > 0 else { return (results, []) }
+        let key = "refresh-" + Hex.encode(SHA256.hash(data: chains.flatMap { $0 } + walletKey.bytes).prefix(24))
+        let notes = try await purchase(account: account, walletKey: walletKey, amount: total, idempotencyKey: key)
+        return (results, notes)
+    }
 }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import IssuerCore
+import OfflineNotes
 
 /// Short-lived access tokens: compact JWS (RFC 7515) with HS256, claims `sub` (account id),
 /// `role`, `iat`, `exp`. HMAC keeps verification to one hash per request and needs no key

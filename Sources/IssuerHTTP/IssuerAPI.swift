@@ -2,27 +2,29 @@ import Foundation
 import IssuerCore
 import OfflineNotes
 import OpenAPIRuntime
-import Synchronization
+import Metrics
+import Prometheus
 import WalletAPI
 
-/// Request counters exposed at /metrics in the Prometheus text format.
+/// The server's metrics, in a Prometheus registry (swift-prometheus). The executable also
+/// bootstraps swift-metrics with this registry, so Hummingbird's request metrics land here too.
 public final class IssuerMetrics: Sendable {
-    private let counters = Mutex<[String: Int]>([:])
+    public let registry: PrometheusCollectorRegistry
+    let float: Prometheus.Gauge
 
-    public init() {}
-
-    func increment(_ name: String, _ labels: String = "") {
-        counters.withLock { $0["\(name){\(labels)}", default: 0] += 1 }
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.registry = registry
+        float = registry.makeGauge(name: "offline_wallet_outstanding_float", help: "Issued notes not yet redeemed or refunded, minor units")
     }
 
-    /// Prometheus text exposition (version 0.0.4).
-    public func render(extra: [(String, Int64)]) -> String {
-        var lines: [String] = []
-        for (key, value) in counters.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
-            lines.append("\(key.replacingOccurrences(of: "{}", with: "")) \(value)")
-        }
-        for (name, value) in extra { lines.append("\(name) \(value)") }
-        return lines.joined(separator: "\n") + "\n"
+    func increment(_ name: String, _ labels: [(String, String)] = []) {
+        registry.makeCounter(name: name, labels: labels).increment()
+    }
+
+    /// Prometheus text exposition, with the float read fresh from the database.
+    func render(float value: Int64) -> String {
+        float.set(to: Double(value))
+        return registry.emitToString()
     }
 }
 
@@ -100,7 +102,7 @@ public struct IssuerAPI: APIProtocol {
 
     public func metrics(_ input: Operations.Metrics.Input) async throws -> Operations.Metrics.Output {
         let float = try await issuer.outstandingFloat()
-        return .ok(.init(body: .plainText(HTTPBody(metrics.render(extra: [("offline_wallet_outstanding_float", float)])))))
+        return .ok(.init(body: .plainText(HTTPBody(metrics.render(float: float)))))
     }
 
     public func getConfig(_ input: Operations.GetConfig.Input) async throws -> Operations.GetConfig.Output {
@@ -196,7 +198,7 @@ public struct IssuerAPI: APIProtocol {
         let claims = try await writer()
         let chains = try body.chains.enumerated().map { try bytes($0.element, field: "chains[\($0.offset)]") }
         let results = try await issuer.redeem(account: claims.sub, chains: chains)
-        for r in results { metrics.increment("offline_wallet_redemptions_total", "result=\"\(Self.result(r).status.rawValue)\"") }
+        for r in results { metrics.increment("offline_wallet_redemptions_total", [("result", Self.result(r).status.rawValue)]) }
         return .ok(.init(body: .json(.init(results: results.map(Self.result)))))
     }
 
@@ -207,6 +209,17 @@ public struct IssuerAPI: APIProtocol {
         case .conflict(let id, let credited): .init(status: .conflict, amount: Int64(credited), fraudCase: id)
         case .invalid(let code, let reason): .init(status: .invalid, amount: 0, code: code, reason: reason)
         }
+    }
+
+    public func refreshNotes(_ input: Operations.RefreshNotes.Input) async throws -> Operations.RefreshNotes.Output {
+        guard case .json(let body) = input.body else { throw HTTPProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send JSON.") }
+        let claims = try await writer()
+        guard let key = PublicKeyBytes(bytes: try bytes(body.walletKey, field: "walletKey")) else {
+            throw HTTPProblem(.badRequest, code: "invalid_field", detail: "'walletKey' must be a 33-byte compressed P-256 key.", field: "walletKey")
+        }
+        let chains = try body.chains.enumerated().map { try bytes($0.element, field: "chains[\($0.offset)]") }
+        let (results, notes) = try await issuer.refresh(account: claims.sub, walletKey: key, chains: chains)
+        return .ok(.init(body: .json(.init(results: results.map(Self.result), chains: notes.map { Base64URL.encode($0.encoded) }))))
     }
 
     public func announceTransfer(_ input: Operations.AnnounceTransfer.Input) async throws -> Operations.AnnounceTransfer.Output {

@@ -28,16 +28,18 @@ public struct HTTPSettings: Sendable {
 /// Builds the Hummingbird application serving the issuer API.
 public enum IssuerApplication {
     public static func make(
-        issuer: Issuer, tokens: AccessTokens, settings: HTTPSettings, logger: Logger = Logger(label: "wallet-server"),
+        issuer: Issuer, tokens: AccessTokens, settings: HTTPSettings, metrics: IssuerMetrics = IssuerMetrics(),
+        logger: Logger = Logger(label: "wallet-server"),
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         let router = Router(context: IssuerRequestContext.self)
         router.middlewares.add(ProblemMiddleware<IssuerRequestContext>())
         router.middlewares.add(LogRequestsMiddleware(.debug))
+        router.middlewares.add(MetricsMiddleware<IssuerRequestContext>())
         router.middlewares.add(BodyLimitMiddleware<IssuerRequestContext>(maxBytes: settings.maxBodyBytes))
         router.middlewares.add(RateLimitMiddleware(issuer: issuer, writesPerMinutePerIP: settings.writesPerMinutePerIP, loginsPerMinutePerIP: settings.loginsPerMinutePerIP))
         router.middlewares.add(AuthMiddleware(tokens: tokens))
-        let api = IssuerAPI(issuer: issuer, tokens: tokens, metrics: IssuerMetrics(), limits: settings.account)
+        let api = IssuerAPI(issuer: issuer, tokens: tokens, metrics: metrics, limits: settings.account)
         try api.registerHandlers(on: router)
         return Application(
             router: router, configuration: .init(address: .hostname(settings.host, port: settings.port)),

@@ -4,7 +4,9 @@ import Hummingbird
 import IssuerCore
 import IssuerHTTP
 import Logging
+import Metrics
 import OfflineNotes
+import Prometheus
 import SQLStore
 
 /// Options shared by every subcommand: where the data lives and how money behaves.
@@ -89,7 +91,10 @@ struct Serve: AsyncParsableCommand {
         let issuer = try await common.openIssuer(logger: logger)
         let secret = try KeyDirectory(path: common.keys).read("secret.key")
         let tokens = AccessTokens(secret: secret)
-        let app = try IssuerApplication.make(issuer: issuer, tokens: tokens, settings: HTTPSettings(host: host, port: port), logger: logger)
+        let metrics = IssuerMetrics()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics.registry))
+        let app = try IssuerApplication.make(
+            issuer: issuer, tokens: tokens, settings: HTTPSettings(host: host, port: port), metrics: metrics, logger: logger)
         logger.info("wallet-server on http://\(host):\(port), database \(common.postgres == nil ? common.database : "postgres"), currency \(common.currency)")
         // Housekeeping: refund expired notes and prune sessions every minute.
         let housekeeping = Task {

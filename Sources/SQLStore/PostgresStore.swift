@@ -12,7 +12,7 @@ public final class PostgresStore: SQLDatabase {
     private let logger: Logger
     public var dialect: SQLDialect { .postgres }
 
-    /// Connects to `postgres://user[:password]@host[:port]/database`.
+    /// Connects to `postgres://user[:password]@host[:port]/database[?search_path=schema]`.
     public convenience init(url: String, maxConnections: Int = 20, logger: Logger = Logger(label: "sql.postgres")) throws {
         guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
             let host = components.host, let user = components.user
@@ -22,6 +22,9 @@ public final class PostgresStore: SQLDatabase {
             host: host, port: components.port ?? 5432, username: user, password: components.password,
             database: database, tls: .disable)
         config.options.maximumConnections = maxConnections
+        if let schema = components.queryItems?.first(where: { $0.name == "search_path" })?.value {
+            config.options.additionalStartupParameters = [("search_path", schema)]
+        }
         self.init(configuration: config, logger: logger)
     }
 
@@ -40,12 +43,14 @@ public final class PostgresStore: SQLDatabase {
     /// Deadlocks and serialization failures roll the whole transaction back and are retried
     /// (up to `maxAttempts`, with jittered backoff): `body` must have no effects outside the
     /// database, which is true of every caller in this project.
-    public func transaction<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T {
+    public func transaction<T: Sendable>(durable: Bool, _ body: (any SQLConnection) async throws -> T) async throws -> T {
         var attempt = 1
         while true {
             do {
                 return try await client.withTransaction(logger: logger) { connection in
-                    try await body(Connection(connection: connection, logger: logger))
+                    let conn = Connection(connection: connection, logger: logger)
+                    if !durable { try await conn.execute("SET LOCAL synchronous_commit = off") }
+                    return try await body(conn)
                 }
             } catch {
                 let translated = Self.translate((error as? PostgresTransactionError).flatMap { $0.closureError ?? $0.beginError ?? $0.commitError } ?? error)

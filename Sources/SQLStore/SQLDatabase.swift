@@ -135,11 +135,21 @@ extension SQLConnection {
     }
 }
 
-/// A database that runs closures in transactions. Durable: a transaction that returned has
-/// been committed to stable storage (SQLite synchronous=FULL, PostgreSQL synchronous_commit=on).
+/// A database that runs closures in transactions. Durable by default: a transaction that
+/// returned has been committed to stable storage (SQLite synchronous=FULL, PostgreSQL
+/// synchronous_commit=on).
 public protocol SQLDatabase: Sendable {
     var dialect: SQLDialect { get }
     /// Runs `body` in one transaction: committed if it returns, rolled back if it throws.
-    func transaction<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T
+    /// - Parameter durable: false only for data whose loss in a crash is harmless (rate-limit
+    ///   counters): the commit then skips the wait for stable storage. Never for money.
+    func transaction<T: Sendable>(durable: Bool, _ body: (any SQLConnection) async throws -> T) async throws -> T
     func close() async
+}
+
+extension SQLDatabase {
+    /// A durable transaction.
+    public func transaction<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T {
+        try await transaction(durable: true, body)
+    }
 }

@@ -41,8 +41,11 @@ public final class SQLiteStore: SQLDatabase, @unchecked Sendable {
 
     public func close() async {}
 
-    public func transaction<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T {
+    public func transaction<T: Sendable>(durable: Bool, _ body: (any SQLConnection) async throws -> T) async throws -> T {
         try await lock.withLock {
+            // The synchronous level can only change outside a transaction; we hold the lock.
+            if !durable { try Self.exec(handle, "PRAGMA synchronous = OFF") }
+            defer { if !durable { try? Self.exec(handle, "PRAGMA synchronous = FULL") } }
             try Self.exec(handle, "BEGIN IMMEDIATE")
             do {
                 let result = try await body(Connection(database: self))

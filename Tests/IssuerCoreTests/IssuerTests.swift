@@ -307,3 +307,23 @@ import WalletCore
         }
     }
 }
+
+@Suite struct RefreshTests {
+    @Test(arguments: Backend.available)
+    func refreshSwapsChainsForFreshNotesOnce(_ backend: Backend) async throws {
+        let h = try await IssuerHarness(backend)
+        let (_, alice) = try await h.user("alice", funds: 10_000, purchase: 10_000)
+        let (bob, bobWallet) = try await h.user("bob")
+        let chains = try h.pay(6_000, from: alice, to: bobWallet).map(\.encoded)
+        let first = try await h.issuer.refresh(account: bob, walletKey: bobWallet.publicKey, chains: chains)
+        let again = try await h.issuer.refresh(account: bob, walletKey: bobWallet.publicKey, chains: chains)
+        #expect(first.results == [.credited(amount: 6_000)])
+        #expect(again.results == [.alreadyCredited(amount: 6_000)])
+        #expect(first.notes == again.notes)
+        #expect(first.notes.map(\.hops) == [0])
+        #expect(first.notes.first?.heldOutput?.amount == 6_000)
+        #expect(try await h.balance(bob) == 0)
+        #expect(try await h.issuer.outstandingFloat() == 10_000)
+        try await h.expectBooksBalance()
+    }
+}

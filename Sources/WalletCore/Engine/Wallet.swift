@@ -323,6 +323,18 @@ public final class Wallet: Sendable {
         }
     }
 
+    /// Marks received states redeemed online: their value is now in the account.
+    public func markSettled(_ refs: [StateRef]) throws(WalletError) {
+        let now = env.now()
+        try write { db in
+            for ref in refs {
+                try db.execute(
+                    sql: "UPDATE note_state SET status = 'settled', updated_at = ? WHERE ref = ? AND status = 'received'",
+                    arguments: [sqlTime(now), ref.bytes.data])
+            }
+        }
+    }
+
     @discardableResult
     func addHistory(
         _ db: Database, direction: HistoryEntry.Direction, counterparty: String, amount: UInt64, currency: Currency,

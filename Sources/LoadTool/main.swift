@@ -1,0 +1,179 @@
+// wallet-load: redemption throughput of the issuer over real HTTP on loopback, next to the
+// durable one-row-insert ceiling of the same database measured in the same run.
+//
+//   swift run -c release wallet-load --database sqlite
+//   swift run -c release wallet-load --database postgres --postgres-url postgres://…   (durable server!)
+//   scripts/load    (both, with a throwaway durable PostgreSQL)
+import ArgumentParser
+import Foundation
+import IssuerCore
+import IssuerHTTP
+import Logging
+import OfflineNotes
+import OpenAPIRuntime
+import OpenAPIURLSession
+import SQLStore
+import Synchronization
+import WalletAPI
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@main
+struct WalletLoad: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "wallet-load", abstract: "Measure durable redemptions/s over HTTP against the database's insert ceiling.")
+
+    @Option(help: "sqlite or postgres.") var database: String = "sqlite"
+    @Option(help: "PostgreSQL URL (with --database postgres); the server must run with fsync and synchronous_commit on.")
+    var postgresURL: String? = ProcessInfo.processInfo.environment["OW_LOAD_POSTGRES_URL"]
+    @Option(help: "Concurrent HTTP clients.") var clients: Int = 64
+    @Option(help: "Redemptions in the measured run.") var redemptions: Int = 4_000
+    @Flag(help: "Print JSON instead of text.") var json = false
+
+    func openDatabase(_ label: String) async throws -> any SQLDatabase {
+        switch database {
+        case "sqlite":
+            let dir = NSTemporaryDirectory() + "wallet-load-" + UUID().uuidString
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            return try SQLiteStore(path: dir + "/\(label).sqlite")
+        case "postgres":
+            guard let url = postgresURL else { throw ValidationError("--postgres-url is required with --database postgres") }
+            let schema = "load_\(label)_\(UInt32.random(in: 0...UInt32.max))"
+            let admin = try PostgresStore(url: url, maxConnections: 1)
+            try await admin.transaction { try await $0.execute("CREATE SCHEMA \(schema)") }
+            await admin.close()
+            return try PostgresStore(url: url + (url.contains("?") ? "&" : "?") + "search_path=\(schema)", maxConnections: 32)
+        default:
+            throw ValidationError("--database is sqlite or postgres")
+        }
+    }
+
+    func run() async throws {
+        let log = { (s: String) in if !json { FileHandle.standardError.write(Data((s + "\n").utf8)) } }
+
+        // 1. Ceiling: one-row durable insert transactions from `clients` concurrent tasks.
+        let ceilingDB = try await openDatabase("ceiling")
+        try await ceilingDB.transaction { try await $0.execute("CREATE TABLE IF NOT EXISTS ceiling (id \(database == "sqlite" ? "INTEGER" : "BIGINT") PRIMARY KEY, payload \(database == "sqlite" ? "BLOB" : "BYTEA"))") }
+        let inserts = redemptions
+        let ceilingStart = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            let next = Shared()
+            for _ in 0..<clients {
+                group.addTask {
+                    while true {
+                        let i = next.counter.add(1, ordering: .relaxed).oldValue
+                        if i >= inserts { return }
+                        try await ceilingDB.transaction { try await $0.execute("INSERT INTO ceiling(id, payload) VALUES (?, ?)", i, [UInt8](repeating: 7, count: 64)) }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let ceiling = Double(inserts) / (ContinuousClock.now - ceilingStart).seconds
+        log(String(format: "ceiling: %.0f durable one-row inserts/s (%d clients)", ceiling, clients))
+
+        // 2. An issuer and its HTTP server on a fresh database.
+        let db = try await openDatabase("issuer")
+        let now = UInt64(Date().timeIntervalSince1970)
+        let keyring = IssuerKeyring(authority: SoftwareSigner(), issuing: [.init(signer: SoftwareSigner(), validFrom: now - 60, validUntil: now + 86_400)])
+        guard let eur = Currency("EUR") else { throw ValidationError("currency") }
+        // Password cost lowered: logins are not what is measured.
+        var config = IssuerConfig(currency: eur, maxOfflineHolding: UInt64(Int64.max / 4), devFunding: true, passwordCost: .testing)
+        config.maxHops = 8
+        let issuer = try await Issuer.open(database: db, keyring: keyring, config: config, challengeSecret: Array(repeating: 1, count: 32))
+        let tokens = AccessTokens(secret: Array(repeating: 2, count: 32), lifetime: 3_600)
+        let settings = HTTPSettings(port: 0, writesPerMinutePerIP: Int.max / 2, loginsPerMinutePerIP: 1_000, account: .init(writesPerMinute: Int.max / 2))
+        let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
+        var serverLogger = Logger(label: "wallet-load.server")
+        serverLogger.logLevel = .critical  // cancelling the server at the end is not an error here
+        let app = try IssuerApplication.make(issuer: issuer, tokens: tokens, settings: settings, logger: serverLogger) { portSink.yield($0) }
+        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
+        defer { server.cancel() }
+        var portIterator = ports.makeAsyncIterator()
+        guard let port = await portIterator.next() else { throw ValidationError("server did not start") }
+
+        // 3. Setup (not measured): one payer with notes, one payee account per client, 1-hop chains.
+        log("setup: \(redemptions) one-hop chains for \(clients) payees…")
+        let payer = try await issuer.register(email: "payer@load.test", password: "load test password")
+        let payerKey = SoftwareSigner()
+        try await register(issuer, payer, payerKey)
+        _ = try await issuer.fund(account: payer, amount: UInt64(redemptions) * 100)
+        var payees: [(account: Int64, key: SoftwareSigner)] = []
+        for i in 0..<clients {
+            let id = try await issuer.register(email: "payee\(i)@load.test", password: "load test password")
+            let key = SoftwareSigner()
+            try await register(issuer, id, key)
+            payees.append((id, key))
+        }
+        var work: [[[UInt8]]] = Array(repeating: [], count: clients)
+        for i in 0..<redemptions {
+            let note = try await issuer.purchase(account: payer, walletKey: payerKey.publicKey, amount: 100, idempotencyKey: "load-purchase-\(i)")[0]
+            let payee = payees[i % clients]
+            let t = try Transfer.sign(input: note.heldRef, outputs: [TransferOutput(owner: payee.key.publicKey, amount: 100)],
+                                      nonce: Nonce(uncheckedBytes: Array(repeating: UInt8(i & 0xFF), count: 16)), createdAt: now, signer: payerKey)
+            work[i % clients].append(note.appending(t, holding: 0).encoded)
+            if i % 1_000 == 999 { log("  \(i + 1) chains") }
+        }
+
+        // 4. Measured: every client redeems its chains one request at a time.
+        let baseURL = URL(string: "http://127.0.0.1:\(port)")!
+        let shared = Shared()
+        let start = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (i, chains) in work.enumerated() {
+                let token = tokens.issue(account: payees[i].account, role: "user")
+                let chains = chains
+                group.addTask { [shared] in
+                    let client = Client(serverURL: baseURL, transport: URLSessionTransport(), middlewares: [BearerToken { token }])
+                    var mine: [Double] = []
+                    for chain in chains {
+                        let t0 = ContinuousClock.now
+                        let out = try await client.redeemNotes(body: .json(.init(chains: [Base64URL.encode(chain)])))
+                        mine.append((ContinuousClock.now - t0).seconds)
+                        if case .ok(let ok) = out, (try? ok.body.json.results.first?.status) == .credited { continue }
+                        shared.counter.add(1, ordering: .relaxed)
+                    }
+                    shared.latencies.withLock { $0 += mine }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let elapsed = (ContinuousClock.now - start).seconds
+        let sorted = shared.latencies.withLock { $0 }.sorted()
+        let failureCount = shared.counter.load(ordering: .relaxed)
+        let rate = Double(redemptions) / elapsed
+        let p50 = sorted[sorted.count / 2] * 1_000
+        let p99 = sorted[min(sorted.count - 1, sorted.count * 99 / 100)] * 1_000
+        let problems = try await issuer.checkLedger()
+        if json {
+            let out: [String: Any] = ["database": database, "clients": clients, "redemptions": redemptions, "redemptions_per_s": rate,
+                                      "p50_ms": p50, "p99_ms": p99, "insert_ceiling_per_s": ceiling, "ratio": rate / ceiling,
+                                      "failures": failureCount, "ledger_problems": problems.count]
+            print(String(decoding: try JSONSerialization.data(withJSONObject: out, options: [.sortedKeys]), as: UTF8.self))
+        } else {
+            print(String(format: "%@: %.0f durable redemptions/s over HTTP, p50 %.1f ms, p99 %.1f ms | one-row insert ceiling %.0f/s | ratio %.2f | failures %d | ledger %@",
+                         database, rate, p50, p99, ceiling, rate / ceiling, failureCount, problems.isEmpty ? "balanced" : "UNBALANCED"))
+        }
+        await db.close()
+        await ceilingDB.close()
+        if failureCount > 0 || !problems.isEmpty { throw ExitCode.failure }
+    }
+
+    func register(_ issuer: Issuer, _ account: Int64, _ key: SoftwareSigner) async throws {
+        let challenge = issuer.keyChallenge(account: account)
+        let message = Array("offline-wallet/v1/register-key".utf8) + [0] + challenge + withUnsafeBytes(of: account.bigEndian, Array.init)
+        try await issuer.registerWalletKey(account: account, key: key.publicKey, challenge: challenge, signature: try key.sign(message))
+    }
+}
+
+/// Counters shared by the client tasks.
+final class Shared: Sendable {
+    let counter = Atomic<Int>(0)
+    let latencies = Mutex<[Double]>([])
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

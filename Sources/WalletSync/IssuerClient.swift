@@ -1,0 +1,154 @@
+import Foundation
+import OfflineNotes
+import OpenAPIRuntime
+import OpenAPIURLSession
+import Synchronization
+import WalletAPI
+import WalletCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What went wrong talking to the issuer, in words a user can act on.
+public struct IssuerClientError: Error, CustomStringConvertible, Sendable {
+    public let status: Int
+    public let code: String
+    public let description: String
+
+    init(_ status: Int, _ problem: Components.Schemas.Problem?) {
+        self.status = status
+        code = problem?.code ?? "http_\(status)"
+        description = problem?.detail ?? "The server answered HTTP \(status)."
+    }
+
+    init(code: String, _ description: String) {
+        status = 0
+        self.code = code
+        self.description = description
+    }
+}
+
+/// A wallet's connection to the issuer: login, key registration, purchase, redemption.
+/// Shared by the command line, the app and tests; transport injected (URLSession by default).
+public final class IssuerClient: Sendable {
+    public let serverURL: URL
+    private final class TokenBox: Sendable {
+        let value = Mutex<String?>(nil)
+    }
+
+    private let token = TokenBox()
+    private let client: Client
+
+    public init(serverURL: URL, transport: any ClientTransport = URLSessionTransport()) {
+        self.serverURL = serverURL
+        let token = self.token
+        client = Client(serverURL: serverURL, transport: transport, middlewares: [BearerToken { token.value.withLock { $0 } }])
+    }
+
+    /// The generated client, for calls not wrapped here.
+    public var api: Client { client }
+
+    public func config() async throws -> Components.Schemas.ClientConfig {
+        try await client.getConfig().ok.body.json
+    }
+
+    /// Installs (first time: pins) the issuer's authority, keyset and limits into the wallet.
+    public func installTrust(into wallet: Wallet) async throws {
+        let config = try await config()
+        guard let authority = Base64URL.decode(config.authority).flatMap(PublicKeyBytes.init(bytes:)),
+            let keyset = Base64URL.decode(config.keyset), let limits = Base64URL.decode(config.limits)
+        else { throw IssuerClientError(code: "bad_config", "The server's configuration is malformed.") }
+        try wallet.installTrust(authority: authority, keyset: keyset, limits: limits)
+    }
+
+    @discardableResult
+    public func register(email: String, password: String) async throws -> Components.Schemas.AccountInfo {
+        switch try await client.register(body: .json(.init(email: email, password: password))) {
+        case .created(let created): return try created.body.json
+        case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
+        }
+    }
+
+    /// Logs in; later calls carry the access token. Returns the tokens (keep the refresh token).
+    @discardableResult
+    public func login(email: String, password: String) async throws -> Components.Schemas.Tokens {
+        switch try await client.login(body: .json(.init(email: email, password: password))) {
+        case .ok(let ok):
+            let tokens = try ok.body.json
+            token.value.withLock { $0 = tokens.accessToken }
+            return tokens
+        case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
+        }
+    }
+
+    public func useAccessToken(_ value: String?) { token.value.withLock { $0 = value } }
+
+    public func account() async throws -> Components.Schemas.AccountInfo {
+        switch try await client.getAccount() {
+        case .ok(let ok): return try ok.body.json
+        case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
+        }
+    }
+
+    /// Registers the wallet's key to the logged-in account, proving possession.
+    public func registerKey(of wallet: Wallet) async throws {
+        let challenge: Components.Schemas.Challenge
+        switch try await client.keyChallenge() {
+        case .ok(let ok): challenge = try ok.body.json
+        case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
+        }
+        guard let raw = Base64URL.decode(challenge.challenge) else { throw IssuerClientError(code: "bad_challenge", "Malformed challenge.") }
+        let message = Array("offline-wallet/v1/register-key".utf8) + [0] + raw + withUnsafeBytes(of: challenge.accountId.bigEndian, Array.init)
+        let signature = try wallet.identity.signer.sign(message)
+        let out = try await client.registerWalletKey(body: .json(.init(
+            publicKey: Base64URL.encode(wallet.publicKey.bytes), challenge: challenge.challenge, signature: Base64URL.encode(signature))))
+        if case .default(let status, let problem) = out { throw IssuerClientError(status, try? problem.body.applicationProblemJson) }
+    }
+
+    /// Development funding (servers started with --dev-funding).
+    public func fund(_ amount: UInt64) async throws {
+        if case .default(let status, let problem) = try await client.fundAccount(body: .json(.init(amount: Int64(amount)))) {
+            throw IssuerClientError(status, try? problem.body.applicationProblemJson)
+        }
+    }
+
+    /// Buys notes for the wallet and deposits them. `idempotencyKey` makes a retry safe.
+    @discardableResult
+    public func purchase(_ amount: UInt64, into wallet: Wallet, idempotencyKey: String = UUID().uuidString) async throws -> UInt64 {
+        let out = try await client.purchaseNotes(
+            headers: .init(idempotencyKey: idempotencyKey),
+            body: .json(.init(walletKey: Base64URL.encode(wallet.publicKey.bytes), amount: Int64(amount))))
+        switch out {
+        case .ok(let ok):
+            let chains = try ok.body.json.chains.map { text -> Chain in
+                guard let bytes = Base64URL.decode(text) else { throw IssuerClientError(code: "bad_note", "The server sent a malformed note.") }
+                return try Chain(decoding: bytes)
+            }
+            return try wallet.deposit(chains)
+        case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
+        }
+    }
+
+    /// Redeems every note the wallet received offline; returns the amount credited.
+    public func redeemReceived(from wallet: Wallet) async throws -> UInt64 {
+        let held = try wallet.states(.received).filter { !$0.needsOnlineCheck }
+        guard !held.isEmpty else { return 0 }
+        var credited: UInt64 = 0
+        for start in stride(from: 0, to: held.count, by: 64) {
+            let batch = Array(held[start..<min(start + 64, held.count)])
+            switch try await client.redeemNotes(body: .json(.init(chains: batch.map { Base64URL.encode($0.chain.encoded) }))) {
+            case .ok(let ok):
+                let results = try ok.body.json.results
+                var settled: [StateRef] = []
+                for (state, result) in zip(batch, results) {
+                    credited += UInt64(max(0, result.amount))
+                    if result.status == .credited || result.status == .alreadyCredited { settled.append(state.ref) }
+                }
+                try wallet.markSettled(settled)
+            case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
+            }
+        }
+        return credited
+    }
+}
