@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import OfflineNotes
 import SQLStore
+import Synchronization
 
 /// The Offline Token Manager: accounts, the ledger, notes in and out, double-spend detection.
 /// Transport-free: the HTTP layer authenticates and calls these methods. Every value-moving
@@ -17,6 +18,9 @@ public final class Issuer: Sendable {
     let clock: @Sendable () -> Timestamp
     let challengeSecret: SymmetricKey
     let redemptions: RedemptionQueue
+    let rateLimiter = RateLimiter()
+    /// Ids of the system ledger accounts, read once (they never change after migration).
+    let systemAccounts = Mutex<[SystemAccount: Int64]>([:])
 
     /// Opens the issuer on `database`, applying migrations.
     /// - Parameter challengeSecret: keys the stateless key-registration challenges; share it
@@ -52,6 +56,14 @@ public final class Issuer: Sendable {
     }
 
     var now: Int64 { Int64(clamping: clock()) }
+
+    /// A system ledger account's id, cached after the first read.
+    func systemAccount(_ conn: any SQLConnection, _ account: SystemAccount) async throws -> Int64 {
+        if let id = systemAccounts.withLock({ $0[account] }) { return id }
+        let id = try await Ledger.systemAccount(conn, account)
+        systemAccounts.withLock { $0[account] = id }
+        return id
+    }
 
     func random(_ count: Int) -> [UInt8] {
         var g = SystemRandomNumberGenerator()
@@ -128,7 +140,7 @@ public final class Issuer: Sendable {
         let now = self.now
         let entry = random(16)
         return try await transaction { conn in
-            let funding = try await Ledger.systemAccount(conn, .funding)
+            let funding = try await self.systemAccount(conn, .funding)
             _ = try await Self.loadAccount(conn, id)
             try await Ledger.post(
                 conn, kind: "funding", reference: nil,
@@ -207,7 +219,7 @@ public final class Issuer: Sendable {
             let note = try IssuedNote.issue(
                 noteID: noteID, currency: self.config.currency, amount: amount, owner: walletKey, issuedAt: UInt64(now),
                 expiresAt: UInt64(now) + self.config.noteLifetime, issuer: key.signer)
-            let float = try await Ledger.systemAccount(conn, .float)
+            let float = try await self.systemAccount(conn, .float)
             try await Ledger.post(
                 conn, kind: "purchase", reference: noteID.bytes,
                 postings: [.init(account: account, amount: -Int64(amount), mustStayNonNegative: true), .init(account: float, amount: Int64(amount))],

@@ -11,8 +11,25 @@ enum Ledger {
         var mustStayNonNegative = false
     }
 
+    /// Balance changes collected during a batch and applied once at its end, in account order:
+    /// hot rows (the float) stay locked only for the end of the transaction, and every batch
+    /// locks accounts in the same order, so parallel batches do not deadlock on them.
+    final class Deltas {
+        var byAccount: [Int64: Int64] = [:]
+
+        func apply(_ conn: any SQLConnection) async throws {
+            for (account, delta) in byAccount.sorted(by: { $0.key < $1.key }) where delta != 0 {
+                try await conn.execute("UPDATE account SET balance = balance + ? WHERE id = ?", delta, account)
+            }
+            byAccount = [:]
+        }
+    }
+
+    /// Writes one balanced entry. With `deferred`, balance updates (except those that must not
+    /// go negative, which are checked at once) are collected there instead.
     static func post(
-        _ conn: any SQLConnection, kind: String, reference: [UInt8]?, postings: [Posting], entry: [UInt8], now: Int64
+        _ conn: any SQLConnection, kind: String, reference: [UInt8]?, postings: [Posting], entry: [UInt8], now: Int64,
+        deferred: Deltas? = nil
     ) async throws {
         guard postings.reduce(0, { $0 + $1.amount }) == 0 else { throw IssuerError.storage("unbalanced journal entry \(kind)") }
         for p in postings {
@@ -24,6 +41,8 @@ enum Ledger {
                     let row = try await conn.queryOne("SELECT balance FROM account WHERE id = ?", p.account)
                     throw IssuerError.insufficientFunds(balance: try row?.int("balance") ?? 0, requested: UInt64(-p.amount))
                 }
+            } else if let deferred {
+                deferred.byAccount[p.account, default: 0] += p.amount
             } else {
                 try await conn.execute("UPDATE account SET balance = balance + ? WHERE id = ?", p.amount, p.account)
             }

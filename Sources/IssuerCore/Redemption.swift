@@ -74,7 +74,9 @@ extension Issuer {
             let order = batch.indices.sorted { batch[$0].state.noteID < batch[$1].state.noteID }
             return try await self.database.transaction { conn in
                 var results = [RedeemResult](repeating: .invalid(code: "internal", reason: "not processed"), count: batch.count)
-                for i in order { results[i] = try await self.write(batch[i], conn) }
+                let deltas = Ledger.Deltas()
+                for i in order { results[i] = try await self.write(batch[i], conn, deltas) }
+                try await deltas.apply(conn)
                 return results
             }
         }
@@ -84,7 +86,7 @@ extension Issuer {
 
     /// The transactional part of one redemption. Never throws for bad input (that would abort
     /// the whole batch): refusals are results.
-    func write(_ item: RedemptionItem, _ conn: any SQLConnection) async throws -> RedeemResult {
+    func write(_ item: RedemptionItem, _ conn: any SQLConnection, _ deltas: Ledger.Deltas) async throws -> RedeemResult {
         let state = item.state
         let now = self.now
         guard let note = try await conn.queryOne("SELECT account_id, swept FROM issued_note WHERE note_id = ?", state.noteID.bytes) else {
@@ -123,12 +125,12 @@ extension Issuer {
         }
 
         // 3. Credit: from the float normally; from the cheater after a conflict (default policy).
-        let float = try await Ledger.systemAccount(conn, .float)
+        let float = try await systemAccount(conn, .float)
         guard let conflict else {
             try await Ledger.post(
                 conn, kind: "redeem", reference: state.ref.bytes,
                 postings: [.init(account: float, amount: -Int64(state.amount)), .init(account: item.account, amount: Int64(state.amount))],
-                entry: item.entry, now: now)
+                entry: item.entry, now: now, deferred: deltas)
             try await conn.execute("UPDATE issued_note SET redeemed = redeemed + ? WHERE note_id = ?", state.amount, state.noteID.bytes)
             return .credited(amount: state.amount)
         }
@@ -138,7 +140,7 @@ extension Issuer {
         try await Ledger.post(
             conn, kind: "fraud_recovery", reference: state.ref.bytes,
             postings: [.init(account: cheater, amount: -Int64(state.amount)), .init(account: item.account, amount: Int64(state.amount))],
-            entry: item.entry, now: now)
+            entry: item.entry, now: now, deferred: deltas)
         try await conn.execute("UPDATE account SET frozen = 1 WHERE id = ?", cheater)
         try await conn.execute("UPDATE fraud_case SET beneficiary_account = ?, status = 'recovered' WHERE id = ?", item.account, conflict.caseID)
         return .conflict(fraudCase: conflict.caseID, credited: state.amount)
@@ -243,7 +245,7 @@ extension Issuer {
             let due = try await conn.query(
                 "SELECT note_id, account_id, amount, redeemed FROM issued_note WHERE swept = 0 AND expires_at <= ? ORDER BY expires_at LIMIT 1000",
                 cutoff)
-            let float = try await Ledger.systemAccount(conn, .float)
+            let float = try await self.systemAccount(conn, .float)
             for row in due {
                 let remaining = try row.int("amount") - row.int("redeemed")
                 let noteID = try row.blob("note_id")

@@ -59,21 +59,15 @@ extension Issuer {
         }
     }
 
-    /// Counts a hit in a fixed window. Returns nil when allowed, else seconds until the window ends.
+    /// Counts a hit in a fixed window. Returns nil when allowed, else seconds until the window
+    /// ends. Counted locally and shared through the database in batches (`RateLimiter`).
     public func rateLimit(bucket: String, limit: Int, windowSeconds: Int64) async throws(IssuerError) -> Int64? {
-        let now = self.now
-        let window = now - now % windowSeconds
-        // Not durable: a crash may forget a few hits, which is harmless, and it keeps the
-        // limiter from costing an fsync on every request.
-        let hits = try await transaction(durable: false) { conn in
-            try await conn.queryOne(
-                """
-                INSERT INTO rate_limit(bucket, window_start, hits) VALUES (?, ?, 1)
-                ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_limit.hits + 1 RETURNING hits
-                """,
-                bucket, window)?.int("hits") ?? 0
-        }
-        return hits > Int64(limit) ? max(1, window + windowSeconds - now) : nil
+        rateLimiter.hit(bucket: bucket, limit: limit, windowSeconds: windowSeconds, now: now, database: database)
+    }
+
+    /// Publishes pending rate-limit hits now (tests, shutdown).
+    public func flushRateLimits() async throws(IssuerError) {
+        do { try await rateLimiter.flush(database) } catch { throw .storage(String(describing: error)) }
     }
 
     /// Deletes expired refresh tokens and old rate-limit windows.

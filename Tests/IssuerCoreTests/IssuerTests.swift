@@ -327,3 +327,19 @@ import WalletCore
         try await h.expectBooksBalance()
     }
 }
+
+@Suite struct RateLimitTests {
+    /// Two processes on one database share a bucket once their hits are published.
+    @Test(arguments: Backend.available)
+    func rateLimitsAreSharedThroughTheDatabase(_ backend: Backend) async throws {
+        let h = try await IssuerHarness(backend)
+        let other = try await h.secondProcess()
+        for _ in 0..<3 { #expect(try await h.issuer.rateLimit(bucket: "ip:1", limit: 4, windowSeconds: 60) == nil) }
+        try await h.issuer.flushRateLimits()
+        #expect(try await other.rateLimit(bucket: "ip:1", limit: 4, windowSeconds: 60) == nil)
+        try await other.flushRateLimits()
+        // The other process now knows of all four hits.
+        #expect(try await other.rateLimit(bucket: "ip:1", limit: 4, windowSeconds: 60) != nil)
+        #expect(try await other.rateLimit(bucket: "ip:2", limit: 4, windowSeconds: 60) == nil)
+    }
+}
