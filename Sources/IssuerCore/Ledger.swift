@@ -16,12 +16,18 @@ enum Ledger {
     /// locks accounts in the same order, so parallel batches do not deadlock on them.
     final class Deltas {
         var byAccount: [Int64: Int64] = [:]
+        /// Value redeemed from the float per note (`issued_note.redeemed`).
+        var redeemedByNote: [[UInt8]: Int64] = [:]
 
         func apply(_ conn: any SQLConnection) async throws {
             for (account, delta) in byAccount.sorted(by: { $0.key < $1.key }) where delta != 0 {
                 try await conn.execute("UPDATE account SET balance = balance + ? WHERE id = ?", delta, account)
             }
+            for (note, delta) in redeemedByNote.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) where delta != 0 {
+                try await conn.execute("UPDATE issued_note SET redeemed = redeemed + ? WHERE note_id = ?", delta, note)
+            }
             byAccount = [:]
+            redeemedByNote = [:]
         }
     }
 
@@ -46,10 +52,14 @@ enum Ledger {
             } else {
                 try await conn.execute("UPDATE account SET balance = balance + ? WHERE id = ?", p.amount, p.account)
             }
-            try await conn.execute(
-                "INSERT INTO journal(entry, account_id, amount, kind, reference, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                entry, p.account, p.amount, kind, reference, now)
         }
+        // All postings in one statement: one round trip on PostgreSQL.
+        var binds: [any SQLBindable] = []
+        for p in postings { binds += [entry, p.account, p.amount, kind, reference, now] as [any SQLBindable] }
+        try await conn.execute(
+            "INSERT INTO journal(entry, account_id, amount, kind, reference, created_at) VALUES "
+                + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: postings.count).joined(separator: ", "),
+            binds)
     }
 
     static func systemAccount(_ conn: any SQLConnection, _ account: SystemAccount) async throws -> Int64 {

@@ -84,37 +84,60 @@ extension Issuer {
 
     static let redeemMarker = Array("offline-wallet/v1/redeemed".utf8) + [0]
 
-    /// The transactional part of one redemption. Never throws for bad input (that would abort
-    /// the whole batch): refusals are results.
+    /// The transactional part of one redemption, in three round trips in the common case
+    /// (lookup, spends + redemption marker, journal). Never throws for bad input (that would
+    /// abort the whole batch): refusals are results.
     func write(_ item: RedemptionItem, _ conn: any SQLConnection, _ deltas: Ledger.Deltas) async throws -> RedeemResult {
         let state = item.state
         let now = self.now
-        guard let note = try await conn.queryOne("SELECT account_id, swept FROM issued_note WHERE note_id = ?", state.noteID.bytes) else {
+        let lookup = try await conn.queryOne(
+            "SELECT (SELECT swept FROM issued_note WHERE note_id = ?) AS swept, (SELECT account_id FROM wallet_key WHERE public_key = ?) AS owner",
+            state.noteID.bytes, state.owner.bytes)
+        guard let swept = try lookup?.optionalInt("swept") else {
             return .invalid(code: "unknown_note", reason: "this issuer has no record of the note")
         }
-        if try note.int("swept") != 0 { return .invalid(code: "expired", reason: "the note was already refunded after expiry") }
-        guard let owner = try await Self.keyOwner(conn, state.owner), owner == item.account else {
+        if swept != 0 { return .invalid(code: "expired", reason: "the note was already refunded after expiry") }
+        guard try lookup?.optionalInt("owner") == item.account else {
             return .invalid(code: "not_owner", reason: "the note is held by a key not registered to this account")
         }
 
-        // 1. Record every spend in the chain; a different earlier spend of a state is fraud.
-        let conflict = try await recordSpends(conn, state, beneficiary: item.account)
-
-        // 2. Mark the held state redeemed: the primary key makes this happen once.
+        // 1. Every spend of the chain and the redemption of the held state, in one statement.
+        //    The primary key on state_ref makes each happen at most once, whatever the concurrency.
         let marker = Array(SHA256.hash(data: Self.redeemMarker + state.ref.bytes))
-        let fundedBy = conflict == nil ? "float" : "fraud"
-        let redeemed = try await conn.query(
+        var values: [String] = []
+        var binds: [any SQLBindable] = []
+        for edge in state.spends {
+            values.append("(?, ?, 'transfer', ?, ?, ?, NULL, ?, NULL, ?)")
+            binds += [edge.state.bytes, edge.transfer.hash.bytes, edge.transfer.encoded, state.chain.proving(edge).encoded,
+                      state.noteID.bytes, Self.amount(of: edge), now] as [any SQLBindable]
+        }
+        values.append("(?, ?, 'redeem', NULL, ?, ?, ?, ?, 'float', ?)")
+        binds += [state.ref.bytes, marker, state.chain.encoded, state.noteID.bytes, item.account, state.amount, now] as [any SQLBindable]
+        let inserted = Set(try await conn.query(
             """
-            INSERT INTO spent_state(state_ref, spender, kind, chain, note_id, account_id, amount, funded_by, created_at)
-            VALUES (?, ?, 'redeem', ?, ?, ?, ?, ?, ?) ON CONFLICT (state_ref) DO NOTHING RETURNING state_ref
-            """,
-            state.ref.bytes, marker, state.chain.encoded, state.noteID.bytes, item.account, state.amount, fundedBy, now)
-        if redeemed.isEmpty {
-            guard let existing = try await conn.queryOne("SELECT kind, account_id, spender, transfer FROM spent_state WHERE state_ref = ?", state.ref.bytes)
+            INSERT INTO spent_state(state_ref, spender, kind, transfer, chain, note_id, account_id, amount, funded_by, created_at)
+            VALUES \(values.joined(separator: ", ")) ON CONFLICT (state_ref) DO NOTHING RETURNING state_ref
+            """, binds).map { try $0.blob("state_ref") })
+
+        // 2. What was there already: the same spends (fine), or different ones (fraud).
+        var conflict: (caseID: Int64, cheaterAccount: Int64?)?
+        let missingEdges = state.spends.filter { !inserted.contains($0.state.bytes) }
+        if !missingEdges.isEmpty {
+            for edge in missingEdges {
+                guard let first = try await conn.queryOne("SELECT spender, kind, transfer FROM spent_state WHERE state_ref = ?", edge.state.bytes),
+                    try first.blob("spender") != edge.transfer.hash.bytes, conflict == nil
+                else { continue }
+                conflict = try await openFraudCase(
+                    conn, state: edge.state, cheater: edge.owner, first: first, second: edge.transfer,
+                    chain: state.chain.proving(edge), noteID: state.noteID, beneficiary: item.account, amount: state.amount)
+            }
+        }
+        guard inserted.contains(state.ref.bytes) else {
+            guard let existing = try await conn.queryOne("SELECT kind, account_id, amount, spender, transfer FROM spent_state WHERE state_ref = ?", state.ref.bytes)
             else { return .invalid(code: "internal", reason: "state vanished") }
             if try existing.text("kind") == "redeem" {
                 return try existing.optionalInt("account_id") == item.account
-                    ? .alreadyCredited(amount: state.amount)
+                    ? .alreadyCredited(amount: try existing.uint("amount"))
                     : .invalid(code: "not_owner", reason: "redeemed by another account")
             }
             // The holder spent this state onward and now tries to redeem it too.
@@ -131,12 +154,15 @@ extension Issuer {
                 conn, kind: "redeem", reference: state.ref.bytes,
                 postings: [.init(account: float, amount: -Int64(state.amount)), .init(account: item.account, amount: Int64(state.amount))],
                 entry: item.entry, now: now, deferred: deltas)
-            try await conn.execute("UPDATE issued_note SET redeemed = redeemed + ? WHERE note_id = ?", state.amount, state.noteID.bytes)
+            deltas.redeemedByNote[state.noteID.bytes, default: 0] += Int64(state.amount)
             return .credited(amount: state.amount)
         }
         guard config.policy == .creditLaterReceiver, let cheater = conflict.cheaterAccount, cheater != item.account else {
+            // Redeemed but not credited: a retry must not report a credit.
+            try await conn.execute("UPDATE spent_state SET funded_by = 'none', amount = 0 WHERE state_ref = ?", state.ref.bytes)
             return .conflict(fraudCase: conflict.caseID, credited: 0)
         }
+        try await conn.execute("UPDATE spent_state SET funded_by = 'fraud' WHERE state_ref = ?", state.ref.bytes)
         try await Ledger.post(
             conn, kind: "fraud_recovery", reference: state.ref.bytes,
             postings: [.init(account: cheater, amount: -Int64(state.amount)), .init(account: item.account, amount: Int64(state.amount))],
