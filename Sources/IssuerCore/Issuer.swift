@@ -52,7 +52,8 @@ public final class Issuer: Sendable {
             noteLifetime: config.noteLifetime, redemptionGrace: config.redemptionGrace, issuedAt: now,
             authority: keyring.authority)
         verifier = NoteVerifier(keyset: keyset, limits: limits)
-        redemptions = RedemptionQueue(maxBatch: 128, parallelism: database.dialect == .sqlite ? 1 : 4)
+        redemptions = RedemptionQueue(
+            maxBatch: 128, parallelism: max(1, config.redemptionParallelism ?? (database.dialect == .sqlite ? 1 : 4)))
     }
 
     var now: Int64 { Int64(clamping: clock()) }

@@ -31,6 +31,7 @@ struct WalletLoad: AsyncParsableCommand {
     @Option(help: "Concurrent HTTP clients.") var clients: Int = 64
     @Option(help: "Redemptions in the measured run.") var redemptions: Int = 4_000
     @Flag(help: "Print JSON instead of text.") var json = false
+    @Option(help: "Redemption transactions in flight (default: 1 on SQLite, 4 on PostgreSQL).") var parallelism: Int?
     @Flag(help: "Call the issuer directly instead of over HTTP (isolates the HTTP stack's cost).") var direct = false
 
     func openDatabase(_ label: String) async throws -> any SQLDatabase {
@@ -45,7 +46,7 @@ struct WalletLoad: AsyncParsableCommand {
             let admin = try PostgresStore(url: url, maxConnections: 1)
             try await admin.transaction { try await $0.execute("CREATE SCHEMA \(schema)") }
             await admin.close()
-            return try PostgresStore(url: url + (url.contains("?") ? "&" : "?") + "search_path=\(schema)", maxConnections: 32)
+            return try PostgresStore(url: url + (url.contains("?") ? "&" : "?") + "search_path=\(schema)", maxConnections: 40)
         default:
             throw ValidationError("--database is sqlite or postgres")
         }
@@ -83,6 +84,7 @@ struct WalletLoad: AsyncParsableCommand {
         // Password cost lowered: logins are not what is measured.
         var config = IssuerConfig(currency: eur, maxOfflineHolding: UInt64(Int64.max / 4), devFunding: true, passwordCost: .testing)
         config.maxHops = 8
+        config.redemptionParallelism = parallelism
         let issuer = try await Issuer.open(database: db, keyring: keyring, config: config, challengeSecret: Array(repeating: 1, count: 32))
         let tokens = AccessTokens(secret: Array(repeating: 2, count: 32), lifetime: 3_600)
         let settings = HTTPSettings(port: 0, writesPerMinutePerIP: Int.max / 2, loginsPerMinutePerIP: 1_000, account: .init(writesPerMinute: Int.max / 2))
