@@ -18,16 +18,42 @@ enum Ledger {
         var byAccount: [Int64: Int64] = [:]
         /// Value redeemed from the float per note (`issued_note.redeemed`).
         var redeemedByNote: [[UInt8]: Int64] = [:]
+        /// Journal rows (entry, account, amount, kind, reference, created_at) written in bulk.
+        var journal: [[any SQLBindable]] = []
 
         func apply(_ conn: any SQLConnection) async throws {
-            for (account, delta) in byAccount.sorted(by: { $0.key < $1.key }) where delta != 0 {
-                try await conn.execute("UPDATE account SET balance = balance + ? WHERE id = ?", delta, account)
+            for start in stride(from: 0, to: journal.count, by: 500) {
+                let chunk = journal[start..<min(start + 500, journal.count)]
+                try await conn.execute(
+                    "INSERT INTO journal(entry, account_id, amount, kind, reference, created_at) VALUES "
+                        + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "),
+                    chunk.flatMap { $0 })
             }
-            for (note, delta) in redeemedByNote.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) where delta != 0 {
-                try await conn.execute("UPDATE issued_note SET redeemed = redeemed + ? WHERE note_id = ?", delta, note)
-            }
+            let blob = conn.dialect == .sqlite ? "BLOB" : "BYTEA"
+            try await Self.addAll(conn, table: "account", key: "id", keyType: "BIGINT", column: "balance",
+                                  byAccount.filter { $0.value != 0 }.map { ($0.key as any SQLBindable, $0.value) }.sorted { ($0.0 as? Int64 ?? 0) < ($1.0 as? Int64 ?? 0) })
+            try await Self.addAll(conn, table: "issued_note", key: "note_id", keyType: blob, column: "redeemed",
+                                  redeemedByNote.filter { $0.value != 0 }.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { ($0.key as any SQLBindable, $0.value) })
             byAccount = [:]
             redeemedByNote = [:]
+            journal = []
+        }
+
+        /// `column += delta` for many rows in two statements. On PostgreSQL the rows are first
+        /// locked in key order, so concurrent batches always lock in the same order (no deadlock).
+        static func addAll(_ conn: any SQLConnection, table: String, key: String, keyType: String, column: String,
+                           _ changes: [(any SQLBindable, Int64)]) async throws {
+            guard !changes.isEmpty else { return }
+            let keys = changes.map(\.0)
+            if conn.dialect == .postgres {
+                _ = try await conn.query(
+                    "SELECT \(key) FROM \(table) WHERE \(key) IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", "))) ORDER BY \(key) FOR UPDATE",
+                    keys)
+            }
+            let values = Array(repeating: "(CAST(? AS \(keyType)), CAST(? AS BIGINT))", count: changes.count).joined(separator: ", ")
+            try await conn.execute(
+                "UPDATE \(table) SET \(column) = \(column) + v.column2 FROM (VALUES \(values)) AS v WHERE \(table).\(key) = v.column1",
+                changes.flatMap { [$0.0, $0.1] as [any SQLBindable] })
         }
     }
 
@@ -52,6 +78,10 @@ enum Ledger {
             } else {
                 try await conn.execute("UPDATE account SET balance = balance + ? WHERE id = ?", p.amount, p.account)
             }
+        }
+        if let deferred {
+            for p in postings { deferred.journal.append([entry, p.account, p.amount, kind, reference, now]) }
+            return
         }
         // All postings in one statement: one round trip on PostgreSQL.
         var binds: [any SQLBindable] = []

@@ -70,54 +70,130 @@ extension Issuer {
         }
         let item = RedemptionItem(account: account, state: state, entry: random(16))
         return try await redemptions.submit(item) { batch in
-            // Lock rows in one global order (by note) so parallel batches rarely deadlock.
-            let order = batch.indices.sorted { batch[$0].state.noteID < batch[$1].state.noteID }
-            return try await self.database.transaction { conn in
-                var results = [RedeemResult](repeating: .invalid(code: "internal", reason: "not processed"), count: batch.count)
-                let deltas = Ledger.Deltas()
-                for i in order { results[i] = try await self.write(batch[i], conn, deltas) }
-                try await deltas.apply(conn)
-                return results
-            }
+            try await self.database.transaction { conn in try await self.writeBatch(batch, conn) }
         }
     }
 
     static let redeemMarker = Array("offline-wallet/v1/redeemed".utf8) + [0]
 
-    /// The transactional part of one redemption, in three round trips in the common case
-    /// (lookup, spends + redemption marker, journal). Never throws for bad input (that would
-    /// abort the whole batch): refusals are results.
-    func write(_ item: RedemptionItem, _ conn: any SQLConnection, _ deltas: Ledger.Deltas) async throws -> RedeemResult {
+    /// One group-commit batch in a handful of statements whatever its size: two lookups, one
+    /// bulk insert of every spend and redemption marker, then the journal and balances in bulk.
+    /// Items whose states overlap inside the batch (the same chain twice, sibling outputs, a
+    /// double spend) are written one by one afterwards, seeing what the batch wrote.
+    func writeBatch(_ batch: [RedemptionItem], _ conn: any SQLConnection) async throws -> [RedeemResult] {
+        let now = self.now
+        let deltas = Ledger.Deltas()
+        var results = [RedeemResult?](repeating: nil, count: batch.count)
+
+        // Lookups for the whole batch.
+        let notes = Array(Set(batch.map(\.state.noteID.bytes)))
+        let keys = Array(Set(batch.map(\.state.owner.bytes)))
+        var swept: [[UInt8]: Int64] = [:]
+        var owners: [[UInt8]: Int64] = [:]
+        for row in try await conn.query(
+            "SELECT note_id, swept FROM issued_note WHERE note_id IN (\(Array(repeating: "?", count: notes.count).joined(separator: ", ")))", notes)
+        {
+            swept[try row.blob("note_id")] = try row.int("swept")
+        }
+        for row in try await conn.query(
+            "SELECT public_key, account_id FROM wallet_key WHERE public_key IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))", keys)
+        {
+            owners[try row.blob("public_key")] = try row.int("account_id")
+        }
+
+        // Items that touch no state another item touches go through the bulk insert.
+        var seen = Set<[UInt8]>()
+        var bulk: [Int] = []
+        var oneByOne: [Int] = []
+        for (i, item) in batch.enumerated() {
+            let refs = item.state.spends.map(\.state.bytes) + [item.state.ref.bytes]
+            let prepared = Prepared(swept: swept[item.state.noteID.bytes], owner: owners[item.state.owner.bytes])
+            guard prepared.swept == 0, prepared.owner == item.account else {
+                results[i] = try await write(item, conn, deltas, prepared: Prepared(swept: prepared.swept, owner: prepared.owner, inserted: []))
+                continue
+            }
+            if refs.contains(where: seen.contains) { oneByOne.append(i) } else { bulk.append(i) }
+            seen.formUnion(refs)
+        }
+        let rows = bulk.map { spentRows(batch[$0], now: now) }
+        let inserted = try await Self.insertSpent(conn, rows.flatMap { $0 })
+        for (n, i) in bulk.enumerated() {
+            let mine = Set(rows[n].compactMap { $0.first as? [UInt8] }).intersection(inserted)
+            results[i] = try await write(batch[i], conn, deltas, prepared: Prepared(swept: 0, owner: batch[i].account, inserted: mine))
+        }
+        for i in oneByOne {
+            results[i] = try await write(batch[i], conn, deltas, prepared: Prepared(swept: swept[batch[i].state.noteID.bytes], owner: owners[batch[i].state.owner.bytes]))
+        }
+        try await deltas.apply(conn)
+        return results.map { $0 ?? .invalid(code: "internal", reason: "not processed") }
+    }
+
+    /// What a batch already knows about one item before its own statements run.
+    struct Prepared {
+        /// `issued_note.swept` (nil: unknown note) and the held key's account (nil: unregistered).
+        var swept: Int64?
+        var owner: Int64?
+        /// Rows of this item the batch's bulk insert wrote; nil: the item inserts its own rows.
+        var inserted: Set<[UInt8]>?
+    }
+
+    /// The rows one redemption writes to `spent_state`: every spend of the chain, then the
+    /// redemption marker of the held state. Columns as in `spentStateColumns`.
+    func spentRows(_ item: RedemptionItem, now: Int64) -> [[any SQLBindable]] {
+        let state = item.state
+        var rows: [[any SQLBindable]] = state.spends.map { edge in
+            [edge.state.bytes, edge.transfer.hash.bytes, "transfer", edge.transfer.encoded, state.chain.proving(edge).encoded,
+             state.noteID.bytes, SQLValue.null, Self.amount(of: edge), SQLValue.null, now]
+        }
+        let marker = Array(SHA256.hash(data: Self.redeemMarker + state.ref.bytes))
+        rows.append([state.ref.bytes, marker, "redeem", SQLValue.null, state.chain.encoded, state.noteID.bytes, item.account, state.amount, "float", now])
+        return rows
+    }
+
+    static let spentStateColumns = "state_ref, spender, kind, transfer, chain, note_id, account_id, amount, funded_by, created_at"
+
+    /// Inserts rows into `spent_state` (chunked to stay under parameter limits) and returns the
+    /// state refs actually inserted. The primary key makes each state spent or redeemed at most
+    /// once, whatever the concurrency.
+    static func insertSpent(_ conn: any SQLConnection, _ rows: [[any SQLBindable]]) async throws -> Set<[UInt8]> {
+        var inserted = Set<[UInt8]>()
+        for start in stride(from: 0, to: rows.count, by: 400) {
+            let chunk = rows[start..<min(start + 400, rows.count)]
+            let placeholders = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", ")
+            for row in try await conn.query(
+                "INSERT INTO spent_state(\(spentStateColumns)) VALUES \(placeholders) ON CONFLICT (state_ref) DO NOTHING RETURNING state_ref",
+                chunk.flatMap { $0 })
+            {
+                inserted.insert(try row.blob("state_ref"))
+            }
+        }
+        return inserted
+    }
+
+    /// The transactional part of one redemption. Never throws for bad input (that would abort
+    /// the whole batch): refusals are results.
+    func write(_ item: RedemptionItem, _ conn: any SQLConnection, _ deltas: Ledger.Deltas, prepared: Prepared? = nil) async throws -> RedeemResult {
         let state = item.state
         let now = self.now
-        let lookup = try await conn.queryOne(
-            "SELECT (SELECT swept FROM issued_note WHERE note_id = ?) AS swept, (SELECT account_id FROM wallet_key WHERE public_key = ?) AS owner",
-            state.noteID.bytes, state.owner.bytes)
-        guard let swept = try lookup?.optionalInt("swept") else {
+        var prepared = prepared ?? Prepared()
+        if prepared.inserted == nil && prepared.swept == nil {
+            let lookup = try await conn.queryOne(
+                "SELECT (SELECT swept FROM issued_note WHERE note_id = ?) AS swept, (SELECT account_id FROM wallet_key WHERE public_key = ?) AS owner",
+                state.noteID.bytes, state.owner.bytes)
+            prepared.swept = try lookup?.optionalInt("swept")
+            prepared.owner = try lookup?.optionalInt("owner")
+        }
+        guard let swept = prepared.swept else {
             return .invalid(code: "unknown_note", reason: "this issuer has no record of the note")
         }
         if swept != 0 { return .invalid(code: "expired", reason: "the note was already refunded after expiry") }
-        guard try lookup?.optionalInt("owner") == item.account else {
+        guard prepared.owner == item.account else {
             return .invalid(code: "not_owner", reason: "the note is held by a key not registered to this account")
         }
 
-        // 1. Every spend of the chain and the redemption of the held state, in one statement.
-        //    The primary key on state_ref makes each happen at most once, whatever the concurrency.
-        let marker = Array(SHA256.hash(data: Self.redeemMarker + state.ref.bytes))
-        var values: [String] = []
-        var binds: [any SQLBindable] = []
-        for edge in state.spends {
-            values.append("(?, ?, 'transfer', ?, ?, ?, NULL, ?, NULL, ?)")
-            binds += [edge.state.bytes, edge.transfer.hash.bytes, edge.transfer.encoded, state.chain.proving(edge).encoded,
-                      state.noteID.bytes, Self.amount(of: edge), now] as [any SQLBindable]
-        }
-        values.append("(?, ?, 'redeem', NULL, ?, ?, ?, ?, 'float', ?)")
-        binds += [state.ref.bytes, marker, state.chain.encoded, state.noteID.bytes, item.account, state.amount, now] as [any SQLBindable]
-        let inserted = Set(try await conn.query(
-            """
-            INSERT INTO spent_state(state_ref, spender, kind, transfer, chain, note_id, account_id, amount, funded_by, created_at)
-            VALUES \(values.joined(separator: ", ")) ON CONFLICT (state_ref) DO NOTHING RETURNING state_ref
-            """, binds).map { try $0.blob("state_ref") })
+        // 1. Every spend of the chain and the redemption of the held state.
+        let inserted: Set<[UInt8]>
+        if let pre = prepared.inserted { inserted = pre } else { inserted = try await Self.insertSpent(conn, spentRows(item, now: now)) }
 
         // 2. What was there already: the same spends (fine), or different ones (fraud).
         var conflict: (caseID: Int64, cheaterAccount: Int64?)?

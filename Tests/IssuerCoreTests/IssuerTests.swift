@@ -343,3 +343,38 @@ import WalletCore
         #expect(try await other.rateLimit(bucket: "ip:2", limit: 4, windowSeconds: 60) == nil)
     }
 }
+
+@Suite struct BatchTests {
+    /// Both sides of a double spend redeemed at the same time, many times over, so that they
+    /// meet inside one group-commit batch: one fraud case, each state credited once, books balanced.
+    @Test(arguments: Backend.available)
+    func aDoubleSpendInsideOneBatchIsCaughtOnce(_ backend: Backend) async throws {
+        let h = try await IssuerHarness(backend)
+        let (aliceAccount, alice) = try await h.user("alice", funds: 10_000, purchase: 10_000)
+        let (bob, bobWallet) = try await h.user("bob")
+        let (carol, carolWallet) = try await h.user("carol")
+        let note = try #require(try alice.states(.available).first?.chain)
+        let toBob = try h.pay(4_000, from: alice, to: bobWallet)[0].encoded
+        let request = try carolWallet.createRequest(amount: 3_000)
+        let second = try Transfer.sign(
+            input: note.heldRef,
+            outputs: [TransferOutput(owner: carolWallet.publicKey, amount: 3_000), TransferOutput(owner: alice.publicKey, amount: 7_000)],
+            nonce: request.nonce, createdAt: h.clock.now, signer: alice.identity.signer)
+        let toCarol = note.appending(second, holding: 0).encoded
+        let results = try await withThrowingTaskGroup(of: (Int64, RedeemResult).self) { group in
+            for i in 0..<40 {
+                group.addTask { i % 2 == 0 ? (bob, try await h.issuer.redeem(account: bob, chains: [toBob])[0]) : (carol, try await h.issuer.redeem(account: carol, chains: [toCarol])[0]) }
+            }
+            return try await group.reduce(into: [(Int64, RedeemResult)]()) { $0.append($1) }
+        }
+        let credits = results.map(\.1.creditedAmount).reduce(0, +)
+        #expect(credits == 7_000, "each side credited exactly once")
+        #expect(try await h.issuer.fraudCases().count == 1)
+        #expect(try await h.balance(bob) == 4_000)
+        #expect(try await h.balance(carol) == 3_000)
+        // Whoever came second was paid by the cheater.
+        #expect([-3_000, -4_000].contains(try await h.balance(aliceAccount)))
+        #expect(try await h.issuer.account(aliceAccount).frozen)
+        try await h.expectBooksBalance()
+    }
+}
