@@ -40,14 +40,17 @@ enum Ledger {
         }
 
         /// `column += delta` for many rows in two statements. On PostgreSQL the rows are first
-        /// locked in key order, so concurrent batches always lock in the same order (no deadlock).
+        /// locked in key order, so concurrent batches always lock in the same order. The lock is
+        /// FOR NO KEY UPDATE (what an UPDATE of a non-key column takes): FOR UPDATE would also
+        /// conflict with the KEY SHARE locks that journal inserts take through their foreign key,
+        /// and two batches would deadlock on each other's journal rows.
         static func addAll(_ conn: any SQLConnection, table: String, key: String, keyType: String, column: String,
                            _ changes: [(any SQLBindable, Int64)]) async throws {
             guard !changes.isEmpty else { return }
             let keys = changes.map(\.0)
             if conn.dialect == .postgres {
                 _ = try await conn.query(
-                    "SELECT \(key) FROM \(table) WHERE \(key) IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", "))) ORDER BY \(key) FOR UPDATE",
+                    "SELECT \(key) FROM \(table) WHERE \(key) IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", "))) ORDER BY \(key) FOR NO KEY UPDATE",
                     keys)
             }
             let values = Array(repeating: "(CAST(? AS \(keyType)), CAST(? AS BIGINT))", count: changes.count).joined(separator: ", ")

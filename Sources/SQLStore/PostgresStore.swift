@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import PostgresNIO
+import Synchronization
 
 /// PostgreSQL behind the async SQL interface, through postgres-nio's connection pool.
 /// Several server processes may share one database: correctness relies on constraints
@@ -10,7 +11,12 @@ public final class PostgresStore: SQLDatabase {
     private let client: PostgresClient
     private let runner: Task<Void, Never>
     private let logger: Logger
+    private let retries = Atomic<Int>(0)
     public var dialect: SQLDialect { .postgres }
+
+    /// Transactions rerun after a deadlock or serialization failure since start. Healthy
+    /// workloads without real conflicts keep this at zero; tests assert it.
+    public var conflictRetries: Int { retries.load(ordering: .relaxed) }
 
     /// Connects to `postgres://user[:password]@host[:port]/database[?search_path=schema]`.
     public convenience init(url: String, maxConnections: Int = 20, logger: Logger = Logger(label: "sql.postgres")) throws {
@@ -55,6 +61,7 @@ public final class PostgresStore: SQLDatabase {
             } catch {
                 let translated = Self.translate((error as? PostgresTransactionError).flatMap { $0.closureError ?? $0.beginError ?? $0.commitError } ?? error)
                 guard case SQLError.retryable = translated, attempt < Self.maxAttempts else { throw translated }
+                retries.add(1, ordering: .relaxed)
                 attempt += 1
                 try await Task.sleep(for: .milliseconds(Int.random(in: 1...(5 << attempt))))
             }

@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import IssuerCore
+@testable import IssuerCore
 import OfflineNotes
 import SQLStore
 import Testing
@@ -376,5 +376,57 @@ import WalletCore
         #expect([-3_000, -4_000].contains(try await h.balance(aliceAccount)))
         #expect(try await h.issuer.account(aliceAccount).frozen)
         try await h.expectBooksBalance()
+    }
+}
+
+@Suite struct LockOrderTests {
+    /// Two transactions that both wrote journal rows (foreign-key KEY SHARE locks on the same
+    /// accounts) and then apply balance changes must not deadlock: the row locks taken by
+    /// `Ledger.Deltas.apply` must not conflict with KEY SHARE. Deterministic: a barrier makes
+    /// both hold their journal rows before either applies. PostgreSQL only (SQLite has one writer).
+    @Test func balanceLocksDoNotConflictWithJournalForeignKeys() async throws {
+        guard Backend.url != nil else { return }
+        let h = try await IssuerHarness(.postgres)
+        let a = try await h.issuer.register(email: "a@lock.test", password: "long enough password")
+        let b = try await h.issuer.register(email: "b@lock.test", password: "long enough password")
+        let barrier = Barrier(parties: 2)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (first, second) in [(a, b), (b, a)] {
+                group.addTask {
+                    try await h.database.transaction { conn in
+                        // Journal rows first: KEY SHARE locks on both accounts through the foreign key.
+                        let entry = Array(repeating: UInt8(truncatingIfNeeded: first), count: 16)
+                        try await conn.execute(
+                            "INSERT INTO journal(entry, account_id, amount, kind, created_at) VALUES (?, ?, -1, 'test', 0), (?, ?, 1, 'test', 0)",
+                            entry, first, entry, second)
+                        await barrier.arrive()
+                        // Then the balances, as every redemption batch does.
+                        let deltas = Ledger.Deltas()
+                        deltas.byAccount = [first: -1, second: 1]
+                        try await deltas.apply(conn)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect((h.database as? PostgresStore)?.conflictRetries == 0)
+        try await h.expectBooksBalance()
+    }
+}
+
+/// Waits until `parties` tasks have arrived (then lets everyone through, also on retries).
+actor Barrier {
+    let parties: Int
+    var arrived = 0
+    var waiting: [CheckedContinuation<Void, Never>] = []
+    init(parties: Int) { self.parties = parties }
+    func arrive() async {
+        arrived += 1
+        if arrived >= parties {
+            waiting.forEach { $0.resume() }
+            waiting = []
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
     }
 }
