@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import IssuerCore
+import Synchronization
 import OfflineNotes
 
 /// Short-lived access tokens: compact JWS (RFC 7515) with HS256, claims `sub` (account id),
@@ -17,6 +18,20 @@ public struct AccessTokens: Sendable {
     let key: SymmetricKey
     public let lifetime: Int64
     let clock: @Sendable () -> Int64
+    /// Tokens already verified (a client sends the same one for 15 minutes). Bounded; a
+    /// cached token is still checked for expiry on every use.
+    let verified = VerifiedCache()
+
+    final class VerifiedCache: Sendable {
+        let entries = Mutex<[String: Claims]>([:])
+        func get(_ token: String) -> Claims? { entries.withLock { $0[token] } }
+        func put(_ token: String, _ claims: Claims) {
+            entries.withLock { cache in
+                if cache.count >= 10_000 { cache.removeAll(keepingCapacity: true) }
+                cache[token] = claims
+            }
+        }
+    }
 
     public init(secret: [UInt8], lifetime: Int64 = 900, clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
         key = SymmetricKey(data: secret)
@@ -37,6 +52,13 @@ public struct AccessTokens: Sendable {
 
     /// The claims of a valid, unexpired token; nil otherwise.
     public func verify(_ token: String) -> Claims? {
+        if let claims = verified.get(token) { return claims.exp > clock() ? claims : nil }
+        guard let claims = verifyUncached(token) else { return nil }
+        verified.put(token, claims)
+        return claims
+    }
+
+    func verifyUncached(_ token: String) -> Claims? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0] == Self.header, let mac = Base64URL.decode(String(parts[2])),
             HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Array("\(parts[0]).\(parts[1])".utf8), using: key),

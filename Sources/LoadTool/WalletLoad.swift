@@ -32,6 +32,8 @@ struct WalletLoad: AsyncParsableCommand {
     @Option(help: "Redemptions in the measured run.") var redemptions: Int = 4_000
     @Flag(help: "Print JSON instead of text.") var json = false
     @Option(help: "Redemption transactions in flight (default: 1 on SQLite, 4 on PostgreSQL).") var parallelism: Int?
+    @Option(help: "HTTP client: nio (light, default) or urlsession (the generated client over Foundation's URLSession).")
+    var client: String = "nio"
     @Flag(help: "Call the issuer directly instead of over HTTP (isolates the HTTP stack's cost).") var direct = false
 
     func openDatabase(_ label: String) async throws -> any SQLDatabase {
@@ -130,6 +132,24 @@ struct WalletLoad: AsyncParsableCommand {
                 let chains = chains
                 let account = payees[i].account
                 let direct = self.direct
+                if !direct && self.client == "nio" {
+                    group.addTask { [shared] in
+                        try await NIOHTTPClient.withConnection(host: "127.0.0.1", port: port) { http in
+                            var mine: [Double] = []
+                            for chain in chains {
+                                let t0 = ContinuousClock.now
+                                let body = Array(#"{"chains":[""#.utf8) + Array(Base64URL.encode(chain).utf8) + Array(#""]}"#.utf8)
+                                let (status, reply) = try await http.post("/v1/notes/redeem", json: body, token: token)
+                                mine.append((ContinuousClock.now - t0).seconds)
+                                if status != 200 || !String(decoding: reply, as: UTF8.self).contains(#""credited""#) {
+                                    shared.counter.add(1, ordering: .relaxed)
+                                }
+                            }
+                            shared.latencies.withLock { $0 += mine }
+                        }
+                    }
+                    continue
+                }
                 group.addTask { [shared] in
                     let client = Client(serverURL: baseURL, transport: URLSessionTransport(), middlewares: [BearerToken { token }])
                     var mine: [Double] = []
@@ -164,7 +184,7 @@ struct WalletLoad: AsyncParsableCommand {
             print(String(decoding: try JSONSerialization.data(withJSONObject: out, options: [.sortedKeys]), as: UTF8.self))
         } else {
             print(String(format: "%@%@: %.0f durable redemptions/s, p50 %.1f ms, p99 %.1f ms | one-row insert ceiling %.0f/s | ratio %.2f | failures %d | ledger %@",
-                         database, direct ? " (direct, no HTTP)" : " over HTTP", rate, p50, p99, ceiling, rate / ceiling, failureCount, problems.isEmpty ? "balanced" : "UNBALANCED"))
+                         database, direct ? " (direct, no HTTP)" : " over HTTP (\(client) client)", rate, p50, p99, ceiling, rate / ceiling, failureCount, problems.isEmpty ? "balanced" : "UNBALANCED"))
         }
         await db.close()
         await ceilingDB.close()
