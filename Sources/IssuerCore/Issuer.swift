@@ -18,6 +18,7 @@ public final class Issuer: Sendable {
     let clock: @Sendable () -> Timestamp
     let challengeSecret: SymmetricKey
     let redemptions: RedemptionQueue
+    let settlement: any SettlementAdapter
     let rateLimiter = RateLimiter()
     /// Ids of the system ledger accounts, read once (they never change after migration).
     let systemAccounts = Mutex<[SystemAccount: Int64]>([:])
@@ -27,17 +28,20 @@ public final class Issuer: Sendable {
     ///   between processes serving one database.
     public static func open(
         database: any SQLDatabase, keyring: IssuerKeyring, config: IssuerConfig, challengeSecret: [UInt8],
+        settlement: any SettlementAdapter = BuiltInSettlement(),
         clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date().timeIntervalSince1970) }
     ) async throws -> Issuer {
         try await Schema.migrate(database, now: Int64(clock()))
-        return try Issuer(database: database, keyring: keyring, config: config, challengeSecret: challengeSecret, clock: clock)
+        return try Issuer(
+            database: database, keyring: keyring, config: config, challengeSecret: challengeSecret, settlement: settlement, clock: clock)
     }
 
     init(
         database: any SQLDatabase, keyring: IssuerKeyring, config: IssuerConfig, challengeSecret: [UInt8],
-        clock: @escaping @Sendable () -> Timestamp
+        settlement: any SettlementAdapter, clock: @escaping @Sendable () -> Timestamp
     ) throws {
         self.database = database
+        self.settlement = settlement
         self.config = config
         self.keyring = keyring
         self.clock = clock
@@ -129,22 +133,48 @@ public final class Issuer: Sendable {
         guard let row = try await conn.queryOne("SELECT id, email, role, frozen, balance FROM account WHERE id = ?", id) else {
             throw IssuerError.accountNotFound
         }
+        let outstanding = try await conn.queryOne(
+            "SELECT CAST(COALESCE(SUM(amount - redeemed), 0) AS BIGINT) AS v FROM issued_note WHERE account_id = ? AND swept = 0", id)?
+            .int("v") ?? 0
         return Account(
             id: try row.int("id"), email: try row.text("email"), role: try row.text("role"),
-            frozen: try row.int("frozen") != 0, balance: try row.int("balance"))
+            frozen: try row.int("frozen") != 0, balance: try row.int("balance"), outstandingNotes: outstanding)
     }
 
-    /// Adds money from outside (development and tests only; `config.devFunding`).
+    /// The audit log, newest first (admin).
+    public func auditLog(limit: Int = 100, before: Int64? = nil) async throws(IssuerError) -> [AuditEntry] {
+        try await transaction { conn in
+            let rows = try await conn.query(
+                "SELECT id, actor_account, action, detail, created_at FROM audit_log WHERE id < ? ORDER BY id DESC LIMIT ?",
+                before ?? Int64.max, max(1, min(limit, 1000)))
+            return try rows.map {
+                AuditEntry(id: try $0.int("id"), actor: try $0.optionalInt("actor_account"), action: try $0.text("action"),
+                           detail: try $0.text("detail"), createdAt: try $0.int("created_at"))
+            }
+        }
+    }
+
+    /// Adds money from outside through the development endpoint (`config.devFunding` only).
     public func fund(account id: Int64, amount: UInt64) async throws(IssuerError) -> Account {
         guard config.devFunding else { throw .fundingDisabled }
-        guard amount > 0, amount <= Amount.max else { throw .invalidField(field: "amount", reason: "must be positive") }
+        return try await deposit(account: id, amount: amount, reference: "dev-funding")
+    }
+
+    /// Credits an external deposit, as confirmed by the settlement adapter.
+    public func deposit(account id: Int64, amount requested: UInt64, reference: String) async throws(IssuerError) -> Account {
+        guard requested > 0, requested <= Amount.max else { throw .invalidField(field: "amount", reason: "must be positive") }
+        let amount: UInt64
+        do { amount = try await settlement.confirmDeposit(account: id, amount: requested, reference: reference) } catch {
+            throw .storage("settlement did not confirm the deposit: \(error)")
+        }
+        guard amount > 0, amount <= Amount.max else { throw .invalidField(field: "amount", reason: "settlement confirmed nothing") }
         let now = self.now
         let entry = random(16)
         return try await transaction { conn in
             let funding = try await self.systemAccount(conn, .funding)
             _ = try await Self.loadAccount(conn, id)
             try await Ledger.post(
-                conn, kind: "funding", reference: nil,
+                conn, kind: "funding", reference: Array(reference.utf8.prefix(128)),
                 postings: [.init(account: funding, amount: -Int64(amount)), .init(account: id, amount: Int64(amount))],
                 entry: entry, now: now)
             return try await Self.loadAccount(conn, id)
@@ -311,9 +341,11 @@ public final class Issuer: Sendable {
     /// User accounts with a negative balance (cheaters debited after a double spend).
     public func accountsInDebt() async throws(IssuerError) -> [Account] {
         try await transaction { conn in
-            try await conn.query("SELECT id, email, role, frozen, balance FROM account WHERE balance < 0 AND role <> 'system' ORDER BY id").map {
-                Account(id: try $0.int("id"), email: try $0.text("email"), role: try $0.text("role"), frozen: try $0.int("frozen") != 0, balance: try $0.int("balance"))
+            var debtors: [Account] = []
+            for row in try await conn.query("SELECT id FROM account WHERE balance < 0 AND role <> 'system' ORDER BY id") {
+                debtors.append(try await Self.loadAccount(conn, try row.int("id")))
             }
+            return debtors
         }
     }
 
@@ -346,4 +378,15 @@ public struct Account: Sendable, Equatable, Codable {
     public let frozen: Bool
     /// Settled balance in minor units; negative only after a double spend.
     public let balance: Int64
+    /// Value of notes this account bought that are not yet redeemed or refunded.
+    public let outstandingNotes: Int64
+}
+
+/// One line of the audit log.
+public struct AuditEntry: Sendable, Equatable {
+    public let id: Int64
+    public let actor: Int64?
+    public let action: String
+    public let detail: String
+    public let createdAt: Int64
 }

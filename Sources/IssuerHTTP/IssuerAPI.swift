@@ -85,7 +85,7 @@ public struct IssuerAPI: APIProtocol {
     }
 
     static func info(_ a: Account) -> Components.Schemas.AccountInfo {
-        .init(id: a.id, email: a.email, role: a.role, frozen: a.frozen, balance: a.balance)
+        .init(id: a.id, email: a.email, role: a.role, frozen: a.frozen, balance: a.balance, outstandingNotes: a.outstandingNotes)
     }
 
     func tokens(for account: Account, refresh: String) -> Components.Schemas.Tokens {
@@ -271,6 +271,14 @@ public struct IssuerAPI: APIProtocol {
     public func getFloat(_ input: Operations.GetFloat.Input) async throws -> Operations.GetFloat.Output {
         _ = try admin()
         return .ok(.init(body: .json(.init(outstanding: try await issuer.outstandingFloat(), currency: issuer.config.currency.code))))
+    }
+
+    public func getAuditLog(_ input: Operations.GetAuditLog.Input) async throws -> Operations.GetAuditLog.Output {
+        _ = try admin()
+        let entries = try await issuer.auditLog(limit: input.query.limit ?? 100, before: input.query.before)
+        return .ok(.init(body: .json(.init(entries: entries.map {
+            .init(id: $0.id, actor: $0.actor, action: $0.action, detail: $0.detail, createdAt: $0.createdAt)
+        }))))
     }
 
     public func freezeAccount(_ input: Operations.FreezeAccount.Input) async throws -> Operations.FreezeAccount.Output {

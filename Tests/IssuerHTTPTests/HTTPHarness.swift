@@ -15,21 +15,46 @@ import WalletCore
 import FoundationNetworking
 #endif
 
-/// A real issuer server on a loopback port, on SQLite in a temp directory.
+/// The database under the HTTP tests: SQLite always, PostgreSQL when OW_TEST_POSTGRES_URL is set.
+enum HTTPBackend: String, CaseIterable, Sendable {
+    case sqlite, postgres
+
+    static var available: [HTTPBackend] {
+        ProcessInfo.processInfo.environment["OW_TEST_POSTGRES_URL"] == nil ? [.sqlite] : [.sqlite, .postgres]
+    }
+
+    func database(dir: String) async throws -> any SQLDatabase {
+        switch self {
+        case .sqlite:
+            return try SQLiteStore(path: dir + "/server.sqlite")
+        case .postgres:
+            let url = try #require(ProcessInfo.processInfo.environment["OW_TEST_POSTGRES_URL"])
+            let schema = "h_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+            let admin = try PostgresStore(url: url, maxConnections: 1)
+            try await admin.transaction { try await $0.execute("CREATE SCHEMA \(schema)") }
+            await admin.close()
+            return try PostgresStore(url: url + "?search_path=\(schema)", maxConnections: 8)
+        }
+    }
+}
+
+/// A real issuer server on a loopback port, on a fresh database.
 struct HTTPHarness {
     let issuer: Issuer
     let baseURL: URL
     let tokens: AccessTokens
 
     /// Starts a server, runs `body`, stops the server.
-    static func with(settings: HTTPSettings = HTTPSettings(port: 0), _ body: (HTTPHarness) async throws -> Void) async throws {
+    static func with(
+        _ backend: HTTPBackend = .sqlite, settings: HTTPSettings = HTTPSettings(port: 0), _ body: (HTTPHarness) async throws -> Void
+    ) async throws {
         let dir = NSTemporaryDirectory() + "http-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let keyring = IssuerKeyring(
             authority: SoftwareSigner(),
             issuing: [.init(signer: SoftwareSigner(), validFrom: 0, validUntil: UInt64(Date().timeIntervalSince1970) + 86_400 * 365)])
         let issuer = try await Issuer.open(
-            database: try SQLiteStore(path: dir + "/server.sqlite"), keyring: keyring,
+            database: try await backend.database(dir: dir), keyring: keyring,
             config: IssuerConfig(currency: Currency("EUR")!, maxOfflineHolding: 100_000, devFunding: true, passwordCost: .testing),
             challengeSecret: Array(repeating: 3, count: 32))
         let tokens = AccessTokens(secret: Array(repeating: 9, count: 32))

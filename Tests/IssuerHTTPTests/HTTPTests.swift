@@ -13,8 +13,9 @@ import FoundationNetworking
 
 @Suite(.serialized) struct HTTPTests {
     /// Buy notes, pay offline, redeem — every step through the real HTTP API.
-    @Test func purchasePayOfflineAndRedeemOverHTTP() async throws {
-        try await HTTPHarness.with { h in
+    @Test(arguments: HTTPBackend.available)
+    func purchasePayOfflineAndRedeemOverHTTP(_ backend: HTTPBackend) async throws {
+        try await HTTPHarness.with(backend) { h in
             let config = try await h.client().getConfig().ok.body.json
             #expect(config.currency == "EUR")
             let (alice, _, _) = try await h.user("alice")
@@ -30,6 +31,7 @@ import FoundationNetworking
             #expect(try await purchase() == chains)
             try aliceWallet.deposit(try chains.chains.map { try Chain(decoding: Base64URL.decode($0)!) })
             #expect(try await alice.getAccount().ok.body.json.balance == 10_000)
+            #expect(try await alice.getAccount().ok.body.json.outstandingNotes == 10_000)
 
             let request = try bobWallet.createRequest(amount: 2_500)
             let sent = try aliceWallet.pay(request)
@@ -51,8 +53,9 @@ import FoundationNetworking
         }
     }
 
-    @Test func usersSeeOnlyTheirOwnDataAndAdminRoutesRefuseThem() async throws {
-        try await HTTPHarness.with { h in
+    @Test(arguments: HTTPBackend.available)
+    func usersSeeOnlyTheirOwnDataAndAdminRoutesRefuseThem(_ backend: HTTPBackend) async throws {
+        try await HTTPHarness.with(backend) { h in
             let (alice, aliceTokens, _) = try await h.user("alice")
             let (bob, _, _) = try await h.user("bob")
             _ = try await alice.fundAccount(body: .json(.init(amount: 700))).ok
@@ -77,11 +80,13 @@ import FoundationNetworking
             #expect(try await admin.getFloat().ok.body.json.outstanding == 0)
             _ = try await admin.freezeAccount(path: .init(accountId: aliceTokens.accountId), body: .json(.init(frozen: true))).noContent
             #expect(try await alice.getAccount().ok.body.json.frozen)
+            #expect(try await admin.getAuditLog(query: .init(limit: 5)).ok.body.json.entries.first?.action == "freeze")
+            guard case .default(403, _) = try await bob.getAuditLog(query: .init()) else { Issue.record("audit log served to a user"); return }
         }
     }
 
     @Test func errorsAreProblemJSONWithStableCodes() async throws {
-        try await HTTPHarness.with(settings: HTTPSettings(port: 0, maxBodyBytes: 4_096)) { h in
+        try await HTTPHarness.with(.sqlite, settings: HTTPSettings(port: 0, maxBodyBytes: 4_096)) { h in
             let (_, tokens, _) = try await h.user("alice")
             let url = h.baseURL.appendingPathComponent("v1/auth/register")
             let bad = try await rawRequest(url, body: Data(#"{"email":"x@y.z","password":"short"}"#.utf8))
@@ -104,7 +109,7 @@ import FoundationNetworking
     }
 
     @Test func writesAreRateLimitedWithRetryAfter() async throws {
-        try await HTTPHarness.with(settings: HTTPSettings(port: 0, writesPerMinutePerIP: 1_000, loginsPerMinutePerIP: 1_000, account: .init(writesPerMinute: 3))) { h in
+        try await HTTPHarness.with(.sqlite, settings: HTTPSettings(port: 0, writesPerMinutePerIP: 1_000, loginsPerMinutePerIP: 1_000, account: .init(writesPerMinute: 3))) { h in
             let (alice, _, _) = try await h.user("alice")
             for _ in 0..<3 { _ = try await alice.fundAccount(body: .json(.init(amount: 1))).ok }
             guard case .default(let status, let problem) = try await alice.fundAccount(body: .json(.init(amount: 1))) else {
