@@ -116,7 +116,7 @@ let package = Package(
         .testTarget(
             name: "IssuerHTTPTests",
             dependencies: [
-                "IssuerHTTP", "IssuerCore", "SQLStore", "WalletAPI", "OfflineNotes", "WalletCore",
+                "IssuerHTTP", "IssuerCore", "SQLStore", "WalletAPI", "OfflineNotes", "WalletCore", "WalletSync",
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]

@@ -14,11 +14,16 @@ public final class IssuerMetrics: Sendable {
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
-        float = registry.makeGauge(name: "offline_wallet_outstanding_float", help: "Issued notes not yet redeemed or refunded, minor units")
+        float = registry.makeGauge(descriptor: .init(
+            namespace: "offline_wallet", metricName: "outstanding_float", unitName: "minor_units",
+            helpText: "Issued notes not yet redeemed or refunded"))
     }
 
-    func increment(_ name: String, _ labels: [(String, String)] = []) {
-        registry.makeCounter(name: name, labels: labels).increment()
+    /// Increments `offline_wallet_<name>_total`.
+    func increment(_ name: String, help: String, _ labels: [(String, String)] = []) {
+        registry.makeCounter(
+            descriptor: .init(namespace: "offline_wallet", metricName: name, unitName: "total", helpText: help), labels: labels
+        ).increment()
     }
 
     /// Prometheus text exposition, with the float read fresh from the database.
@@ -117,7 +122,7 @@ public struct IssuerAPI: APIProtocol {
     public func register(_ input: Operations.Register.Input) async throws -> Operations.Register.Output {
         guard case .json(let body) = input.body else { throw HTTPProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send JSON.") }
         let id = try await issuer.register(email: body.email, password: body.password)
-        metrics.increment("offline_wallet_registrations_total")
+        metrics.increment("registrations", help: "Accounts registered")
         return .created(.init(body: .json(Self.info(try await issuer.account(id)))))
     }
 
@@ -189,7 +194,7 @@ public struct IssuerAPI: APIProtocol {
             throw HTTPProblem(.badRequest, code: "invalid_field", detail: "'walletKey' must be a 33-byte compressed P-256 key.", field: "walletKey")
         }
         let chains = try await issuer.purchase(account: claims.sub, walletKey: key, amount: try amount(body.amount), idempotencyKey: input.headers.idempotencyKey)
-        metrics.increment("offline_wallet_purchases_total")
+        metrics.increment("purchases", help: "Note purchases")
         return .ok(.init(body: .json(.init(chains: chains.map { Base64URL.encode($0.encoded) }))))
     }
 
@@ -198,7 +203,7 @@ public struct IssuerAPI: APIProtocol {
         let claims = try await writer()
         let chains = try body.chains.enumerated().map { try bytes($0.element, field: "chains[\($0.offset)]") }
         let results = try await issuer.redeem(account: claims.sub, chains: chains)
-        for r in results { metrics.increment("offline_wallet_redemptions_total", [("result", Self.result(r).status.rawValue)]) }
+        for r in results { metrics.increment("redemptions", help: "Chains redeemed, by result", [("result", Self.result(r).status.rawValue)]) }
         return .ok(.init(body: .json(.init(results: results.map(Self.result)))))
     }
 

@@ -129,6 +129,31 @@ struct IssuerHarness {
         return try PaymentBundle(decoding: sent.bundle).chains
     }
 
+    /// The double-spend scenario: Alice (10,000 bought) pays Bob 4,000 honestly, then a tampered
+    /// phone signs the same note state again, outside the wallet, paying Carol 3,000. Returns
+    /// both payees' chains; Carol's wallet has accepted hers offline (it cannot know).
+    struct DoubleSpend {
+        let aliceAccount: Int64, bob: Int64, carol: Int64
+        let alice: Wallet
+        let toBob: [UInt8], toCarol: [UInt8]
+    }
+
+    func doubleSpend() async throws -> DoubleSpend {
+        let (aliceAccount, alice) = try await user("alice", funds: 10_000, purchase: 10_000)
+        let (bob, bobWallet) = try await user("bob")
+        let (carol, carolWallet) = try await user("carol")
+        let note = try #require(try alice.states(.available).first?.chain)
+        let toBob = try pay(4_000, from: alice, to: bobWallet)[0].encoded
+        let request = try carolWallet.createRequest(amount: 3_000)
+        let second = try Transfer.sign(
+            input: note.heldRef,
+            outputs: [TransferOutput(owner: carolWallet.publicKey, amount: 3_000), TransferOutput(owner: alice.publicKey, amount: 7_000)],
+            nonce: request.nonce, createdAt: clock.now, signer: alice.identity.signer)
+        let toCarol = note.appending(second, holding: 0)
+        _ = try carolWallet.receive(try PaymentBundle(chains: [toCarol]).encoded, for: request.nonce)
+        return DoubleSpend(aliceAccount: aliceAccount, bob: bob, carol: carol, alice: alice, toBob: toBob, toCarol: toCarol.encoded)
+    }
+
     func balance(_ account: Int64) async throws -> Int64 { try await issuer.account(account).balance }
 
     func expectBooksBalance(sourceLocation: SourceLocation = #_sourceLocation) async throws {

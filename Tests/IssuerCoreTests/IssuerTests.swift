@@ -171,22 +171,10 @@ import WalletCore
     @Test(arguments: Backend.available)
     func aDoubleSpendNamesTheCheaterAndCreditsTheLaterReceiver(_ backend: Backend) async throws {
         let h = try await IssuerHarness(backend)
-        let (aliceAccount, alice) = try await h.user("alice", funds: 10_000, purchase: 10_000)
-        let (bob, bobWallet) = try await h.user("bob")
-        let (carol, carolWallet) = try await h.user("carol")
-        let note = try #require(try alice.states(.available).first?.chain)
-        let toBob = try h.pay(4_000, from: alice, to: bobWallet)[0].encoded
-        // A tampered phone signs the same note state again, outside the wallet.
-        let request = try carolWallet.createRequest(amount: 3_000)
-        let second = try Transfer.sign(
-            input: note.heldRef,
-            outputs: [TransferOutput(owner: carolWallet.publicKey, amount: 3_000), TransferOutput(owner: alice.publicKey, amount: 7_000)],
-            nonce: request.nonce, createdAt: h.clock.now, signer: alice.identity.signer)
-        let bundle = try PaymentBundle(chains: [note.appending(second, holding: 0)]).encoded
-        _ = try carolWallet.receive(bundle, for: request.nonce)  // Carol cannot know offline
-
+        let d = try await h.doubleSpend()
+        let (aliceAccount, alice, bob, carol, toBob) = (d.aliceAccount, d.alice, d.bob, d.carol, d.toBob)
         #expect(try await h.issuer.redeem(account: bob, chains: [toBob]) == [.credited(amount: 4_000)])
-        let carolResult = try await h.issuer.redeem(account: carol, chains: [try PaymentBundle(decoding: bundle).chains[0].encoded])
+        let carolResult = try await h.issuer.redeem(account: carol, chains: [d.toCarol])
         guard case .conflict(let caseID, let credited) = carolResult[0] else {
             Issue.record("expected a conflict, got \(carolResult)")
             return
@@ -204,7 +192,7 @@ import WalletCore
         #expect(try await h.balance(bob) == 4_000)
         #expect(try await h.issuer.accountsInDebt().map(\.id) == [aliceAccount])
         // Redeeming Carol's chain again changes nothing.
-        #expect(try await h.issuer.redeem(account: carol, chains: [try PaymentBundle(decoding: bundle).chains[0].encoded]) == [.alreadyCredited(amount: 3_000)])
+        #expect(try await h.issuer.redeem(account: carol, chains: [d.toCarol]) == [.alreadyCredited(amount: 3_000)])
         #expect(try await h.balance(aliceAccount) == -3_000)
         try await h.expectBooksBalance()
     }
@@ -350,17 +338,8 @@ import WalletCore
     @Test(arguments: Backend.available)
     func aDoubleSpendInsideOneBatchIsCaughtOnce(_ backend: Backend) async throws {
         let h = try await IssuerHarness(backend)
-        let (aliceAccount, alice) = try await h.user("alice", funds: 10_000, purchase: 10_000)
-        let (bob, bobWallet) = try await h.user("bob")
-        let (carol, carolWallet) = try await h.user("carol")
-        let note = try #require(try alice.states(.available).first?.chain)
-        let toBob = try h.pay(4_000, from: alice, to: bobWallet)[0].encoded
-        let request = try carolWallet.createRequest(amount: 3_000)
-        let second = try Transfer.sign(
-            input: note.heldRef,
-            outputs: [TransferOutput(owner: carolWallet.publicKey, amount: 3_000), TransferOutput(owner: alice.publicKey, amount: 7_000)],
-            nonce: request.nonce, createdAt: h.clock.now, signer: alice.identity.signer)
-        let toCarol = note.appending(second, holding: 0).encoded
+        let d = try await h.doubleSpend()
+        let (aliceAccount, bob, carol, toBob, toCarol) = (d.aliceAccount, d.bob, d.carol, d.toBob, d.toCarol)
         let results = try await withThrowingTaskGroup(of: (Int64, RedeemResult).self) { group in
             for i in 0..<40 {
                 group.addTask { i % 2 == 0 ? (bob, try await h.issuer.redeem(account: bob, chains: [toBob])[0]) : (carol, try await h.issuer.redeem(account: carol, chains: [toCarol])[0]) }

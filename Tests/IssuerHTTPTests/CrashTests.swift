@@ -6,6 +6,8 @@ import OpenAPIURLSession
 import SQLStore
 import Testing
 import WalletAPI
+import WalletCore
+import WalletSync
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -29,11 +31,11 @@ import FoundationNetworking
     final class Server: @unchecked Sendable {
         let process = Process()
         let port: Int
-        init(binary: URL, dir: String, port: Int) throws {
+        init(binary: URL, dir: String, port: Int, postgres: String? = nil) throws {
             self.port = port
             process.executableURL = binary
             process.arguments = ["serve", "--port", String(port), "--database", dir + "/server.sqlite", "--keys", dir + "/keys", "--dev-funding",
-                                 "--log-level", "error", "--max-offline-holding", "100000000"]
+                                 "--log-level", "error", "--max-offline-holding", "100000000"] + (postgres.map { ["--postgres", $0] } ?? [])
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
@@ -114,5 +116,67 @@ import FoundationNetworking
         #expect(try await user.getAccount().ok.body.json.balance == 1_000_000 - Int64(attempted.count) * 100)
         #expect(try await issuer.checkLedger().isEmpty)
         server.kill()
+    }
+}
+
+/// Issue 3 §4, literally: two `wallet-server` processes sharing one PostgreSQL (and one key
+/// directory), 100 concurrent redemptions of one chain from two accounts: exactly one credit.
+@Suite struct TwoProcessTests {
+    @Test func twoServerProcessesOnOnePostgresCreditOnce() async throws {
+        guard let url = ProcessInfo.processInfo.environment["OW_TEST_POSTGRES_URL"] else { return }
+        let binary = try #require(CrashTests.serverBinary, "wallet-server is not built next to the tests")
+        let dir = NSTemporaryDirectory() + "two-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let schema = "p_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let admin = try PostgresStore(url: url, maxConnections: 1)
+        try await admin.transaction { try await $0.execute("CREATE SCHEMA \(schema)") }
+        await admin.close()
+        let database = url + "?search_path=\(schema)"
+        let one = try CrashTests.Server(binary: binary, dir: dir, port: Int.random(in: 20_000...40_000), postgres: database)
+        try await one.waitUntilHealthy()
+        let two = try CrashTests.Server(binary: binary, dir: dir, port: Int.random(in: 40_001...60_000), postgres: database)
+        try await two.waitUntilHealthy()
+        defer { one.kill(); two.kill() }
+
+        // Alice pays Bob offline; Bob and Carol both try to redeem, through both processes.
+        let config = try await IssuerClient(serverURL: one.url).config()
+        var users: [(IssuerClient, IssuerClient, Wallet)] = []
+        for name in ["alice", "bob", "carol"] {
+            let viaOne = IssuerClient(serverURL: one.url)
+            let viaTwo = IssuerClient(serverURL: two.url)
+            try await viaOne.register(email: "\(name)@two.test", password: "correct horse battery")
+            let tokens = try await viaOne.login(email: "\(name)@two.test", password: "correct horse battery")
+            viaTwo.useAccessToken(tokens.accessToken)
+            let wallet = try Wallet.create(directory: dir + "/" + name, keyCost: .testing)
+            try await viaOne.installTrust(into: wallet)
+            try await viaTwo.registerKey(of: wallet)  // registered through the other process
+            users.append((viaOne, viaTwo, wallet))
+        }
+        _ = config
+        try await users[0].0.fund(10_000)
+        try await users[0].1.purchase(10_000, into: users[0].2)
+        let request = try users[1].2.createRequest(amount: 2_500)
+        let sent = try users[0].2.pay(request)
+        _ = try users[1].2.receive(sent.bundle, for: request.nonce)
+        let chain = Base64URL.encode(try #require(try users[1].2.states(.received).first).chain.encoded)
+
+        let statuses = await withTaskGroup(of: String.self) { group in
+            for i in 0..<100 {
+                let user = i % 4 < 2 ? users[1] : users[2]
+                let client = i % 2 == 0 ? user.0 : user.1
+                group.addTask {
+                    guard case .ok(let ok) = try? await client.api.redeemNotes(body: .json(.init(chains: [chain]))),
+                        let status = try? ok.body.json.results.first?.status
+                    else { return "error" }
+                    return status.rawValue
+                }
+            }
+            return await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(statuses.filter { $0 == "credited" }.count == 1)
+        #expect(statuses.filter { $0 == "already_credited" }.count == 49)
+        #expect(statuses.filter { $0 == "invalid" }.count == 50)
+        #expect(try await users[1].0.account().balance == 2_500)
+        #expect(try await users[2].1.account().balance == 0)
     }
 }

@@ -144,7 +144,7 @@ import FoundationNetworking
             _ = try await alice.fundAccount(body: .json(.init(amount: 5))).ok
             guard case .ok(let ok) = try await h.client().metrics() else { Issue.record("no metrics"); return }
             let text = try await String(collecting: try ok.body.plainText, upTo: 1 << 20)
-            #expect(text.contains("offline_wallet_outstanding_float 0"))
+            #expect(text.contains("offline_wallet_outstanding_float_minor_units 0"))
             #expect(text.contains("offline_wallet_registrations_total 1"))
         }
     }
