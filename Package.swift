@@ -118,6 +118,7 @@ let package = Package(
             dependencies: [
                 "IssuerHTTP", "IssuerCore", "SQLStore", "WalletAPI", "OfflineNotes", "WalletCore", "WalletSync",
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),

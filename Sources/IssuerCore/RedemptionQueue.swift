@@ -50,6 +50,8 @@ final class RedemptionQueue: Sendable {
             if batch.isEmpty { return }
             do {
                 let results = try await flush(batch.map(\.item))
+                // Every waiter must be resumed exactly once, or its request hangs forever.
+                guard results.count == batch.count else { throw RedemptionQueueError.resultCountMismatch }
                 for (waiter, result) in zip(batch, results) { waiter.continuation.resume(returning: result) }
             } catch {
                 for waiter in batch { waiter.continuation.resume(throwing: error) }
@@ -57,3 +59,5 @@ final class RedemptionQueue: Sendable {
         }
     }
 }
+
+enum RedemptionQueueError: Error { case resultCountMismatch }

@@ -16,7 +16,10 @@ struct CommonOptions: ParsableArguments {
     var database: String = ProcessInfo.processInfo.environment["WALLET_SERVER_DATABASE"] ?? "./data/server.sqlite"
 
     @Option(help: "Use PostgreSQL instead: postgres://user[:password]@host[:port]/db (env WALLET_SERVER_POSTGRES_URL).")
-    var postgres: String? = ProcessInfo.processInfo.environment["WALLET_SERVER_POSTGRES_URL"]
+    var postgres: String?
+
+    /// The PostgreSQL URL from the flag, else the environment.
+    var postgresURL: String? { postgres ?? ProcessInfo.processInfo.environment["WALLET_SERVER_POSTGRES_URL"] }
 
     @Option(help: "Directory of the issuer's keys, created on first start with mode 0600 files (env WALLET_SERVER_KEYS).")
     var keys: String = ProcessInfo.processInfo.environment["WALLET_SERVER_KEYS"] ?? "./data/keys"
@@ -48,8 +51,8 @@ struct CommonOptions: ParsableArguments {
         let now = Timestamp(Date().timeIntervalSince1970)
         let (keyring, secret) = try KeyDirectory(path: keys).load(now: now, noteLifetime: noteLifetime)
         let db: any SQLDatabase
-        if let postgres {
-            db = try PostgresStore(url: postgres, logger: logger)
+        if let postgresURL {
+            db = try PostgresStore(url: postgresURL, logger: logger)
         } else {
             let dir = (database as NSString).deletingLastPathComponent
             if !dir.isEmpty { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
@@ -95,7 +98,7 @@ struct Serve: AsyncParsableCommand {
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics.registry))
         let app = try IssuerApplication.make(
             issuer: issuer, tokens: tokens, settings: HTTPSettings(host: host, port: port), metrics: metrics, logger: logger)
-        logger.info("wallet-server on http://\(host):\(port), database \(common.postgres == nil ? common.database : "postgres"), currency \(common.currency)")
+        logger.info("wallet-server on http://\(host):\(port), database \(common.postgresURL == nil ? common.database : "postgres"), currency \(common.currency)")
         // Housekeeping: refund expired notes and prune sessions every minute.
         let housekeeping = Task {
             while !Task.isCancelled {

@@ -26,8 +26,8 @@ struct WalletLoad: AsyncParsableCommand {
         commandName: "wallet-load", abstract: "Measure durable redemptions/s over HTTP against the database's insert ceiling.")
 
     @Option(help: "sqlite or postgres.") var database: String = "sqlite"
-    @Option(help: "PostgreSQL URL (with --database postgres); the server must run with fsync and synchronous_commit on.")
-    var postgresURL: String? = ProcessInfo.processInfo.environment["OW_LOAD_POSTGRES_URL"]
+    @Option(help: "PostgreSQL URL (with --database postgres; env OW_LOAD_POSTGRES_URL); the server must run with fsync and synchronous_commit on.")
+    var postgresURL: String?
     @Option(help: "Concurrent HTTP clients.") var clients: Int = 64
     @Option(help: "Redemptions in the measured run.") var redemptions: Int = 4_000
     @Flag(help: "Print JSON instead of text.") var json = false
@@ -43,7 +43,7 @@ struct WalletLoad: AsyncParsableCommand {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
             return try SQLiteStore(path: dir + "/\(label).sqlite")
         case "postgres":
-            guard let url = postgresURL else { throw ValidationError("--postgres-url is required with --database postgres") }
+            guard let url = postgresURL ?? ProcessInfo.processInfo.environment["OW_LOAD_POSTGRES_URL"] else { throw ValidationError("--postgres-url is required with --database postgres") }
             let schema = "load_\(label)_\(UInt32.random(in: 0...UInt32.max))"
             let admin = try PostgresStore(url: url, maxConnections: 1)
             try await admin.transaction { try await $0.execute("CREATE SCHEMA \(schema)") }
@@ -123,7 +123,7 @@ struct WalletLoad: AsyncParsableCommand {
         }
 
         // 4. Measured: every client redeems its chains one request at a time.
-        let baseURL = URL(string: "http://127.0.0.1:\(port)")!
+        guard let baseURL = URL(string: "http://127.0.0.1:\(port)") else { throw ValidationError("bad port \(port)") }
         let shared = Shared()
         let start = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in

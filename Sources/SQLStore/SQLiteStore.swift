@@ -13,6 +13,9 @@ public final class SQLiteStore: SQLDatabase, @unchecked Sendable {
     // Only touched while `lock` is held.
     private let handle: OpaquePointer
     private var statements: [String: OpaquePointer] = [:]
+    /// Whether the connection is at `synchronous = FULL`. A durable transaction never starts
+    /// without it, even if restoring it after a non-durable one failed.
+    private var synchronousFull = true
     private let lock = AsyncLock()
     public let path: String
     public var dialect: SQLDialect { .sqlite }
@@ -44,8 +47,10 @@ public final class SQLiteStore: SQLDatabase, @unchecked Sendable {
     public func transaction<T: Sendable>(durable: Bool, _ body: (any SQLConnection) async throws -> T) async throws -> T {
         try await lock.withLock {
             // The synchronous level can only change outside a transaction; we hold the lock.
-            if !durable { try Self.exec(handle, "PRAGMA synchronous = OFF") }
-            defer { if !durable { try? Self.exec(handle, "PRAGMA synchronous = FULL") } }
+            if durable != synchronousFull {
+                try Self.exec(handle, durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = OFF")
+                synchronousFull = durable
+            }
             try Self.exec(handle, "BEGIN IMMEDIATE")
             do {
                 let result = try await body(Connection(database: self))

@@ -14,13 +14,19 @@ struct Impostor: MessageSigner {
     func sign(_ message: [UInt8]) throws -> [UInt8] { try actual.sign(message) }
 }
 
+/// The value, or a clear failure: this tool's inputs are constants, so nil is a bug here.
+func required<T>(_ value: T?, _ what: String) -> T {
+    guard let value else { fatalError("wallet-vectors: \(what) is missing") }
+    return value
+}
+
 func key(_ label: String) throws -> SoftwareSigner {
     try SoftwareSigner(rawRepresentation: Array(SHA256.hash(data: Array("offline-wallet test key \(label)".utf8))))
 }
 
 let outDir = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "docs/vectors"
 let now: Timestamp = 1_800_000_000
-let eur = Currency("EUR")!
+let eur = required(Currency("EUR"), "EUR")
 let authority = try key("authority")
 let issuingKey = try key("issuer")
 let alice = try key("alice"), bob = try key("bob"), carol = try key("carol"), mallory = try key("mallory")
@@ -55,7 +61,7 @@ threeHop = try transfer(threeHop, by: carol, [(alice, 4_000), (carol, 1_000)], n
 threeHop = try transfer(threeHop, by: alice, [(bob, 2_500), (alice, 1_500)], nonce: nonce(0xB3))
 let request1 = try request(bob, 3_000, nonce(0xB1))
 let bundle1 = try PaymentBundle(chains: [oneHop])
-let receipt1 = try Receipt.sign(paymentID: bundle1.paymentID!, nonce: request1.nonce, currency: eur, amount: 3_000, receivedAt: now + 61, payee: bob)
+let receipt1 = try Receipt.sign(paymentID: required(bundle1.paymentID, "payment id"), nonce: request1.nonce, currency: eur, amount: 3_000, receivedAt: now + 61, payee: bob)
 
 let keys: [String: Any] = [
     "comment": "Private keys are P-256 scalars (hex, big-endian); public keys compressed SEC1. key_id = first 8 bytes of SHA-256(public key).",
@@ -75,7 +81,7 @@ func transferFields(_ t: Transfer) -> [String: Any] {
      "hash": t.hash.hex, "output_refs": t.outputs.indices.map { t.outputRef($0).hex }]
 }
 func chainFields(_ c: Chain) -> [String: Any] {
-    ["hex": hex(c.encoded), "hops": c.hops, "held_index": Int(c.heldIndex), "held_ref": c.heldRef.hex, "held_owner": c.heldOutput!.owner.hex, "held_amount": c.heldOutput!.amount]
+    ["hex": hex(c.encoded), "hops": c.hops, "held_index": Int(c.heldIndex), "held_ref": c.heldRef.hex, "held_owner": required(c.heldOutput, "held output").owner.hex, "held_amount": required(c.heldOutput, "held output").amount]
 }
 
 let messages: [String: Any] = [
@@ -90,7 +96,7 @@ let messages: [String: Any] = [
     "chain_1hop": chainFields(oneHop),
     "chain_3hop": chainFields(threeHop),
     "payment_request": ["hex": hex(request1.encoded), "payee": bob.publicKey.hex, "amount": 3_000, "currency": "EUR", "nonce": request1.nonce.hex, "expires_at": request1.expiresAt, "payee_name": "Bob", "hints": [["kind": 1, "value": "127.0.0.1:7400"]]],
-    "payment_bundle": ["hex": hex(bundle1.encoded), "payment_id": bundle1.paymentID!.hex, "size": bundle1.encoded.count],
+    "payment_bundle": ["hex": hex(bundle1.encoded), "payment_id": required(bundle1.paymentID, "payment id").hex, "size": bundle1.encoded.count],
     "receipt": ["hex": hex(receipt1.encoded), "payment_id": receipt1.paymentID.hex, "amount": 3_000, "received_at": receipt1.receivedAt],
 ]
 
@@ -130,7 +136,7 @@ for (i, (from, to)) in [(alice, carol), (carol, alice), (alice, carol), (carol, 
     fiveHop = try transfer(fiveHop, by: from, [(to, 5_000)], nonce: i == 4 ? nonce(0xB5) : nonce(UInt8(0x50 + i)))
 }
 add("too_many_hops", "five transfers; limits allow four", try b(fiveHop), try request(bob, 5_000, nonce(0xB5)), expect: "too_many_hops")
-add("wrong_currency", "request in USD", bundle1.encoded, try request(bob, 3_000, nonce(0xB1), currency: Currency("USD")!), expect: "wrong_currency")
+add("wrong_currency", "request in USD", bundle1.encoded, try request(bob, 3_000, nonce(0xB1), currency: required(Currency("USD"), "USD")), expect: "wrong_currency")
 add("wrong_recipient", "request from carol", bundle1.encoded, try request(carol, 3_000, nonce(0xB1)), expect: "wrong_recipient")
 add("wrong_amount", "request for 30.01", bundle1.encoded, try request(bob, 3_001, nonce(0xB1)), expect: "wrong_amount")
 add("nonce_mismatch", "bundle answers another request", bundle1.encoded, try request(bob, 3_000, nonce(0xEE)), expect: "nonce_mismatch")

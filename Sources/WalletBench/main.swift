@@ -30,13 +30,14 @@ func best(_ iterations: Int, _ body: () throws -> Void) rethrows -> Double {
     return result
 }
 
-let issuer = try DevIssuer(currency: Currency("EUR")!, now: now, maxHops: 8)
+guard let eur = Currency("EUR") else { fatalError("EUR is a valid currency code") }
+let issuer = try DevIssuer(currency: eur, now: now, maxHops: 8)
 let people = (0..<9).map { _ in SoftwareSigner() }
 
 func chain(hops: Int) throws -> Chain {
     var c = try issuer.issue(100_000, to: people[0].publicKey, now: now)
     for hop in 0..<hops {
-        let held = c.heldOutput!
+        guard let held = c.heldOutput else { fatalError("a chain built here always holds an output") }
         let t = try Transfer.sign(
             input: c.heldRef,
             outputs: [TransferOutput(owner: people[hop + 1].publicKey, amount: held.amount - 10),

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import IssuerCore
 import IssuerHTTP
+import Logging
 import OfflineNotes
 import OpenAPIRuntime
 import OpenAPIURLSession
@@ -59,7 +60,9 @@ struct HTTPHarness {
             challengeSecret: Array(repeating: 3, count: 32))
         let tokens = AccessTokens(secret: Array(repeating: 9, count: 32))
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = try IssuerApplication.make(issuer: issuer, tokens: tokens, settings: settings) { continuation.yield($0) }
+        var logger = Logger(label: "http-tests")
+        logger.logLevel = .critical  // the server is cancelled at the end of every test, on purpose
+        let app = try IssuerApplication.make(issuer: issuer, tokens: tokens, settings: settings, logger: logger) { continuation.yield($0) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await app.runService(gracefulShutdownSignals: []) }
             var iterator = ports.makeAsyncIterator()
