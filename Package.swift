@@ -10,6 +10,7 @@ let package = Package(
     products: [
         .library(name: "OfflineNotes", targets: ["OfflineNotes"]),
         .library(name: "WalletCore", targets: ["WalletCore"]),
+        .library(name: "QRPayload", targets: ["QRPayload"]),
         .executable(name: "wallet-demo", targets: ["WalletDemo"]),
         .executable(name: "wallet-bench", targets: ["WalletBench"]),
         .executable(name: "wallet-vectors", targets: ["VectorGenerator"]),
@@ -130,6 +131,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
+        ),
+        // QR payloads: Base45 text and numbered frames (the QR image libraries come with issue 4).
+        .target(name: "QRPayload", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(
+            name: "QRPayloadTests",
+            dependencies: ["QRPayload", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         // Stand-in issuer for tests, the demo and benchmarks (the real one is the server).
         .target(

@@ -1,0 +1,60 @@
+import PropertyBased
+import QRPayload
+import Testing
+
+@Suite struct Base45Tests {
+    /// RFC 9285 §4.3 examples.
+    @Test func rfcExamples() {
+        #expect(Base45.encode(Array("AB".utf8)) == "BB8")
+        #expect(Base45.encode(Array("Hello!!".utf8)) == "%69 VD92EX0")
+        #expect(Base45.encode(Array("base-45".utf8)) == "UJCLQE7W581")
+        #expect(Base45.decode("QED8WEX0") == Array("ietf!".utf8))
+    }
+
+    @Test func invalidInputIsRejected() {
+        #expect(Base45.decode("GGW") == nil, "65536 does not fit two bytes")
+        #expect(Base45.decode("A") == nil, "dangling character")
+        #expect(Base45.decode("ab") == nil, "lowercase is outside the alphabet")
+        #expect(Base45.decode("") == [])
+    }
+
+    @Test func roundTripsAnyBytes() async {
+        await propertyCheck(count: 300, input: Gen.uint8().array(of: 0...300)) { bytes in
+            #expect(Base45.decode(Base45.encode(bytes)) == bytes)
+        }
+    }
+}
+
+@Suite struct QRFrameTests {
+    @Test func payloadsFrom1ByteTo8KBReassembleInAnyOrder() async throws {
+        await propertyCheck(count: 60, input: Gen.uint8().array(of: 1...8_192), Gen.int(in: 50...900)) { payload, chunk in
+            var frames = try QRFrames.encode(payload, chunkSize: chunk)
+            frames.shuffle()
+            frames.append(frames[0])  // a duplicate scan is harmless
+            var assembler = QRFrames.Assembler()
+            var result: [UInt8]?
+            for frame in frames where result == nil {
+                #expect(frame.allSatisfy { "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ $%*+-./:".contains($0) })
+                result = try assembler.add(frame)
+            }
+            #expect(result == payload)
+        }
+    }
+
+    @Test func incompleteMixedAlteredAndForeignFramesAreRefused() throws {
+        let a = try QRFrames.encode(Array(repeating: 1, count: 1_000), chunkSize: 300)
+        let b = try QRFrames.encode(Array(repeating: 2, count: 1_000), chunkSize: 300)
+        var assembler = QRFrames.Assembler()
+        #expect(try assembler.add(a[0]) == nil)
+        #expect(assembler.progress.received == 1 && assembler.progress.expected == 4)
+        #expect(throws: QRFrames.Error.mixedPayloads) { try assembler.add(b[1]) }
+        #expect(throws: QRFrames.Error.notAFrame) { try assembler.add("https://example.com") }
+        // An altered character inside a chunk is caught by the checksum once all frames are in.
+        var bytes = try #require(Base45.decode(String(a[2].dropFirst(QRFrames.prefix.count))))
+        bytes[bytes.count - 1] ^= 0x01
+        _ = try assembler.add(a[1])
+        _ = try assembler.add(QRFrames.prefix + Base45.encode(bytes))
+        #expect(throws: QRFrames.Error.checksumMismatch) { try assembler.add(a[3]) }
+        #expect(throws: QRFrames.Error.tooLarge(bytes: 300, maxBytes: 255)) { try QRFrames.encode(Array(repeating: 0, count: 300), chunkSize: 1) }
+    }
+}
