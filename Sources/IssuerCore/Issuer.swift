@@ -183,8 +183,6 @@ public final class Issuer: Sendable {
 
     // MARK: Wallet keys
 
-    static let challengeContext = Array("offline-wallet/v1/register-key".utf8) + [0]
-
     /// A stateless challenge for `registerWalletKey`, valid five minutes: time ‖ random ‖ tag.
     public func keyChallenge(account: Int64) -> [UInt8] {
         var w = ByteWriter()
@@ -204,7 +202,7 @@ public final class Issuer: Sendable {
         let issued = challenge.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         guard UInt64(now) >= issued, UInt64(now) - issued <= 300 else { throw .badChallenge("expired") }
         guard let publicKey = try? key.signingKey(), let sig = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
-            publicKey.isValidSignature(sig, for: Self.challengeContext + challenge + accountBytes)
+            publicKey.isValidSignature(sig, for: KeyRegistration.message(challenge: challenge, account: account))
         else { throw .badChallenge("signature does not verify with the key") }
         let now = self.now
         try await transaction { conn in

@@ -31,7 +31,7 @@ enum Ledger {
             }
             let blob = conn.dialect == .sqlite ? "BLOB" : "BYTEA"
             try await Self.addAll(conn, table: "account", key: "id", keyType: "BIGINT", column: "balance",
-                                  byAccount.filter { $0.value != 0 }.map { ($0.key as any SQLBindable, $0.value) }.sorted { ($0.0 as? Int64 ?? 0) < ($1.0 as? Int64 ?? 0) })
+                                  byAccount.filter { $0.value != 0 }.sorted { $0.key < $1.key }.map { ($0.key as any SQLBindable, $0.value) })
             try await Self.addAll(conn, table: "issued_note", key: "note_id", keyType: blob, column: "redeemed",
                                   redeemedByNote.filter { $0.value != 0 }.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { ($0.key as any SQLBindable, $0.value) })
             byAccount = [:]

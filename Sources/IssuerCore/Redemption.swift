@@ -141,13 +141,18 @@ extension Issuer {
     /// redemption marker of the held state. Columns as in `spentStateColumns`.
     func spentRows(_ item: RedemptionItem, now: Int64) -> [[any SQLBindable]] {
         let state = item.state
-        var rows: [[any SQLBindable]] = state.spends.map { edge in
-            [edge.state.bytes, edge.transfer.hash.bytes, "transfer", edge.transfer.encoded, state.chain.proving(edge).encoded,
-             state.noteID.bytes, SQLValue.null, Self.amount(of: edge), SQLValue.null, now]
-        }
+        var rows = edgeRows(state, now: now)
         let marker = Array(SHA256.hash(data: Self.redeemMarker + state.ref.bytes))
         rows.append([state.ref.bytes, marker, "redeem", SQLValue.null, state.chain.encoded, state.noteID.bytes, item.account, state.amount, "float", now])
         return rows
+    }
+
+    /// One `spent_state` row per transfer in the chain.
+    func edgeRows(_ state: VerifiedState, now: Int64) -> [[any SQLBindable]] {
+        state.spends.map { edge in
+            [edge.state.bytes, edge.transfer.hash.bytes, "transfer", edge.transfer.encoded, state.chain.proving(edge).encoded,
+             state.noteID.bytes, SQLValue.null, Self.amount(of: edge), SQLValue.null, now]
+        }
     }
 
     static let spentStateColumns = "state_ref, spender, kind, transfer, chain, note_id, account_id, amount, funded_by, created_at"
@@ -196,18 +201,7 @@ extension Issuer {
         if let pre = prepared.inserted { inserted = pre } else { inserted = try await Self.insertSpent(conn, spentRows(item, now: now)) }
 
         // 2. What was there already: the same spends (fine), or different ones (fraud).
-        var conflict: (caseID: Int64, cheaterAccount: Int64?)?
-        let missingEdges = state.spends.filter { !inserted.contains($0.state.bytes) }
-        if !missingEdges.isEmpty {
-            for edge in missingEdges {
-                guard let first = try await conn.queryOne("SELECT spender, kind, transfer FROM spent_state WHERE state_ref = ?", edge.state.bytes),
-                    try first.blob("spender") != edge.transfer.hash.bytes, conflict == nil
-                else { continue }
-                conflict = try await openFraudCase(
-                    conn, state: edge.state, cheater: edge.owner, first: first, second: edge.transfer,
-                    chain: state.chain.proving(edge), noteID: state.noteID, beneficiary: item.account, amount: state.amount)
-            }
-        }
+        let conflict = try await recordSpends(conn, state, beneficiary: item.account, inserted: inserted)
         guard inserted.contains(state.ref.bytes) else {
             guard let existing = try await conn.queryOne("SELECT kind, account_id, amount, spender, transfer FROM spent_state WHERE state_ref = ?", state.ref.bytes)
             else { return .invalid(code: "internal", reason: "state vanished") }
@@ -248,23 +242,18 @@ extension Issuer {
         return .conflict(fraudCase: conflict.caseID, credited: state.amount)
     }
 
-    /// Records every spend of a verified chain in `spent_state`. The first spend that
-    /// contradicts an earlier one opens a fraud case, which is returned.
-    func recordSpends(_ conn: any SQLConnection, _ state: VerifiedState, beneficiary: Int64?) async throws
+    /// Records every spend of a verified chain in `spent_state` (unless `inserted` says which of
+    /// its rows a bulk insert already wrote). The first spend that contradicts an earlier one
+    /// opens a fraud case, which is returned.
+    func recordSpends(_ conn: any SQLConnection, _ state: VerifiedState, beneficiary: Int64?, inserted: Set<[UInt8]>? = nil) async throws
         -> (caseID: Int64, cheaterAccount: Int64?)?
     {
+        let written: Set<[UInt8]>
+        if let inserted { written = inserted } else { written = try await Self.insertSpent(conn, edgeRows(state, now: now)) }
         var conflict: (caseID: Int64, cheaterAccount: Int64?)?
-        for edge in state.spends {
-            let inserted = try await conn.query(
-                """
-                INSERT INTO spent_state(state_ref, spender, kind, transfer, chain, note_id, amount, created_at)
-                VALUES (?, ?, 'transfer', ?, ?, ?, ?, ?) ON CONFLICT (state_ref) DO NOTHING RETURNING state_ref
-                """,
-                edge.state.bytes, edge.transfer.hash.bytes, edge.transfer.encoded, state.chain.proving(edge).encoded,
-                state.noteID.bytes, Self.amount(of: edge), now)
-            if !inserted.isEmpty { continue }
+        for edge in state.spends where !written.contains(edge.state.bytes) && conflict == nil {
             guard let first = try await conn.queryOne("SELECT spender, kind, transfer FROM spent_state WHERE state_ref = ?", edge.state.bytes),
-                try first.blob("spender") != edge.transfer.hash.bytes, conflict == nil
+                try first.blob("spender") != edge.transfer.hash.bytes
             else { continue }
             conflict = try await openFraudCase(
                 conn, state: edge.state, cheater: edge.owner, first: first, second: edge.transfer,

@@ -193,7 +193,7 @@ struct WalletLoad: AsyncParsableCommand {
 
     func register(_ issuer: Issuer, _ account: Int64, _ key: SoftwareSigner) async throws {
         let challenge = issuer.keyChallenge(account: account)
-        let message = Array("offline-wallet/v1/register-key".utf8) + [0] + challenge + withUnsafeBytes(of: account.bigEndian, Array.init)
+        let message = KeyRegistration.message(challenge: challenge, account: account)
         try await issuer.registerWalletKey(account: account, key: key.publicKey, challenge: challenge, signature: try key.sign(message))
     }
 }

@@ -99,7 +99,7 @@ public final class IssuerClient: Sendable {
         case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
         }
         guard let raw = Base64URL.decode(challenge.challenge) else { throw IssuerClientError(code: "bad_challenge", "Malformed challenge.") }
-        let message = Array("offline-wallet/v1/register-key".utf8) + [0] + raw + withUnsafeBytes(of: challenge.accountId.bigEndian, Array.init)
+        let message = KeyRegistration.message(challenge: raw, account: challenge.accountId)
         let signature = try wallet.identity.signer.sign(message)
         let out = try await client.registerWalletKey(body: .json(.init(
             publicKey: Base64URL.encode(wallet.publicKey.bytes), challenge: challenge.challenge, signature: Base64URL.encode(signature))))
@@ -143,7 +143,11 @@ public final class IssuerClient: Sendable {
                 var settled: [StateRef] = []
                 for (state, result) in zip(batch, results) {
                     credited += UInt64(max(0, result.amount))
-                    if result.status == .credited || result.status == .alreadyCredited { settled.append(state.ref) }
+                    // Credited, already credited, or credited despite a conflict (the payer double
+                    // spent, the issuer paid this honest receiver): the value is in the account now.
+                    if result.status == .credited || result.status == .alreadyCredited || (result.status == .conflict && result.amount > 0) {
+                        settled.append(state.ref)
+                    }
                 }
                 try wallet.markSettled(settled)
             case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)

@@ -115,7 +115,7 @@ struct IssuerHarness {
 
     func registerKey(account: Int64, signer: any MessageSigner) async throws {
         let challenge = issuer.keyChallenge(account: account)
-        let message = Array("offline-wallet/v1/register-key".utf8) + [0] + challenge + withUnsafeBytes(of: account.bigEndian, Array.init)
+        let message = KeyRegistration.message(challenge: challenge, account: account)
         try await issuer.registerWalletKey(account: account, key: signer.publicKey, challenge: challenge, signature: try signer.sign(message))
     }
 

@@ -28,7 +28,7 @@ import WalletCore
         let key = SoftwareSigner()
         let challenge = h.issuer.keyChallenge(account: a)
         func sign(_ signer: SoftwareSigner, _ challenge: [UInt8], _ account: Int64) throws -> [UInt8] {
-            try signer.sign(Array("offline-wallet/v1/register-key".utf8) + [0] + challenge + withUnsafeBytes(of: account.bigEndian, Array.init))
+            try signer.sign(KeyRegistration.message(challenge: challenge, account: account))
         }
         // Signed by another key, issued to another account, expired, altered: all refused.
         #expect(await issuerError { try await h.issuer.registerWalletKey(account: a, key: key.publicKey, challenge: challenge, signature: try sign(SoftwareSigner(), challenge, a)) }?.code == "bad_challenge")

@@ -70,7 +70,7 @@ import FoundationNetworking
         let user = Client(serverURL: server.url, transport: URLSessionTransport(), middlewares: [BearerToken { tokens.accessToken }])
         let wallet = SoftwareSigner()
         let challenge = try await user.keyChallenge().ok.body.json
-        let message = Array("offline-wallet/v1/register-key".utf8) + [0] + Base64URL.decode(challenge.challenge)! + withUnsafeBytes(of: challenge.accountId.bigEndian, Array.init)
+        let message = KeyRegistration.message(challenge: Base64URL.decode(challenge.challenge)!, account: challenge.accountId)
         _ = try await user.registerWalletKey(body: .json(.init(
             publicKey: Base64URL.encode(wallet.publicKey.bytes), challenge: challenge.challenge, signature: Base64URL.encode(try wallet.sign(message))))).noContent
         _ = try await user.fundAccount(body: .json(.init(amount: 1_000_000))).ok

@@ -93,7 +93,7 @@ struct HTTPHarness {
             limits: Base64URL.decode(config.limits)!)
         let challenge = try await client.keyChallenge().ok.body.json
         let raw = Base64URL.decode(challenge.challenge)!
-        let message = Array("offline-wallet/v1/register-key".utf8) + [0] + raw + withUnsafeBytes(of: challenge.accountId.bigEndian, Array.init)
+        let message = KeyRegistration.message(challenge: raw, account: challenge.accountId)
         let signature = try wallet.identity.signer.sign(message)
         _ = try await client.registerWalletKey(body: .json(.init(
             publicKey: Base64URL.encode(wallet.publicKey.bytes), challenge: challenge.challenge, signature: Base64URL.encode(signature)))).noContent

@@ -6,6 +6,7 @@ import OpenAPIRuntime
 import Testing
 import WalletAPI
 import WalletCore
+import WalletSync
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -146,6 +147,45 @@ import FoundationNetworking
             let text = try await String(collecting: try ok.body.plainText, upTo: 1 << 20)
             #expect(text.contains("offline_wallet_outstanding_float_minor_units 0"))
             #expect(text.contains("offline_wallet_registrations_total 1"))
+        }
+    }
+}
+
+@Suite struct SyncTests {
+    /// A payee paid with a double-spent note is credited by the issuer (default policy); her
+    /// wallet must then count that note as settled, not as offline money still to redeem.
+    @Test func aCreditedConflictIsSettledInTheWallet() async throws {
+        try await HTTPHarness.with { h in
+            func client(_ name: String) async throws -> (IssuerClient, Wallet) {
+                let c = IssuerClient(serverURL: h.baseURL)
+                try await c.register(email: "\(name)@sync.test", password: "correct horse battery")
+                try await c.login(email: "\(name)@sync.test", password: "correct horse battery")
+                let w = try Wallet.create(directory: NSTemporaryDirectory() + "sync-" + UUID().uuidString, keyCost: .testing)
+                try await c.installTrust(into: w)
+                try await c.registerKey(of: w)
+                return (c, w)
+            }
+            let (aliceServer, alice) = try await client("alice")
+            let (bobServer, bob) = try await client("bob")
+            let (carolServer, carol) = try await client("carol")
+            try await aliceServer.fund(10_000)
+            try await aliceServer.purchase(10_000, into: alice)
+            let note = try #require(try alice.states(.available).first?.chain)
+            let r1 = try bob.createRequest(amount: 4_000)
+            _ = try bob.receive(try alice.pay(r1).bundle, for: r1.nonce)
+            // A tampered phone spends the same note again, to Carol.
+            let r2 = try carol.createRequest(amount: 3_000)
+            let second = try Transfer.sign(
+                input: note.heldRef,
+                outputs: [TransferOutput(owner: carol.publicKey, amount: 3_000), TransferOutput(owner: alice.publicKey, amount: 7_000)],
+                nonce: r2.nonce, createdAt: UInt64(Date().timeIntervalSince1970), signer: alice.identity.signer)
+            _ = try carol.receive(try PaymentBundle(chains: [note.appending(second, holding: 0)]).encoded, for: r2.nonce)
+
+            #expect(try await bobServer.redeemReceived(from: bob) == 4_000)
+            #expect(try await carolServer.redeemReceived(from: carol) == 3_000)
+            #expect(try carol.balance().unsettled == 0)
+            #expect(try carol.states(.settled).count == 1)
+            #expect(try await carolServer.account().balance == 3_000)
         }
     }
 }

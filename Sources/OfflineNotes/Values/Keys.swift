@@ -127,3 +127,14 @@ public enum ProtocolHash {
         sha256(stateContext + [0x02] + transferHash.bytes + [index])
     }
 }
+
+/// Registering a wallet key to an account online: the wallet proves it holds the private key
+/// by signing `"offline-wallet/v1/register-key" ‖ 0x00 ‖ challenge ‖ account id (8 bytes, big-endian)`.
+public enum KeyRegistration {
+    static let context = Array("offline-wallet/v1/register-key".utf8) + [0]
+
+    /// The exact bytes the wallet signs and the issuer verifies.
+    public static func message(challenge: [UInt8], account: Int64) -> [UInt8] {
+        context + challenge + withUnsafeBytes(of: account.bigEndian, Array.init)
+    }
+}

@@ -68,13 +68,15 @@ extension Wallet {
                 db, direction: .sent, counterparty: Self.counterparty(request), amount: total, currency: request.currency,
                 online: method == .online, method: method, status: .pending, reference: verified.paymentID, now: now)
             for (pick, chain) in zip(picks, payChains) {
-                guard let transfer = chain.transfers.last else { continue }
+                guard let transfer = chain.transfers.last, let spent = chainsByRef[pick.coin.ref] else {
+                    throw WalletError.storage("a signed payment lost its input")
+                }
                 // The primary key on state_ref refuses a second transfer of the same state.
                 try db.execute(
                     sql: "INSERT INTO spend_edge(state_ref, transfer_hash, transfer, proving_chain) VALUES (?, ?, ?, ?)",
                     arguments: [
                         pick.coin.ref.bytes.data, transfer.hash.bytes.data, transfer.encoded.data,
-                        (chainsByRef[pick.coin.ref] ?? chain).encoded.data,
+                        spent.encoded.data,
                     ])
                 try db.execute(
                     sql: """

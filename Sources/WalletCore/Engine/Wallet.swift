@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OfflineNotes
+import Synchronization
 
 /// The wallet engine shared by every client: holds notes, pays and receives offline, keeps
 /// history. One instance per wallet directory; safe to use from several tasks (every change is
@@ -10,6 +11,9 @@ public final class Wallet: Sendable {
     public let databasePath: String
     let db: DatabasePool
     let env: WalletEnvironment
+    /// The verifier for the installed keyset and limits, rebuilt only when they change:
+    /// decoding a keyset decompresses every issuer key, and the owner-key cache should live.
+    private let cachedVerifier = Mutex<(keyset: [UInt8], limits: [UInt8], verifier: NoteVerifier)?>(nil)
 
     public var publicKey: PublicKeyBytes { identity.publicKey }
 
@@ -119,9 +123,12 @@ public final class Wallet: Sendable {
         guard let ks = try Self.setting(db, "keyset"), let ls = try Self.setting(db, "limits") else {
             throw WalletError.notConfigured
         }
+        if let cached = cachedVerifier.withLock({ $0 }), cached.keyset == ks, cached.limits == ls { return cached.verifier }
         do {
             // Verified against the pinned authority when installed; the database is the wallet's own.
-            return NoteVerifier(keyset: try Keyset(unverifiedDecoding: ks), limits: try Limits(unverifiedDecoding: ls))
+            let verifier = NoteVerifier(keyset: try Keyset(unverifiedDecoding: ks), limits: try Limits(unverifiedDecoding: ls))
+            cachedVerifier.withLock { $0 = (ks, ls, verifier) }
+            return verifier
         } catch {
             throw WalletError.corruptFile("stored keyset or limits: \(error)")
         }
