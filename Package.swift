@@ -11,7 +11,10 @@ let package = Package(
         .library(name: "OfflineNotes", targets: ["OfflineNotes"]),
         .library(name: "WalletCore", targets: ["WalletCore"]),
         .library(name: "QRPayload", targets: ["QRPayload"]),
+        .library(name: "NearbySession", targets: ["NearbySession"]),
+        .executable(name: "wallet", targets: ["WalletCLI"]),
         .executable(name: "wallet-demo", targets: ["WalletDemo"]),
+        .executable(name: "wallet-tamper", targets: ["TamperTool"]),
         .executable(name: "wallet-bench", targets: ["WalletBench"]),
         .executable(name: "wallet-vectors", targets: ["VectorGenerator"]),
         .executable(name: "wallet-server", targets: ["IssuerServer"]),
@@ -134,9 +137,45 @@ let package = Package(
         ),
         // QR payloads: Base45 text and numbered frames (the QR image libraries come with issue 4).
         .target(name: "QRPayload", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        // QR images on Linux: libqrencode to encode, libpng to write and read, zbar to decode.
+        // (The app uses CoreImage and AVFoundation.)
+        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .target(
+            name: "QRImage",
+            dependencies: [
+                .target(name: "CQREncode", condition: .when(platforms: [.linux])),
+                .target(name: "CZBar", condition: .when(platforms: [.linux])),
+                .target(name: "CPNG", condition: .when(platforms: [.linux])),
+            ]
+        ),
+        .testTarget(
+            name: "QRImageTests",
+            dependencies: ["QRImage", "QRPayload", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
         .testTarget(
             name: "QRPayloadTests",
             dependencies: ["QRPayload", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
+        // The encrypted, resumable payer/payee session (shared with the app, which runs it over
+        // Bluetooth LE); no I/O of its own beyond the link protocol it drives.
+        .target(name: "NearbySession", dependencies: ["OfflineNotes", .product(name: "Crypto", package: "swift-crypto")]),
+        // Nearby-session links over TCP (the command line's radio).
+        .target(
+            name: "NearbyTCP",
+            dependencies: [
+                "NearbySession",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "NearbySessionTests",
+            dependencies: [
+                "NearbySession", "NearbyTCP", "OfflineNotes", "WalletCore", "DevIssuer",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         // Stand-in issuer for tests, the demo and benchmarks (the real one is the server).
         .target(
@@ -156,6 +195,18 @@ let package = Package(
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
             ]
         ),
+        // `wallet`: the command line (one directory per user; human output or --json).
+        .executableTarget(
+            name: "WalletCLI",
+            dependencies: [
+                "WalletCore", "WalletSync", "WalletAPI", "OfflineNotes", "NearbySession", "NearbyTCP", "QRPayload",
+                .target(name: "QRImage", condition: .when(platforms: [.linux])),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // Test helper for scripts/e2e: signs a double spend the way a tampered phone would.
+        .executableTarget(name: "TamperTool", dependencies: ["WalletCore", "OfflineNotes", "QRPayload"]),
         .executableTarget(name: "WalletDemo", dependencies: ["WalletCore", "WalletSync", "OfflineNotes", "DevIssuer"]),
         .executableTarget(
             name: "WalletBench",

@@ -310,6 +310,41 @@ extension Issuer {
         }
     }
 
+    /// Takes a fraud proof (docs/protocol.md §7) from any wallet that caught a double spend
+    /// offline: a chain proving a state and two different transfers of it, both signed by its
+    /// owner. Both spends are recorded; the second opens (or finds) the fraud case naming the
+    /// owner and freezes its account. No one is credited: the reporter refused the payment.
+    public func reportFraud(account: Int64, chain: [UInt8], first: [UInt8], second: [UInt8]) async throws(IssuerError)
+        -> RedeemResult
+    {
+        let states: [VerifiedState]
+        do {
+            let proving = try Chain(decoding: chain)
+            let transfers = [try Transfer(decoding: first), try Transfer(decoding: second)]
+            guard transfers[0].hash != transfers[1].hash else {
+                throw IssuerError.invalidField(field: "second", reason: "is the same transfer as 'first': no double spend")
+            }
+            // Verifying each transfer appended to the proving chain checks that it spends that
+            // state and carries its owner's signature (the chain checks the issuer's).
+            states = try transfers.map { t throws(VerificationError) in
+                try verifier.verifyChain(proving.appending(t, holding: 0).encoded, now: UInt64(now), checkExpiry: false)
+            }
+        } catch let error as IssuerError {
+            throw error
+        } catch let error as VerificationError {
+            throw .invalidChain(error)
+        } catch {
+            throw .invalidField(field: "chain", reason: "\(error)")
+        }
+        _ = account  // any signed-in wallet may report; the proof stands on its signatures
+        return try await transaction { conn in
+            var fraud = try await self.recordSpends(conn, states[0], beneficiary: nil)
+            if let second = try await self.recordSpends(conn, states[1], beneficiary: nil) { fraud = second }
+            guard let fraud else { throw IssuerError.invalidField(field: "second", reason: "does not conflict with 'first'") }
+            return .conflict(fraudCase: fraud.caseID, credited: 0)
+        }
+    }
+
     /// What the issuer knows of each state: for wallets restored from a backup.
     public func stateStatus(_ refs: [StateRef]) async throws(IssuerError) -> [StateRef: StateStatus] {
         guard refs.count <= 512 else { throw .invalidField(field: "states", reason: "at most 512 per request") }

@@ -233,6 +233,15 @@ public struct IssuerAPI: APIProtocol {
         return .ok(.init(body: .json(Self.result(try await issuer.announce(account: claims.sub, chain: try bytes(body.chain, field: "chain"))))))
     }
 
+    public func reportFraudProof(_ input: Operations.ReportFraudProof.Input) async throws -> Operations.ReportFraudProof.Output {
+        guard case .json(let body) = input.body else { throw HTTPProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send JSON.") }
+        let claims = try await writer()
+        let result = try await issuer.reportFraud(
+            account: claims.sub, chain: try bytes(body.chain, field: "chain"), first: try bytes(body.first, field: "first"),
+            second: try bytes(body.second, field: "second"))
+        return .ok(.init(body: .json(Self.result(result))))
+    }
+
     public func checkStates(_ input: Operations.CheckStates.Input) async throws -> Operations.CheckStates.Output {
         guard case .json(let body) = input.body else { throw HTTPProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send JSON.") }
         _ = try caller()

@@ -71,3 +71,35 @@ public enum WalletError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension WalletError {
+    /// A stable machine-readable code (for `--json` output and the session's refusals).
+    public var code: String {
+        switch self {
+        case .insufficientFunds: "insufficient_funds"
+        case .needsOnlineCheck: "needs_online_check"
+        case .notConfigured: "not_configured"
+        case .authorityMismatch: "authority_mismatch"
+        case .staleKeyset: "stale_keyset"
+        case .requestExpired: "request_expired"
+        case .cannotPaySelf: "cannot_pay_self"
+        case .amountRequired: "amount_required"
+        case .invalidAmount: "invalid_amount"
+        case .requestNonceReused: "request_nonce_reused"
+        case .unknownRequest: "unknown_request"
+        case .requestAlreadyPaid: "request_already_paid"
+        case .unknownPayment: "unknown_payment"
+        case .holdingLimitExceeded: "holding_limit_exceeded"
+        case .rejected(let e): e.code
+        case .doubleSpendDetected: "double_spend"
+        case .notOwnedByWallet: "not_owned_by_wallet"
+        case .wrongPassphrase: "wrong_passphrase"
+        case .passphraseRequired: "passphrase_required"
+        case .walletExists: "wallet_exists"
+        case .walletMissing: "wallet_missing"
+        case .insecureKeyFile: "insecure_key_file"
+        case .corruptFile: "corrupt_file"
+        case .storage: "storage"
+        }
+    }
+}

@@ -130,11 +130,26 @@ public final class IssuerClient: Sendable {
         }
     }
 
+    /// What one redemption pass did.
+    public struct Redemption: Sendable {
+        public var credited: UInt64 = 0
+        public var redeemed = 0
+        /// Fraud cases the issuer opened (or found) for notes this wallet handed in.
+        public var fraudCases: [Int64] = []
+        /// Notes the issuer refused, with its reason.
+        public var refused: [(code: String, reason: String)] = []
+    }
+
     /// Redeems every note the wallet received offline; returns the amount credited.
     public func redeemReceived(from wallet: Wallet) async throws -> UInt64 {
+        try await redeem(from: wallet).credited
+    }
+
+    /// Redeems every note the wallet received offline, in batches of 64.
+    public func redeem(from wallet: Wallet) async throws -> Redemption {
         let held = try wallet.states(.received).filter { !$0.needsOnlineCheck }
-        guard !held.isEmpty else { return 0 }
-        var credited: UInt64 = 0
+        var report = Redemption()
+        guard !held.isEmpty else { return report }
         for start in stride(from: 0, to: held.count, by: 64) {
             let batch = Array(held[start..<min(start + 64, held.count)])
             switch try await client.redeemNotes(body: .json(.init(chains: batch.map { Base64URL.encode($0.chain.encoded) }))) {
@@ -142,7 +157,10 @@ public final class IssuerClient: Sendable {
                 let results = try ok.body.json.results
                 var settled: [StateRef] = []
                 for (state, result) in zip(batch, results) {
-                    credited += UInt64(max(0, result.amount))
+                    report.credited += UInt64(max(0, result.amount))
+                    report.redeemed += 1
+                    if let fraudCase = result.fraudCase { report.fraudCases.append(fraudCase) }
+                    if result.status == .invalid { report.refused.append((result.code ?? "invalid", result.reason ?? "")) }
                     // Credited, already credited, or credited despite a conflict (the payer double
                     // spent, the issuer paid this honest receiver): the value is in the account now.
                     if result.status == .credited || result.status == .alreadyCredited || (result.status == .conflict && result.amount > 0) {
@@ -153,6 +171,118 @@ public final class IssuerClient: Sendable {
             case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
             }
         }
-        return credited
+        return report
+    }
+
+    /// Trades a refresh token for new tokens (the old refresh token stops working).
+    @discardableResult
+    public func resume(refreshToken: String) async throws -> Components.Schemas.Tokens {
+        switch try await client.refresh(body: .json(.init(refreshToken: refreshToken))) {
+        case .ok(let ok):
+            let tokens = try ok.body.json
+            token.value.withLock { $0 = tokens.accessToken }
+            return tokens
+        case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
+        }
+    }
+
+    /// Asks the issuer about notes restored from a backup; applies the answer to the wallet.
+    /// Returns how many were found spent.
+    @discardableResult
+    public func checkRestoredNotes(of wallet: Wallet) async throws -> (checked: Int, spent: Int) {
+        let pending = try wallet.states().filter(\.needsOnlineCheck)
+        var checked = 0, spent = 0
+        for start in stride(from: 0, to: pending.count, by: 512) {
+            let batch = Array(pending[start..<min(start + 512, pending.count)])
+            switch try await client.checkStates(body: .json(.init(states: batch.map { Base64URL.encode($0.ref.bytes) }))) {
+            case .ok(let ok):
+                var results: [StateRef: OnlineStateCheck] = [:]
+                for (state, answer) in zip(batch, try ok.body.json.states) {
+                    // Only "unspent" frees a note; anything the issuer has seen spent is retired.
+                    let isUnspent = answer.status == .unspent || answer.status == .unknown
+                    results[state.ref] = isUnspent ? .unspent : .spent
+                    if !isUnspent { spent += 1 }
+                }
+                try wallet.applyOnlineCheck(results)
+                checked += batch.count
+            case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
+            }
+        }
+        return (checked, spent)
+    }
+
+    /// Registers this wallet's signed but unconfirmed payments with the issuer, so a double
+    /// spend of the same notes is caught even if the payee never syncs. Returns fraud cases found.
+    public func announcePending(of wallet: Wallet) async throws -> (announced: Int, fraudCases: [Int64]) {
+        var announced = 0
+        var cases: [Int64] = []
+        for payment in try wallet.pendingPayments() {
+            let bundle = try PaymentBundle(decoding: payment.bundle)
+            for chain in bundle.chains {
+                switch try await client.announceTransfer(body: .json(.init(chain: Base64URL.encode(chain.encoded)))) {
+                case .ok(let ok):
+                    let result = try ok.body.json
+                    if let fraudCase = result.fraudCase { cases.append(fraudCase) }
+                    announced += 1
+                case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
+                }
+            }
+        }
+        return (announced, cases)
+    }
+
+    /// Exchanges the wallet's own notes that are close to expiry or to the hop limit for fresh
+    /// ones of the same value. Returns the value refreshed.
+    public func refreshNotes(of wallet: Wallet, expiringWithin seconds: UInt64, now: Timestamp) async throws -> UInt64 {
+        let limits = try wallet.limits()
+        let due = try wallet.states(.available).filter { state in
+            guard !state.needsOnlineCheck else { return false }
+            return state.chain.note.expiresAt <= now + seconds || state.chain.transfers.count >= limits.maxHops - 1
+        }
+        var refreshed: UInt64 = 0
+        for start in stride(from: 0, to: due.count, by: 64) {
+            let batch = Array(due[start..<min(start + 64, due.count)])
+            let out = try await client.refreshNotes(body: .json(.init(
+                walletKey: Base64URL.encode(wallet.publicKey.bytes), chains: batch.map { Base64URL.encode($0.chain.encoded) })))
+            switch out {
+            case .ok(let ok):
+                let body = try ok.body.json
+                let fresh = try body.chains.map { text -> Chain in
+                    guard let bytes = Base64URL.decode(text) else { throw IssuerClientError(code: "bad_note", "The server sent a malformed note.") }
+                    return try Chain(decoding: bytes)
+                }
+                let exchanged = zip(batch, body.results).filter { $0.1.status == .credited || $0.1.status == .alreadyCredited }.map(\.0.ref)
+                refreshed += try wallet.exchange(exchanged, for: fresh)
+            case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
+            }
+        }
+        return refreshed
+    }
+
+    /// Hands the issuer every fraud proof this wallet caught offline; returns the fraud cases.
+    /// The issuer keeps one case per double spend, so reporting again is harmless.
+    public func reportFraudProofs(of wallet: Wallet) async throws -> [Int64] {
+        var cases: [Int64] = []
+        for proof in try wallet.fraudProofs() {
+            let report = Components.Schemas.FraudProofReport(
+                chain: Base64URL.encode(proof.chain.encoded), first: Base64URL.encode(proof.first.encoded),
+                second: Base64URL.encode(proof.second.encoded))
+            switch try await client.reportFraudProof(body: .json(report)) {
+            case .ok(let ok):
+                if let id = try ok.body.json.fraudCase { cases.append(id) }
+            case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
+            }
+        }
+        return cases
+    }
+
+    /// Pays another account online (no notes move).
+    public func sendOnline(to email: String, amount: UInt64, idempotencyKey: String = UUID().uuidString) async throws
+        -> Components.Schemas.AccountInfo
+    {
+        switch try await client.sendOnline(headers: .init(idempotencyKey: idempotencyKey), body: .json(.init(to: email, amount: Int64(amount)))) {
+        case .ok(let ok): return try ok.body.json
+        case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
+        }
     }
 }

@@ -286,6 +286,49 @@ import WalletCore
         }
         #expect(try await h.issuer.fraudCases().count == 1)
     }
+
+    /// A payee that caught a double spend offline reports the proof: the case names the signer,
+    /// freezes its account and credits no one; forged and non-conflicting proofs are refused.
+    @Test(arguments: Backend.available)
+    func fraudProofsReportedByAPayeeNameTheCheater(_ backend: Backend) async throws {
+        let h = try await IssuerHarness(backend)
+        let (alice, aliceWallet) = try await h.user("alice", funds: 10_000, purchase: 10_000)
+        let (carol, _) = try await h.user("carol")
+        let note = try #require(try aliceWallet.states(.available).first?.chain)
+        func transfer(_ amount: UInt64, seed: UInt8, signer: any MessageSigner) throws -> Transfer {
+            try Transfer.sign(
+                input: note.heldRef, outputs: [TransferOutput(owner: aliceWallet.publicKey, amount: amount)],
+                nonce: Nonce(uncheckedBytes: Array(repeating: seed, count: 16)), createdAt: h.clock.now, signer: signer)
+        }
+        let first = try transfer(10_000, seed: 1, signer: aliceWallet.identity.signer)
+        let second = try transfer(10_000, seed: 2, signer: aliceWallet.identity.signer)
+        let before = try await h.issuer.account(carol).balance
+
+        await #expect(throws: IssuerError.self, "same transfer twice is no proof") {
+            try await h.issuer.reportFraud(account: carol, chain: note.encoded, first: first.encoded, second: first.encoded)
+        }
+        let forged = try transfer(10_000, seed: 3, signer: SoftwareSigner())
+        await #expect(throws: IssuerError.self, "a transfer not signed by the owner proves nothing") {
+            try await h.issuer.reportFraud(account: carol, chain: note.encoded, first: first.encoded, second: forged.encoded)
+        }
+        #expect(try await h.issuer.fraudCases().isEmpty)
+
+        guard case .conflict(let id, let credited) = try await h.issuer.reportFraud(
+            account: carol, chain: note.encoded, first: first.encoded, second: second.encoded)
+        else {
+            Issue.record("a valid proof opened no case")
+            return
+        }
+        #expect(credited == 0)
+        // Reporting again finds the same case.
+        #expect(try await h.issuer.reportFraud(account: carol, chain: note.encoded, first: first.encoded, second: second.encoded) == .conflict(fraudCase: id, credited: 0))
+        let cases = try await h.issuer.fraudCases()
+        #expect(cases.count == 1)
+        #expect(cases.first?.cheaterAccount == alice)
+        #expect(try await h.issuer.account(alice).frozen)
+        #expect(try await h.issuer.account(carol).balance == before)
+        #expect(try await h.issuer.checkLedger().isEmpty)
+    }
 }
 
 @Suite struct PostgresAvailability {

@@ -360,3 +360,30 @@ public final class Wallet: Sendable {
         return db.lastInsertedRowID
     }
 }
+
+extension Wallet {
+    /// Swaps notes the issuer took back (`refs`) for the fresh notes it issued in exchange, in
+    /// one transaction: the old states are retired and the new ones become spendable.
+    /// Returns the value of the fresh notes added.
+    @discardableResult
+    public func exchange(_ refs: [StateRef], for chains: [Chain]) throws(WalletError) -> UInt64 {
+        let now = env.now()
+        return try write { db in
+            let verifier = try verifier(db)
+            for ref in refs {
+                try db.execute(
+                    sql: "UPDATE note_state SET status = 'settled', updated_at = ? WHERE ref = ? AND status = 'available'",
+                    arguments: [sqlTime(now), ref.bytes.data])
+            }
+            var added: UInt64 = 0
+            for chain in chains {
+                let state: VerifiedState
+                do { state = try verifier.verify(chain, now: now) } catch let e as VerificationError { throw WalletError.rejected(e) }
+                guard state.owner == publicKey else { throw WalletError.notOwnedByWallet }
+                try Self.recordSpends(db, state)
+                if try insertState(db, state, status: .available, origin: "refresh", now: now) { added += state.amount }
+            }
+            return added
+        }
+    }
+}

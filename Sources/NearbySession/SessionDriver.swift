@@ -1,0 +1,333 @@
+import Crypto
+import OfflineNotes
+import Synchronization
+
+/// Moves frames between one link and one session machine, with a retransmission clock.
+final class LinkPump: Sendable {
+    enum Input: Sendable {
+        case frame([UInt8])
+        case closed(String)
+        case tick
+    }
+
+    let connection: any LinkConnection
+    private let inputs: AsyncStream<Input>
+    private let tasks: Mutex<[Task<Void, Never>]>
+
+    init(_ connection: any LinkConnection, tick: Duration) {
+        self.connection = connection
+        let (stream, continuation) = AsyncStream.makeStream(of: Input.self)
+        inputs = stream
+        let reader = Task {
+            do {
+                for try await frame in connection.inbound() { continuation.yield(.frame(frame)) }
+                continuation.yield(.closed("the other device closed the link"))
+            } catch {
+                continuation.yield(.closed("\(error)"))
+            }
+        }
+        let ticker = Task {
+            while !Task.isCancelled {
+                do { try await Task.sleep(for: tick) } catch { break }
+                continuation.yield(.tick)
+            }
+            continuation.finish()
+        }
+        tasks = Mutex([reader, ticker])
+    }
+
+    func next() async -> Input {
+        for await input in inputs { return input }
+        return .closed("stopped")
+    }
+
+    func send(_ frames: [LinkFrame]) async throws {
+        for frame in frames { try await connection.send(frame.encoded) }
+    }
+
+    func stop() {
+        tasks.withLock { $0.forEach { $0.cancel() } }
+        connection.close()
+    }
+}
+
+enum PumpOutcome {
+    case finished
+    case lost(String)
+}
+
+/// Runs `machine` on one link until it finishes, the link is lost, or a fatal error.
+/// `onEvent` answers the machine's events (the payee's wallet call, the payer's receipt).
+func drive<M: SessionMachine>(
+    _ pump: LinkPump, _ machine: inout M, options: SessionOptions, clock: ContinuousClock.Instant,
+    deadline: ContinuousClock.Instant, onEvent: (SessionEvent, inout M) async throws -> Void,
+    progress: (SessionProgress) -> Void
+) async throws -> PumpOutcome {
+    let mtu = pump.connection.mtu
+    func flush(_ machine: inout M) async -> Bool {
+        let frames = machine.frames(mtu: mtu, now: ContinuousClock.now - clock, rto: options.retransmitAfter)
+        do { try await pump.send(frames) } catch { return false }
+        if !frames.isEmpty { progress(machine.progress) }
+        return true
+    }
+    guard await flush(&machine) else { return .lost("could not write to the link") }
+    while true {
+        if machine.isFinished { return .finished }
+        guard ContinuousClock.now < deadline else { throw NearbyError.timedOut }
+        switch await pump.next() {
+        case .closed(let why):
+            return .lost(why)
+        case .tick:
+            break
+        case .frame(let bytes):
+            do {
+                let frame = try LinkFrame(decoding: bytes)
+                if let event = try machine.handle(frame, now: ContinuousClock.now - clock) {
+                    try await onEvent(event, &machine)
+                }
+            } catch let error as NearbyError {
+                if case .aborted = error {} else { try? await pump.send([.abort(abortCode(for: error).rawValue)]) }
+                throw error
+            }
+        }
+        guard await flush(&machine) else { return .lost("could not write to the link") }
+    }
+}
+
+func abortCode(for error: NearbyError) -> AbortCode {
+    switch error {
+    case .decryptionFailed: .decryptionFailed
+    case .refused, .receiptNotBound: .cancelled
+    default: .protocolError
+    }
+}
+
+func tickInterval(_ options: SessionOptions) -> Duration {
+    max(.milliseconds(5), options.retransmitAfter / 4)
+}
+
+/// The payer's whole nearby payment: connect, send, resume after drops, return the receipt.
+public enum NearbyPayment {
+    public struct Result: Sendable {
+        /// The payee's receipt, bound to `transcriptHash`; hand it to `Wallet.confirm`.
+        public let receipt: [UInt8]
+        public let transcriptHash: Digest32
+        /// Links opened after the first one.
+        public let reconnects: Int
+        /// Sessions started afresh because the payee no longer knew the old one.
+        public let restarts: Int
+    }
+
+    /// Sends `bundle` (already signed and stored by the wallet) for `request` and waits for the
+    /// receipt. A lost link is reopened and the session resumed where it stopped; the bundle is
+    /// never re-signed.
+    public static func pay(
+        request: PaymentRequest, bundle: [UInt8], dialer: any LinkDialer, options: SessionOptions = SessionOptions(),
+        progress: @Sendable (SessionProgress) -> Void = { _ in }
+    ) async throws(NearbyError) -> Result {
+        let clock = ContinuousClock.now
+        let deadline = clock + options.timeout
+        var machine = try NearbyPayer(request: request, bundle: bundle)
+        var resuming = false
+        var reconnects = -1
+        var restarts = 0
+        var lastProblem = "no link"
+        while true {
+            reconnects += 1
+            guard reconnects <= options.maxReconnects else { throw .linkLost(lastProblem) }
+            guard ContinuousClock.now < deadline else { throw .timedOut }
+            if reconnects > 0 { try? await Task.sleep(for: min(.seconds(2), options.retransmitAfter * reconnects)) }
+            let connection: any LinkConnection
+            do { connection = try await dialer.connect() } catch {
+                lastProblem = "\(error)"
+                continue
+            }
+            let pump = LinkPump(connection, tick: tickInterval(options))
+            defer { pump.stop() }
+            do {
+                if resuming, let frame = machine.resumeFrame() { try await pump.send([frame]) }
+                var receipt: [UInt8]?
+                let outcome = try await drive(
+                    pump, &machine, options: options, clock: clock, deadline: deadline,
+                    onEvent: { event, _ in if case .receipt(let bytes) = event { receipt = bytes } },
+                    progress: progress)
+                switch outcome {
+                case .finished:
+                    guard let receipt else { throw NearbyError.protocolViolation("finished without a receipt") }
+                    return Result(receipt: receipt, transcriptHash: machine.transcriptHash, reconnects: reconnects, restarts: restarts)
+                case .lost(let why):
+                    lastProblem = why
+                    resuming = true
+                }
+            } catch NearbyError.aborted(.unknownSession) {
+                // The payee restarted: a new session (new keys) carries the same signed bundle.
+                machine = try NearbyPayer(request: request, bundle: bundle)
+                resuming = false
+                restarts += 1
+            } catch NearbyError.aborted(.busy) {
+                resuming = true
+            } catch let error as NearbyError {
+                throw error
+            } catch {
+                lastProblem = "\(error)"
+                resuming = true
+            }
+        }
+    }
+}
+
+/// How the payee's wallet answers a payment that arrived through a session.
+public enum PaymentAnswer: Sendable, Equatable {
+    case receipt([UInt8])
+    case refuse(code: String, message: String)
+}
+
+/// The payee's side: accepts links for one request, runs a session on each, lets a payer
+/// resume a dropped one, and returns once a payment has been answered with a receipt.
+public final class NearbyReceiver: Sendable {
+    public struct Result: Sendable {
+        public let receipt: [UInt8]
+        public let transcriptHash: Digest32
+        /// Links accepted (reconnects and restarts included).
+        public let links: Int
+    }
+
+    private struct State {
+        var parked: [[UInt8]: NearbyPayee] = [:]
+        var busy: Set<[UInt8]> = []
+        var answer: Result?
+        var answeredAt: ContinuousClock.Instant?
+        var delivered = false
+        var links = 0
+        var lastError: NearbyError?
+    }
+
+    public let request: PaymentRequest
+    private let ephemeral: P256.KeyAgreement.PrivateKey
+    private let options: SessionOptions
+    private let state = Mutex(State())
+
+    /// - Parameter ephemeral: the private half of `request.sessionKey`, kept in memory only.
+    public init(request: PaymentRequest, ephemeral: P256.KeyAgreement.PrivateKey, options: SessionOptions = SessionOptions()) throws(NearbyError) {
+        _ = try NearbyPayee(request: request, ephemeral: ephemeral)
+        self.request = request
+        self.ephemeral = ephemeral
+        self.options = options
+    }
+
+    /// Serves `listener` until a payment is answered with a receipt (then lingers briefly so a
+    /// payer that lost the reply can resume), or `options.timeout` passes.
+    public func serve(
+        _ listener: any LinkListener,
+        answer: @escaping @Sendable (_ bundle: [UInt8], _ transcriptHash: Digest32) async -> PaymentAnswer,
+        progress: @escaping @Sendable (SessionProgress) -> Void = { _ in }
+    ) async throws(NearbyError) -> Result {
+        let clock = ContinuousClock.now
+        let deadline = clock + options.timeout
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                while ContinuousClock.now < deadline {
+                    let done = self.state.withLock { s in
+                        guard let at = s.answeredAt else { return false }
+                        return s.delivered || ContinuousClock.now - at >= self.options.linger
+                    }
+                    if done { break }
+                    try? await Task.sleep(for: .milliseconds(20))
+                }
+                listener.close()
+            }
+            for await connection in listener.connections() {
+                state.withLock { $0.links += 1 }
+                group.addTask {
+                    await self.handle(connection, clock: clock, deadline: deadline, answer: answer, progress: progress)
+                }
+            }
+            group.cancelAll()
+        }
+        let result: (Result?, NearbyError?) = state.withLock { s in
+            (s.answer.map { Result(receipt: $0.receipt, transcriptHash: $0.transcriptHash, links: s.links) }, s.lastError)
+        }
+        if let answer = result.0 { return answer }
+        throw result.1 ?? .timedOut
+    }
+
+    private func handle(
+        _ connection: any LinkConnection, clock: ContinuousClock.Instant, deadline: ContinuousClock.Instant,
+        answer: @Sendable ([UInt8], Digest32) async -> PaymentAnswer, progress: (SessionProgress) -> Void
+    ) async {
+        let pump = LinkPump(connection, tick: tickInterval(options))
+        defer { pump.stop() }
+        var input = await pump.next()
+        while case .tick = input {
+            guard ContinuousClock.now < deadline else { return }
+            input = await pump.next()
+        }
+        guard case .frame(let first) = input, let frame = try? LinkFrame(decoding: first) else {
+            try? await pump.send([.abort(AbortCode.protocolError.rawValue)])
+            return
+        }
+        var machine: NearbyPayee
+        switch frame {
+        case .resume(let sessionID, _):
+            let found: Swift.Result<NearbyPayee, AbortCode> = state.withLock { s in
+                if s.busy.contains(sessionID) { return .failure(.busy) }
+                guard let m = s.parked.removeValue(forKey: sessionID) else { return .failure(.unknownSession) }
+                s.busy.insert(sessionID)
+                return .success(m)
+            }
+            switch found {
+            case .failure(let code):
+                try? await pump.send([.abort(code.rawValue)])
+                return
+            case .success(let parked):
+                machine = parked
+            }
+        case .data:
+            do { machine = try NearbyPayee(request: request, ephemeral: ephemeral) } catch { return }
+        default:
+            try? await pump.send([.abort(AbortCode.protocolError.rawValue)])
+            return
+        }
+
+        // From here on the machine is ours: whatever happens, hand it back for a resume.
+        var outcome: PumpOutcome = .lost("stopped")
+        do {
+            _ = try machine.handle(frame, now: ContinuousClock.now - clock)
+            if case .resume = frame, let reply = machine.resumeFrame() { try await pump.send([reply]) }
+            outcome = try await drive(
+                pump, &machine, options: options, clock: clock, deadline: deadline,
+                onEvent: { event, machine in
+                    guard case .payment(let bundle, let transcript) = event else { return }
+                    if let id = machine.sessionID { _ = self.state.withLock { $0.busy.insert(id) } }
+                    switch await answer(bundle, transcript) {
+                    case .receipt(let receipt):
+                        try machine.reply(receipt: receipt)
+                        self.state.withLock { s in
+                            if s.answer == nil {
+                                s.answer = Result(receipt: receipt, transcriptHash: transcript, links: 0)
+                                s.answeredAt = .now
+                            }
+                        }
+                    case .refuse(let code, let message):
+                        try machine.refuse(code: code, message: message)
+                        self.state.withLock { $0.lastError = .refused(code: code, message: message) }
+                    }
+                },
+                progress: progress)
+        } catch let error as NearbyError {
+            state.withLock { $0.lastError = error }
+            outcome = .finished  // a broken session is not resumed
+        } catch {
+            outcome = .lost("\(error)")
+        }
+        let final = machine
+        state.withLock { s in
+            guard let id = final.sessionID else { return }
+            s.busy.remove(id)
+            switch outcome {
+            case .lost: s.parked[id] = final
+            case .finished: if final.replied, final.isFinished, s.answer != nil { s.delivered = true }
+            }
+        }
+    }
+}

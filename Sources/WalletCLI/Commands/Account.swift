@@ -1,0 +1,93 @@
+import ArgumentParser
+import Foundation
+import OfflineNotes
+import WalletCore
+import WalletSync
+
+struct Init: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Create a wallet: a new key (encrypted with OW_PASSPHRASE if set) and an empty database.")
+    @OptionGroup var common: CommonOptions
+    @Option(help: "Issuer URL; the wallet pins its authority key now.") var server: String?
+
+    func run() async throws {
+        try await WalletCLI.run(common) { out in
+            let home = common.home
+            let wallet = try Wallet.create(directory: home.directory, passphrase: WalletHome.passphrase)
+            var config = try home.loadConfig()
+            var pinned = false
+            if let server {
+                guard let url = URL(string: server), url.scheme != nil else {
+                    throw CLIError("invalid_server", "'\(server)' is not a URL (for example http://127.0.0.1:8080).", exit: .usage)
+                }
+                config.server = server
+                try home.saveConfig(config)
+                try await IssuerClient(serverURL: url).installTrust(into: wallet)
+                pinned = true
+            }
+            out.result(
+                ["directory": home.directory, "walletKey": wallet.publicKey.hex, "encrypted": WalletHome.passphrase != nil, "issuerPinned": pinned],
+                human: """
+                    Wallet created in \(home.directory)
+                      key \(wallet.publicKey.keyID)\(WalletHome.passphrase != nil ? " (encrypted)" : "")
+                    \(pinned ? "  issuer \(server ?? "") pinned" : "  no issuer yet: wallet login --server URL EMAIL")
+                    Next: wallet register EMAIL  (or wallet login EMAIL)
+                    """)
+        }
+    }
+}
+
+/// Shared by register and login: log in, register the wallet key, save the refresh token.
+func logIn(_ home: WalletHome, server: String?, email: String, register: Bool, out: Output) async throws -> [String: Any] {
+    let wallet = try home.openWallet()
+    return try await home.withLock {
+        var config = try home.loadConfig()
+        if let server { config.server = server }
+        guard let serverText = config.server, let url = URL(string: serverText) else {
+            throw CLIError("no_server", "Say which issuer: --server URL", exit: .usage)
+        }
+        let password = try secret(env: "OW_PASSWORD", prompt: "Password for \(email): ")
+        let client = IssuerClient(serverURL: url)
+        try await client.installTrust(into: wallet)
+        if register {
+            try await client.register(email: email, password: password)
+            out.note("Account \(email) registered.")
+        }
+        let tokens = try await client.login(email: email, password: password)
+        // Idempotent for the same account, so logging in again from this wallet is fine.
+        try await client.registerKey(of: wallet)
+        config.email = email
+        config.accountId = tokens.accountId
+        config.refreshToken = tokens.refreshToken
+        try home.saveConfig(config)
+        let account = try await client.account()
+        return ["email": email, "accountId": tokens.accountId, "server": serverText, "balance": account.balance, "walletKey": wallet.publicKey.hex]
+    }
+}
+
+struct Register: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Open an account with the issuer (password from OW_PASSWORD or asked), log in and register this wallet's key.")
+    @OptionGroup var common: CommonOptions
+    @Option(help: "Issuer URL (saved).") var server: String?
+    @Argument(help: "Account email.") var email: String
+
+    func run() async throws {
+        try await WalletCLI.run(common) { out in
+            let info = try await logIn(common.home, server: server, email: email, register: true, out: out)
+            out.result(info, human: "Registered and logged in as \(email); this wallet's key is registered to the account.")
+        }
+    }
+}
+
+struct Login: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Log in (password from OW_PASSWORD or asked) and register this wallet's key to the account.")
+    @OptionGroup var common: CommonOptions
+    @Option(help: "Issuer URL (saved).") var server: String?
+    @Argument(help: "Account email.") var email: String
+
+    func run() async throws {
+        try await WalletCLI.run(common) { out in
+            let info = try await logIn(common.home, server: server, email: email, register: false, out: out)
+            out.result(info, human: "Logged in as \(email).")
+        }
+    }
+}

@@ -1,0 +1,240 @@
+import ArgumentParser
+import Crypto
+import Foundation
+import NearbySession
+import NearbyTCP
+import OfflineNotes
+import WalletCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+struct RequestPayment: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "request", abstract: "Ask to be paid by QR: shows the request as a QR code (terminal, --png) and as text.")
+    @OptionGroup var common: CommonOptions
+    @Argument(help: "Amount, e.g. 30.00; leave out to let the payer choose.") var amount: String?
+    @Option(help: "Name shown to the payer.") var name = ""
+    @Option(help: "Seconds the request stays payable.") var expires: UInt64 = 600
+    @Option(help: "Write the QR code to this PNG file.") var png: String?
+
+    func run() async throws {
+        try await WalletCLI.run(common) { out in
+            let wallet = try common.home.openWallet()
+            let currency = try wallet.limits().currency
+            let value = try amount.map { try MoneyText.parse($0, currency: currency) } ?? 0
+            let request = try wallet.createRequest(amount: value, payeeName: name, expiresIn: expires, hints: [.init(kind: .qr, value: [])])
+            let shown = try Codes.show(request.encoded, png: png, output: out, title: "Payment request")
+            out.result(
+                ["request": shown.frames, "files": shown.files, "nonce": request.nonce.hex, "amount": value, "expiresAt": request.expiresAt],
+                human: """
+                    Request for \(value == 0 ? "any amount" : MoneyText.format(value, currency)) (nonce \(request.nonce.hex.prefix(8))…, valid \(expires) s)\(shown.files.isEmpty ? "" : "\nQR written to \(shown.files.joined(separator: ", "))")
+                    \(shown.frames.joined(separator: "\n"))
+                    Payer: wallet pay <this text or the PNG> --via qr
+                    """)
+        }
+    }
+}
+
+struct Pay: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Pay a request offline: --via qr shows the payment as QR codes; --via nearby sends it over the request's session and waits for the receipt.")
+    enum Via: String, ExpressibleByArgument { case qr, nearby }
+
+    @OptionGroup var common: CommonOptions
+    @Argument(help: "The request: its QR text, a text file, or PNG image(s).") var request: [String]
+    @Option(help: "qr or nearby (default: nearby when the request offers a session).") var via: Via?
+    @Option(help: "Amount for an open-amount request.") var amount: String?
+    @Option(help: "Write the payment's QR code(s) to this PNG file (name-1.png … when several).") var png: String?
+    @Option(help: "Seconds to wait for the payee over a nearby session.") var timeout: Double = 60
+
+    func run() async throws {
+        try await WalletCLI.run(common) { out in
+            let wallet = try common.home.openWallet()
+            let currency = try wallet.limits().currency
+            let parsed: PaymentRequest
+            do { parsed = try PaymentRequest(decoding: try Codes.read(request)) } catch let e as VerificationError {
+                throw CLIError("invalid_request", "This is not a payment request (\(e)).", exit: .input)
+            }
+            let tcpHint = parsed.hints.first { $0.kind == .tcp }.flatMap { String(validating: $0.value, as: UTF8.self) }
+            let method = via ?? (parsed.sessionKey != nil && tcpHint != nil ? .nearby : .qr)
+            let value = try amount.map { try MoneyText.parse($0, currency: currency) }
+            let who = parsed.payeeName.isEmpty ? "key \(parsed.payee.keyID)" : "\(parsed.payeeName) (key \(parsed.payee.keyID))"
+
+            switch method {
+            case .qr:
+                let payment = try wallet.pay(parsed, amount: value, method: .qr)
+                out.note("payment \(payment.id.hex) signed: \(payment.bundle.count) bytes, sha256 \(bundleHash(payment.bundle)); inputs reserved until the receipt comes back")
+                let shown = try Codes.show(payment.bundle, png: png, output: out, title: "Payment")
+                out.result(
+                    ["paymentId": payment.id.hex, "bundleSha256": bundleHash(payment.bundle), "amount": payment.amount, "bytes": payment.bundle.count, "payment": shown.frames, "files": shown.files, "status": "signed"],
+                    human: """
+                        Paying \(MoneyText.format(payment.amount, currency)) to \(who).\(shown.files.isEmpty ? "" : "\nQR written to \(shown.files.joined(separator: ", "))")
+                        \(shown.frames.joined(separator: "\n"))
+                        Show this to the payee, then: wallet confirm <the payee's receipt>
+                        """)
+            case .nearby:
+                guard parsed.sessionKey != nil, let address = tcpHint, let (host, port) = TCPLink.parse(address: address) else {
+                    throw CLIError("not_nearby_request", "This request offers no nearby session. Pay it with --via qr.", exit: .usage)
+                }
+                let payment = try wallet.pay(parsed, amount: value, method: .tcp)
+                out.note("payment \(payment.id.hex) signed: \(payment.bundle.count) bytes, sha256 \(bundleHash(payment.bundle)) (asked again, the wallet returns these same bytes)")
+                out.note("connecting to \(address)…")
+                let dialer = FaultInjection.dialer(TCPLink.dialer(host: host, port: port))
+                let options = SessionOptions(timeout: .milliseconds(Int64(timeout * 1000)))
+                let result = try await NearbyPayment.pay(request: parsed, bundle: payment.bundle, dialer: dialer, options: options) { progress in
+                    out.note("  sent \(progress.acknowledged)/\(progress.sent) bytes acknowledged")
+                }
+                let done = try wallet.confirm(receipt: result.receipt)
+                out.result(
+                    [
+                        "paymentId": done.id.hex, "bundleSha256": bundleHash(payment.bundle), "amount": done.amount, "status": done.status.rawValue, "transcriptHash": result.transcriptHash.hex,
+                        "reconnects": result.reconnects, "restarts": result.restarts,
+                    ],
+                    human: "Paid \(MoneyText.format(done.amount, currency)) to \(who): receipt verified (session \(result.transcriptHash.hex.prefix(16))…).")
+            }
+        }
+    }
+}
+
+/// Hex SHA-256 of the signed payment bytes: equal across retries because the wallet never re-signs.
+func bundleHash(_ bundle: [UInt8]) -> String {
+    SHA256.hash(data: bundle).map { String(format: "%02x", $0) }.joined()
+}
+
+struct Receive: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Get paid: --listen HOST:PORT shows a nearby request and waits for the payer; otherwise reads payment QR codes (text or PNG) and shows the receipt.")
+    @OptionGroup var common: CommonOptions
+    @Argument(help: "Payment QR text, text files or PNG images (QR mode); the amount with --listen.") var inputs: [String] = []
+    @Option(help: "Listen for a nearby session on HOST:PORT (port 0 picks one).") var listen: String?
+    @Option(help: "Name shown to the payer (--listen).") var name = ""
+    @Option(help: "Write the request (--listen) or the receipt (QR mode) as PNG here.") var png: String?
+    @Option(help: "Also write the request's text to this file (--listen), for scripts.") var requestOut: String?
+    @Option(help: "Seconds to wait for a payer (--listen).") var timeout: Double = 300
+
+    func run() async throws {
+        try await WalletCLI.run(common) { out in
+            let wallet = try common.home.openWallet()
+            let currency = try wallet.limits().currency
+            if let listen { try await listenForPayment(wallet, currency: currency, address: listen, out: out) } else { try await readPayment(wallet, currency: currency, out: out) }
+        }
+    }
+
+    private func readPayment(_ wallet: Wallet, currency: Currency, out: Output) async throws {
+        guard !inputs.isEmpty else { throw CLIError("no_input", "Give the payment's QR text or PNG file(s), or --listen HOST:PORT.", exit: .usage) }
+        let bundleBytes = try Codes.read(inputs)
+        let bundle: PaymentBundle
+        do { bundle = try PaymentBundle(decoding: bundleBytes) } catch { throw CLIError("invalid_payment", "This is not a payment (\(error)).", exit: .rejected) }
+        guard let nonce = bundle.chains.first?.transfers.last?.nonce else { throw CLIError("invalid_payment", "The payment holds no transfer.", exit: .rejected) }
+        let received = try wallet.receive(bundleBytes, for: nonce, method: .qr)
+        let shown = try Codes.show(received.receipt.encoded, png: png, output: out, title: "Receipt")
+        out.result(
+            ["paymentId": received.id.hex, "amount": received.amount, "receipt": shown.frames, "files": shown.files],
+            human: """
+                Received \(MoneyText.format(received.amount, currency)) offline (verified; settle it with wallet sync).\(shown.files.isEmpty ? "" : "\nReceipt QR written to \(shown.files.joined(separator: ", "))")
+                \(shown.frames.joined(separator: "\n"))
+                Show the receipt to the payer: wallet confirm <receipt>
+                """)
+    }
+
+    private func listenForPayment(_ wallet: Wallet, currency: Currency, address: String, out: Output) async throws {
+        guard let (host, port) = TCPLink.parse(address: address) else {
+            throw CLIError("invalid_address", "'\(address)' is not HOST:PORT.", exit: .usage)
+        }
+        guard inputs.count <= 1 else { throw CLIError("usage", "With --listen, give at most the amount.", exit: .usage) }
+        let value = try inputs.first.map { try MoneyText.parse($0, currency: currency) } ?? 0
+        let listener = try await TCPLink.listen(host: host, port: port)
+        defer { listener.close() }
+        let bound = "\(host):\(listener.port ?? port)"
+        // The session key lives in this process only: the request is good for this listener.
+        let ephemeral = P256.KeyAgreement.PrivateKey()
+        let request = try wallet.createRequest(
+            amount: value, payeeName: name, expiresIn: UInt64(max(60, timeout)), hints: [.tcp(bound)],
+            sessionKey: PublicKeyBytes(uncheckedBytes: Array(ephemeral.publicKey.compressedRepresentation)))
+        let shown = try Codes.show(request.encoded, png: png, output: out, title: "Nearby payment request")
+        if let requestOut {
+            guard FileManager.default.createFile(atPath: requestOut, contents: Data((shown.frames.joined(separator: "\n") + "\n").utf8)) else {
+                throw CLIError("storage", "Cannot write \(requestOut).", exit: .failure)
+            }
+        }
+        out.note("Waiting for a payer on \(bound) for \(value == 0 ? "any amount" : MoneyText.format(value, currency))…")
+        out.note(shown.frames.joined(separator: "\n"))
+        let receiver = try NearbyReceiver(request: request, ephemeral: ephemeral, options: SessionOptions(timeout: .milliseconds(Int64(timeout * 1000))))
+        let result = try await receiver.serve(listener, answer: { bundle, transcript in
+            do {
+                let received = try wallet.receive(bundle, for: request.nonce, method: .tcp, transcriptHash: transcript)
+                out.note("payment verified: \(MoneyText.format(received.amount, currency)); sending the receipt")
+                return .receipt(received.receipt.encoded)
+            } catch {
+                let reason = CLIError.from(error)
+                out.note("payment refused: \(reason.description)")
+                return .refuse(code: reason.code, message: reason.description)
+            }
+        })
+        let receipt = try Receipt(decoding: result.receipt)
+        out.result(
+            ["amount": receipt.amount, "paymentId": receipt.paymentID.hex, "transcriptHash": result.transcriptHash.hex, "links": result.links, "nonce": request.nonce.hex],
+            human: "Received \(MoneyText.format(receipt.amount, currency)) over a nearby session (verified offline; settle with wallet sync).")
+    }
+}
+
+struct Confirm: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Record the payee's receipt (QR text or PNG): the payment is complete.")
+    @OptionGroup var common: CommonOptions
+    @Argument(help: "Receipt QR text, text file or PNG image(s).") var receipt: [String]
+
+    func run() async throws {
+        try await WalletCLI.run(common) { out in
+            let wallet = try common.home.openWallet()
+            let currency = try wallet.limits().currency
+            let payment = try wallet.confirm(receipt: try Codes.read(receipt))
+            out.result(
+                ["paymentId": payment.id.hex, "amount": payment.amount, "status": payment.status.rawValue],
+                human: "Receipt verified: \(MoneyText.format(payment.amount, currency)) paid.")
+        }
+    }
+}
+
+/// Test-only fault injection for the end-to-end script: `OW_TEST_KILL_AFTER_FRAMES=N` makes
+/// this process SIGKILL itself right after writing its N-th session frame, as a phone that
+/// dies mid-payment would. Unset, the dialer is returned untouched.
+enum FaultInjection {
+    static func dialer(_ inner: some LinkDialer) -> any LinkDialer {
+        guard let text = ProcessInfo.processInfo.environment["OW_TEST_KILL_AFTER_FRAMES"], let limit = Int(text), limit > 0 else {
+            return inner
+        }
+        return KillingDialer(inner: inner, limit: limit)
+    }
+
+    struct KillingDialer: LinkDialer {
+        let inner: any LinkDialer
+        let limit: Int
+        func connect() async throws -> any LinkConnection { KillingLink(inner: try await inner.connect(), limit: limit) }
+    }
+
+    final class KillingLink: LinkConnection, @unchecked Sendable {
+        let inner: any LinkConnection
+        let limit: Int
+        private let lock = NSLock()
+        private var sent = 0
+        init(inner: any LinkConnection, limit: Int) {
+            self.inner = inner
+            self.limit = limit
+        }
+        var mtu: Int { min(inner.mtu, 185) }
+        func send(_ frame: [UInt8]) async throws {
+            try await inner.send(frame)
+            let count = lock.withLock { sent += 1; return sent }
+            if count >= limit {
+                try? await Task.sleep(for: .milliseconds(50))  // let the frame leave the socket
+                kill(getpid(), SIGKILL)
+            }
+        }
+        func inbound() -> AsyncThrowingStream<[UInt8], any Error> { inner.inbound() }
+        func close() { inner.close() }
+    }
+}

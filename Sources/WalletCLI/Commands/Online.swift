@@ -1,0 +1,184 @@
+import ArgumentParser
+import Foundation
+import OfflineNotes
+import WalletCore
+import WalletSync
+
+struct Purchase: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Buy offline notes with money from the issuer account.")
+    @OptionGroup var common: CommonOptions
+    @Argument(help: "Amount, e.g. 100.00.") var amount: String
+
+    func run() async throws {
+        try await WalletCLI.run(common) { out in
+            let home = common.home
+            let wallet = try home.openWallet()
+            try await home.withLock {
+                var session = try await OnlineSession.open(home, wallet: wallet)
+                let currency = try wallet.limits().currency
+                let value = try MoneyText.parse(amount, currency: currency)
+                out.note("Buying \(MoneyText.format(value, currency)) of notes…")
+                let bought = try await session.purchase(value)
+                let account = try await session.client.account()
+                let spendable = try wallet.balance().spendable
+                out.result(
+                    ["bought": bought, "spendable": spendable, "settled": account.balance, "currency": currency.code],
+                    human: "Bought \(MoneyText.format(bought, currency)). Offline spendable \(MoneyText.format(spendable, currency)); account \(MoneyText.format(signed: account.balance, currency)).")
+            }
+        }
+    }
+}
+
+struct Fund: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Add money to the account (development servers started with --dev-funding only).")
+    @OptionGroup var common: CommonOptions
+    @Argument(help: "Amount, e.g. 100.00.") var amount: String
+
+    func run() async throws {
+        try await WalletCLI.run(common) { out in
+            let home = common.home
+            let wallet = try home.openWallet()
+            try await home.withLock {
+                let session = try await OnlineSession.open(home, wallet: wallet)
+                let currency = try wallet.limits().currency
+                try await session.client.fund(try MoneyText.parse(amount, currency: currency))
+                let account = try await session.client.account()
+                out.result(["settled": account.balance], human: "Account balance \(MoneyText.format(signed: account.balance, currency)).")
+            }
+        }
+    }
+}
+
+struct Sync: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Go online: check restored notes, announce unconfirmed payments, redeem received notes, refresh old ones, report expiries and fraud, auto-recharge.")
+    @OptionGroup var common: CommonOptions
+    @Option(help: "Refresh own notes expiring within this many hours.") var refreshWithin: UInt64 = 24
+
+    func run() async throws {
+        try await WalletCLI.run(common) { out in
+            let home = common.home
+            let wallet = try home.openWallet()
+            try await home.withLock {
+                var session = try await OnlineSession.open(home, wallet: wallet)
+                let client = session.client
+                let currency = try wallet.limits().currency
+                let m = { (v: UInt64) in MoneyText.format(v, currency) }
+                out.note("1/6 checking notes restored from a backup…")
+                let checked = try await client.checkRestoredNotes(of: wallet)
+                out.note("2/6 announcing payments still waiting for a receipt…")
+                let announced = try await client.announcePending(of: wallet)
+                out.note("3/6 redeeming notes received offline…")
+                let redemption = try await client.redeem(from: wallet)
+                out.note("4/6 refreshing notes near expiry or the hop limit…")
+                let now = Timestamp(Date().timeIntervalSince1970)
+                let refreshed = try await client.refreshNotes(of: wallet, expiringWithin: refreshWithin * 3600, now: now)
+                out.note("5/6 reporting double spends caught offline; auto-recharge…")
+                let reported = try await client.reportFraudProofs(of: wallet)
+                let recharged = try await session.applyAutoRecharge()
+                out.note("6/6 done")
+                session.config.lastSync = now
+                try session.save()
+                let expired = try wallet.balance().expired
+                let proofs = try wallet.fraudProofs()
+                let fraudCases = Array(Set(redemption.fraudCases + announced.fraudCases + reported)).sorted()
+                let account = try await client.account()
+                var lines = [
+                    "Redeemed \(redemption.redeemed) note(s): \(m(redemption.credited)) credited; account now \(MoneyText.format(signed: account.balance, currency)).",
+                ]
+                if checked.checked > 0 { lines.append("Checked \(checked.checked) restored note(s) online: \(checked.spent) were already spent, the rest are spendable again.") }
+                if announced.announced > 0 { lines.append("Announced \(announced.announced) unconfirmed transfer(s).") }
+                if refreshed > 0 { lines.append("Refreshed \(m(refreshed)) of old notes.") }
+                if recharged > 0 { lines.append("Auto-recharge bought \(m(recharged)).") }
+                if expired > 0 { lines.append("\(m(expired)) of notes expired offline; the issuer refunds them to the buyer's account.") }
+                for refusal in redemption.refused { lines.append("Refused by the issuer: \(refusal.code) \(refusal.reason)") }
+                if !fraudCases.isEmpty { lines.append("Double spend: the issuer holds fraud case(s) \(fraudCases.map(String.init).joined(separator: ", ")) against the key that signed twice.") }
+                for proof in proofs { lines.append("Fraud proof held: key \(proof.cheater.map { "\($0.keyID)" } ?? "?") signed two transfers of one note.") }
+                if account.frozen { lines.append("This account is FROZEN after a double spend was charged to it.") }
+                out.result(
+                    [
+                        "redeemed": redemption.redeemed, "credited": redemption.credited, "settled": account.balance,
+                        "frozen": account.frozen, "announced": announced.announced, "refreshed": refreshed, "recharged": recharged,
+                        "checkedRestored": checked.checked, "restoredSpent": checked.spent, "expired": expired,
+                        "fraudCases": fraudCases, "fraudProofs": proofs.map { $0.cheater?.hex ?? "" },
+                        "refused": redemption.refused.map { ["code": $0.code, "reason": $0.reason] },
+                        "spendable": try wallet.balance().spendable,
+                    ],
+                    human: lines.joined(separator: "\n"))
+            }
+        }
+    }
+}
+
+struct SendOnline: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "send-online", abstract: "Pay another account from the settled balance (online, no notes move).")
+    @OptionGroup var common: CommonOptions
+    @Argument(help: "Recipient's account email.") var to: String
+    @Argument(help: "Amount, e.g. 5.00.") var amount: String
+
+    func run() async throws {
+        try await WalletCLI.run(common) { out in
+            let home = common.home
+            let wallet = try home.openWallet()
+            try await home.withLock {
+                let session = try await OnlineSession.open(home, wallet: wallet)
+                let currency = try wallet.limits().currency
+                let value = try MoneyText.parse(amount, currency: currency)
+                let account = try await session.client.sendOnline(to: to, amount: value)
+                out.result(
+                    ["to": to, "amount": value, "settled": account.balance],
+                    human: "Sent \(MoneyText.format(value, currency)) to \(to). Account now \(MoneyText.format(signed: account.balance, currency)).")
+            }
+        }
+    }
+}
+
+struct Settings: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show or change settings: auto-recharge (applied when online, one purchase at a time) and the issuer URL.")
+    @OptionGroup var common: CommonOptions
+    @Option(help: "Recharge when offline spendable falls below this amount.") var autoRechargeBelow: String?
+    @Option(help: "…up to this amount.") var autoRechargeTo: String?
+    @Flag(help: "Turn auto-recharge off.") var autoRechargeOff = false
+    @Option(help: "Issuer URL.") var server: String?
+
+    func run() async throws {
+        try await WalletCLI.run(common) { out in
+            let home = common.home
+            let wallet = try home.openWallet()
+            try await home.withLock {
+                var config = try home.loadConfig()
+                let currency = try? wallet.limits().currency
+                if let server {
+                    guard URL(string: server)?.scheme != nil else { throw CLIError("invalid_server", "'\(server)' is not a URL.", exit: .usage) }
+                    config.server = server
+                }
+                if autoRechargeOff { config.autoRecharge = nil }
+                if autoRechargeBelow != nil || autoRechargeTo != nil {
+                    guard let currency else { throw CLIError("not_configured", "Sync once first so the wallet knows its currency.", exit: .refused) }
+                    guard let below = autoRechargeBelow, let to = autoRechargeTo else {
+                        throw CLIError("invalid_setting", "Give both --auto-recharge-below and --auto-recharge-to.", exit: .usage)
+                    }
+                    let threshold = try MoneyText.parse(below, currency: currency)
+                    let target = try MoneyText.parse(to, currency: currency)
+                    guard target > threshold else { throw CLIError("invalid_setting", "The target must be above the threshold.", exit: .usage) }
+                    if let limit = try? wallet.limits().maxOfflineHolding, target > limit {
+                        throw CLIError("invalid_setting", "The target is above the offline holding limit \(MoneyText.format(limit, currency)).", exit: .usage)
+                    }
+                    config.autoRecharge = .init(threshold: threshold, target: target)
+                }
+                try home.saveConfig(config)
+                var object: [String: Any] = ["server": config.server ?? NSNull(), "email": config.email ?? NSNull()]
+                var human = "server         \(config.server ?? "none")\naccount        \(config.email ?? "not logged in")"
+                if let rule = config.autoRecharge, let currency {
+                    object["autoRecharge"] = ["below": rule.threshold, "to": rule.target]
+                    human += "\nauto-recharge  below \(MoneyText.format(rule.threshold, currency)) → up to \(MoneyText.format(rule.target, currency)) (on the next sync)"
+                } else {
+                    object["autoRecharge"] = NSNull()
+                    human += "\nauto-recharge  off"
+                }
+                out.result(object, human: human)
+            }
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import ArgumentParser
+import Foundation
+import NearbySession
+import OfflineNotes
+import QRPayload
+import WalletCore
+import WalletSync
+
+#if canImport(QRImage)
+import QRImage
+#endif
+
+/// Options every command takes.
+struct CommonOptions: ParsableArguments {
+    @Option(name: .long, help: "Wallet directory (default: $XDG_DATA_HOME/offline-wallet, or ~/.local/share/offline-wallet).")
+    var wallet: String?
+
+    @Flag(name: .long, help: "Print one JSON object instead of human text (for scripts).")
+    var json = false
+
+    var home: WalletHome { WalletHome(directory: wallet) }
+}
+
+/// Exit statuses; documented in the README and `wallet --help`.
+enum Exit: Int32 {
+    case ok = 0
+    case failure = 1
+    case usage = 2
+    /// The wallet refused: not enough money, expired request, limits, wrong passphrase …
+    case refused = 3
+    /// The issuer could not be reached.
+    case offline = 4
+    /// The issuer answered with an error (validation, frozen account …).
+    case server = 5
+    /// An incoming payment is invalid or a double spend.
+    case rejected = 6
+    /// The nearby session failed; the payment is kept and can be sent again.
+    case session = 7
+    /// Not logged in, or the login expired.
+    case login = 8
+    /// A file or code could not be read.
+    case input = 9
+}
+
+/// An error the command line reports: what happened, what to do, and the exit status.
+struct CLIError: Error, CustomStringConvertible {
+    let code: String
+    let description: String
+    let exit: Exit
+
+    init(_ code: String, _ description: String, exit: Exit) {
+        self.code = code
+        self.description = description
+        self.exit = exit
+    }
+
+    static func from(_ error: any Error) -> CLIError {
+        switch error {
+        case let e as CLIError: return e
+        case let e as WalletError:
+            switch e {
+            case .rejected, .doubleSpendDetected: return CLIError(e.code, e.description, exit: .rejected)
+            case .storage: return CLIError(e.code, e.description, exit: .failure)
+            default: return CLIError(e.code, e.description, exit: .refused)
+            }
+        case let e as NearbyError:
+            switch e {
+            case .refused(let code, let message): return CLIError(code, "The payee refused the payment: \(message)", exit: .refused)
+            default: return CLIError(e.code, e.description, exit: .session)
+            }
+        case let e as IssuerClientError:
+            if e.status == 401 { return CLIError(e.code, "\(e.description) Log in again: wallet login EMAIL", exit: .login) }
+            if e.status == 0 { return CLIError(e.code, e.description, exit: .server) }
+            return CLIError(e.code, e.description, exit: .server)
+        case let e as QRFrames.Error:
+            return CLIError("unreadable_code", "The QR frames could not be read (\(e)). Scan them again.", exit: .input)
+        case let e as VerificationError:
+            return CLIError(e.code, "\(e)", exit: .rejected)
+        case let e as URLError:
+            return CLIError("server_unreachable", "Cannot reach the issuer (\(e.localizedDescription)). Check the address and your network, then try again.", exit: .offline)
+        default:
+            #if canImport(QRImage)
+            if let e = error as? QRImageError { return CLIError("unreadable_image", e.description, exit: .input) }
+            #endif
+            let text = "\(error)"
+            if text.contains("NSURLErrorDomain") || text.contains("Connection refused") || text.contains("Could not connect") {
+                return CLIError("server_unreachable", "Cannot reach the issuer (\(text)). Check the address and your network, then try again.", exit: .offline)
+            }
+            return CLIError("unexpected", text, exit: .failure)
+        }
+    }
+}
+
+/// Prints results as text for people or as one JSON object for scripts.
+struct Output: Sendable {
+    let json: Bool
+
+    /// Progress and notes for people; silent in JSON mode (stdout stays one JSON object).
+    func note(_ text: String) {
+        guard !json else { return }
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    func result(_ object: [String: Any], human: String) {
+        if json {
+            var object = object
+            object["ok"] = true
+            print(Self.encode(object))
+        } else {
+            print(human)
+        }
+    }
+
+    func failure(_ error: CLIError) {
+        if json {
+            print(Self.encode(["ok": false, "error": ["code": error.code, "message": error.description, "exit": Int(error.exit.rawValue)]]))
+        } else {
+            FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
+        }
+    }
+
+    static func encode(_ object: [String: Any]) -> String {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Runs a command body, turning any error into its message and exit status.
+func run(_ options: CommonOptions, _ body: (Output) async throws -> Void) async throws {
+    let output = Output(json: options.json)
+    do {
+        try await body(output)
+    } catch let exit as ExitCode {
+        throw exit
+    } catch {
+        let cli = CLIError.from(error)
+        output.failure(cli)
+        throw ExitCode(cli.exit.rawValue)
+    }
+}
+
+/// Money in and out, in the wallet's currency.
+enum MoneyText {
+    static func parse(_ text: String, currency: Currency) throws -> UInt64 {
+        guard let value = Amount.parse(text, currency: currency), value > 0 else {
+            throw CLIError("invalid_amount", "'\(text)' is not an amount in \(currency) (for example 12.50).", exit: .usage)
+        }
+        return value
+    }
+
+    static func format(_ minor: UInt64, _ currency: Currency) -> String { "\(Amount.format(minor, currency: currency)) \(currency)" }
+
+    static func format(signed minor: Int64, _ currency: Currency) -> String {
+        minor < 0 ? "-" + format(minor.magnitude, currency) : format(minor.magnitude, currency)
+    }
+}

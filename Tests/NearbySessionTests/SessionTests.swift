@@ -1,0 +1,287 @@
+import Crypto
+import DevIssuer
+import Foundation
+import NearbySession
+import NearbyTCP
+import OfflineNotes
+import Synchronization
+import Testing
+import WalletCore
+
+/// A payer and a payee wallet trusting one dev issuer; the payer holds one 100.00 note.
+final class Pair: @unchecked Sendable {
+    let root = NSTemporaryDirectory() + "nearby-tests-" + UUID().uuidString
+    let issuer: DevIssuer
+    let payer: Wallet
+    let payee: Wallet
+    let receives = Mutex(0)
+
+    init(funds: UInt64 = 10_000) throws {
+        let now = Timestamp(Date().timeIntervalSince1970)
+        issuer = try DevIssuer(currency: Currency("EUR")!, now: now, maxHops: 8, maxOfflineHolding: 1_000_000)
+        payer = try Wallet.create(directory: root + "/payer", keyCost: .testing)
+        payee = try Wallet.create(directory: root + "/payee", keyCost: .testing)
+        for w in [payer, payee] {
+            try w.installTrust(authority: issuer.authority.publicKey, keyset: issuer.keyset.encoded, limits: issuer.limits.encoded)
+        }
+        try payer.deposit([try issuer.issue(funds, to: payer.publicKey, now: now)])
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: root) }
+
+    /// A nearby request from the payee and the ephemeral key that answers it.
+    func request(_ amount: UInt64) throws -> (PaymentRequest, P256.KeyAgreement.PrivateKey) {
+        let ephemeral = P256.KeyAgreement.PrivateKey()
+        let key = PublicKeyBytes(uncheckedBytes: Array(ephemeral.publicKey.compressedRepresentation))
+        let request = try payee.createRequest(amount: amount, payeeName: "stall", hints: [.tcp("127.0.0.1:1")], sessionKey: key)
+        return (request, ephemeral)
+    }
+
+    /// The payee wallet's answer to a payment that came through a session.
+    var answer: @Sendable ([UInt8], Digest32) async -> PaymentAnswer {
+        { [self] bundle, transcript in
+            receives.withLock { $0 += 1 }
+            do {
+                let nonce = try #require(try PaymentBundle(decoding: bundle).chains.first?.transfers.last).nonce
+                let received = try payee.receive(bundle, for: nonce, method: .tcp, transcriptHash: transcript)
+                return .receipt(received.receipt.encoded)
+            } catch let error as WalletError {
+                return .refuse(code: error.code, message: error.description)
+            } catch {
+                return .refuse(code: "malformed", message: "\(error)")
+            }
+        }
+    }
+
+    /// Runs one payment over `network`; returns the payer's result after confirming the receipt.
+    func pay(
+        _ amount: UInt64, over network: SimulatedNetwork, options: SessionOptions = SessionOptions(retransmitAfter: .milliseconds(30), timeout: .seconds(20))
+    ) async throws -> NearbyPayment.Result {
+        let (request, ephemeral) = try request(amount)
+        let payment = try payer.pay(request, method: .tcp)
+        let receiver = try NearbyReceiver(request: request, ephemeral: ephemeral, options: options)
+        async let served = receiver.serve(network, answer: answer)
+        let result = try await NearbyPayment.pay(request: request, bundle: payment.bundle, dialer: network, options: options)
+        _ = try await served
+        try payer.confirm(receipt: result.receipt)
+        return result
+    }
+}
+
+@Suite("Link frames")
+struct FrameTests {
+    @Test func roundTrips() throws {
+        let frames: [LinkFrame] = [
+            .data(offset: 0, fin: false, bytes: [1]), .data(offset: 183, fin: true, bytes: Array(repeating: 7, count: 100)),
+            .ack(received: 0), .ack(received: 391), .resume(sessionID: Array(0..<8), received: 12), .abort(1),
+        ]
+        for frame in frames { #expect(try LinkFrame(decoding: frame.encoded) == frame) }
+        #expect(LinkFrame.data(offset: 0, fin: true, bytes: [9]).encoded == [4, 9])
+        #expect(LinkFrame.ack(received: 391).encoded == [0x9D, 0x0C])
+    }
+
+    @Test func refusesMalformedFrames() {
+        let bad: [[UInt8]] = [
+            [], [0x00],  // empty data
+            [0x80, 0x00, 1],  // varint not in shortest form
+            [0x01, 0x00],  // ack with trailing bytes
+            [0x02, 1, 2, 3],  // resume with a short id
+            [0xFF, 0xFF, 0xFF, 0x7F, 1],  // data beyond the stream limit
+        ]
+        for frame in bad {
+            #expect(throws: NearbyError.self) { try LinkFrame(decoding: frame) }
+        }
+    }
+}
+
+@Suite("Nearby session")
+struct SessionTests {
+    @Test(arguments: [20, 185, 512])
+    func paysOverACleanLink(mtu: Int) async throws {
+        let pair = try Pair()
+        let network = SimulatedNetwork(.init(mtu: mtu))
+        let result = try await pair.pay(3_000, over: network)
+        #expect(result.reconnects == 0)
+        #expect(try pair.payer.balance().spendable == 7_000)
+        #expect(try pair.payee.balance().unsettled == 3_000)
+        let receipt = try Receipt(decoding: result.receipt)
+        #expect(receipt.transcriptHash == result.transcriptHash)
+        #expect(pair.receives.withLock { $0 } == 1)
+    }
+
+    @Test(arguments: [(20, UInt64(1)), (185, UInt64(2)), (512, UInt64(3))])
+    func paysOverALossyReorderingLink(mtu: Int, seed: UInt64) async throws {
+        let pair = try Pair()
+        let network = SimulatedNetwork(.init(mtu: mtu, loss: 0.15, reorder: 0.2), seed: seed)
+        _ = try await pair.pay(1_250, over: network)
+        #expect(network.counters.dropped > 0 || mtu > 20)
+        #expect(try pair.payer.balance().spendable == 8_750)
+        #expect(try pair.payee.balance().unsettled == 1_250)
+    }
+
+    @Test(arguments: [1, 3, 7, 12])
+    func resumesAfterTheLinkIsCut(after frames: Int) async throws {
+        let pair = try Pair()
+        let network = SimulatedNetwork(.init(mtu: 20, cutAfterFrames: [0: frames, 1: frames + 5]))
+        let result = try await pair.pay(3_000, over: network)
+        #expect(result.reconnects >= 1)
+        #expect(network.counters.links == result.reconnects + 1)
+        #expect(try pair.payee.balance().unsettled == 3_000)
+        // However often the link dropped, the payee's wallet credited one payment.
+        #expect(try pair.payee.history().count == 1)
+    }
+
+    @Test func restartsWithTheSameBytesWhenThePayeeForgotTheSession() async throws {
+        let pair = try Pair()
+        let (request, ephemeral) = try pair.request(3_000)
+        let payment = try pair.payer.pay(request, method: .tcp)
+        let options = SessionOptions(retransmitAfter: .milliseconds(30), timeout: .seconds(20))
+        // First payee process: the link dies after a few frames, then the payee "restarts".
+        let first = SimulatedNetwork(.init(mtu: 20, cutAfterFrames: [0: 6]))
+        let receiver1 = try NearbyReceiver(request: request, ephemeral: ephemeral, options: SessionOptions(retransmitAfter: .milliseconds(30), timeout: .milliseconds(400)))
+        async let gone = try? receiver1.serve(first, answer: pair.answer)
+        await #expect(throws: NearbyError.self) {
+            _ = try await NearbyPayment.pay(request: request, bundle: payment.bundle, dialer: first, options: SessionOptions(retransmitAfter: .milliseconds(30), timeout: .milliseconds(300), maxReconnects: 0))
+        }
+        _ = await gone
+        // Asked again, the wallet hands back the same signed bytes; a new session carries them.
+        let again = try pair.payer.pay(request, method: .tcp)
+        #expect(again.bundle == payment.bundle)
+        let second = SimulatedNetwork(.init(mtu: 185))
+        let receiver2 = try NearbyReceiver(request: request, ephemeral: ephemeral, options: options)
+        async let served = receiver2.serve(second, answer: pair.answer)
+        let result = try await NearbyPayment.pay(request: request, bundle: again.bundle, dialer: second, options: options)
+        _ = try await served
+        try pair.payer.confirm(receipt: result.receipt)
+        #expect(try pair.payer.balance().spendable == 7_000)
+        #expect(try pair.payee.balance().unsettled == 3_000)
+    }
+
+    @Test func aPayeeUnknownToTheResumeMakesThePayerStartAfresh() async throws {
+        let pair = try Pair()
+        let (request, ephemeral) = try pair.request(500)
+        let payment = try pair.payer.pay(request, method: .tcp)
+        var payer = try NearbyPayer(request: request, bundle: payment.bundle)
+        // A payee that never saw the session answers a resume with ABORT unknown_session.
+        let network = SimulatedNetwork(.init(mtu: 185))
+        let options = SessionOptions(retransmitAfter: .milliseconds(30), timeout: .seconds(10))
+        let receiver = try NearbyReceiver(request: request, ephemeral: ephemeral, options: options)
+        async let served = receiver.serve(network, answer: pair.answer)
+        let link = try await network.connect()
+        let frames = link.inbound()
+        try await link.send(try #require(payer.resumeFrame()).encoded)
+        var iterator = frames.makeAsyncIterator()
+        let reply = try await iterator.next()
+        #expect(try LinkFrame(decoding: try #require(reply)) == .abort(AbortCode.unknownSession.rawValue))
+        link.close()
+        _ = payer.frames(mtu: 185, now: .zero, rto: .seconds(1))
+        let result = try await NearbyPayment.pay(request: request, bundle: payment.bundle, dialer: network, options: options)
+        _ = try await served
+        #expect(try Receipt(decoding: result.receipt).amount == 500)
+    }
+
+    @Test func aTamperedRecordStopsTheSession() throws {
+        let pair = try Pair()
+        let (request, ephemeral) = try pair.request(500)
+        let payment = try pair.payer.pay(request, method: .tcp)
+        var payer = try NearbyPayer(request: request, bundle: payment.bundle)
+        var payee = try NearbyPayee(request: request, ephemeral: ephemeral)
+        let frames = payer.frames(mtu: 512, now: .zero, rto: .seconds(1))
+        #expect(frames.count == 2)
+        _ = try payee.handle(frames[0], now: .zero)
+        guard case .data(let offset, let fin, var bytes) = frames[1] else { Issue.record("expected data"); return }
+        bytes[bytes.count / 2] ^= 0x01
+        #expect(throws: NearbyError.decryptionFailed) { try payee.handle(.data(offset: offset, fin: fin, bytes: bytes), now: .zero) }
+    }
+
+    @Test func aReceiptForAnotherTranscriptIsRefused() throws {
+        let pair = try Pair()
+        let (request, ephemeral) = try pair.request(500)
+        let payment = try pair.payer.pay(request, method: .tcp)
+        var payer = try NearbyPayer(request: request, bundle: payment.bundle)
+        var payee = try NearbyPayee(request: request, ephemeral: ephemeral)
+        var event: SessionEvent?
+        for frame in payer.frames(mtu: 512, now: .zero, rto: .seconds(1)) { event = try payee.handle(frame, now: .zero) ?? event }
+        guard case .payment(let bundle, _) = event else { Issue.record("no payment"); return }
+        // The payee's wallet signs a receipt over some other transcript (a relay, a bug).
+        let other = Digest32(uncheckedBytes: Array(repeating: 0xAB, count: 32))
+        let received = try pair.payee.receive(bundle, for: request.nonce, method: .tcp, transcriptHash: other)
+        try payee.reply(receipt: received.receipt.encoded)
+        #expect(throws: NearbyError.receiptNotBound) {
+            for frame in payee.frames(mtu: 512, now: .zero, rto: .seconds(1)) { _ = try payer.handle(frame, now: .zero) }
+        }
+    }
+
+    @Test func aReplayedSessionCreditsNothingTwice() async throws {
+        let pair = try Pair()
+        let (request, ephemeral) = try pair.request(800)
+        let payment = try pair.payer.pay(request, method: .tcp)
+        var payer = try NearbyPayer(request: request, bundle: payment.bundle)
+        let recorded = payer.frames(mtu: 185, now: .zero, rto: .seconds(1))
+        var receipts: [[UInt8]] = []
+        for _ in 0..<2 {
+            var payee = try NearbyPayee(request: request, ephemeral: ephemeral)
+            var event: SessionEvent?
+            for frame in recorded { event = try payee.handle(frame, now: .zero) ?? event }
+            guard case .payment(let bundle, let transcript) = event else { Issue.record("no payment"); return }
+            if case .receipt(let r) = await pair.answer(bundle, transcript) { receipts.append(r) }
+        }
+        #expect(receipts.count == 2 && receipts[0] == receipts[1])
+        #expect(try pair.payee.balance().unsettled == 800)
+    }
+
+    @Test func aRefusalReachesThePayer() async throws {
+        let pair = try Pair()
+        let network = SimulatedNetwork(.init(mtu: 185))
+        let (request, ephemeral) = try pair.request(500)
+        let payment = try pair.payer.pay(request, method: .tcp)
+        let options = SessionOptions(retransmitAfter: .milliseconds(30), timeout: .milliseconds(600), linger: .milliseconds(100))
+        let receiver = try NearbyReceiver(request: request, ephemeral: ephemeral, options: options)
+        async let served: NearbyReceiver.Result? = try? receiver.serve(network, answer: { _, _ in .refuse(code: "request_expired", message: "too late") })
+        await #expect(throws: NearbyError.refused(code: "request_expired", message: "too late")) {
+            _ = try await NearbyPayment.pay(request: request, bundle: payment.bundle, dialer: network, options: options)
+        }
+        network.close()
+        #expect(await served == nil)
+    }
+
+    /// The size budget of the issue: everything on the link, both ways, per application byte.
+    @Test func linkOverheadOfAOneHopPaymentAtMTU185() async throws {
+        let pair = try Pair()
+        let network = SimulatedNetwork(.init(mtu: 185))
+        // Production timing: with a 30 ms timer a busy test machine would resend spuriously.
+        let result = try await pair.pay(3_000, over: network, options: SessionOptions())
+        let sent = try #require(try pair.payer.outgoingPayment(for: try Receipt(decoding: result.receipt).nonce))
+        let application = sent.bundle.count + result.receipt.count
+        let ratio = Double(network.counters.total) / Double(application)
+        #expect(ratio <= 1.15, "link bytes \(network.counters.total) for \(application) application bytes")
+    }
+}
+
+@Suite("Nearby session over TCP")
+struct TCPSessionTests {
+    @Test func paysOverLoopback() async throws {
+        let pair = try Pair()
+        let listener = try await TCPLink.listen(host: "127.0.0.1", port: 0)
+        let port = try #require(listener.port)
+        let (request, ephemeral) = try pair.request(1_250)
+        let payment = try pair.payer.pay(request, method: .tcp)
+        let options = SessionOptions(retransmitAfter: .milliseconds(200), timeout: .seconds(10))
+        let receiver = try NearbyReceiver(request: request, ephemeral: ephemeral, options: options)
+        async let served = receiver.serve(listener, answer: pair.answer)
+        let result = try await NearbyPayment.pay(
+            request: request, bundle: payment.bundle, dialer: TCPLink.dialer(host: "127.0.0.1", port: port), options: options)
+        let got = try await served
+        #expect(got.receipt == result.receipt)
+        try pair.payer.confirm(receipt: result.receipt)
+        #expect(try pair.payer.balance().spendable == 8_750)
+    }
+
+    @Test func parsesAddresses() {
+        #expect(TCPLink.parse(address: "127.0.0.1:4000")! == ("127.0.0.1", 4000))
+        #expect(TCPLink.parse(address: "[::1]:80")! == ("::1", 80))
+        #expect(TCPLink.parse(address: "host") == nil)
+        #expect(TCPLink.parse(address: ":80") == nil)
+        #expect(TCPLink.parse(address: "h:99999") == nil)
+    }
+}
