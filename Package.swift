@@ -184,7 +184,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "VectorGenerator",
-            dependencies: ["OfflineNotes", "DevIssuer", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["OfflineNotes", "DevIssuer", "NearbySession", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // The wallet's online side: talking to the issuer (login, keys, purchase, redeem).
         .target(
@@ -210,7 +210,11 @@ let package = Package(
         .executableTarget(name: "WalletDemo", dependencies: ["WalletCore", "WalletSync", "OfflineNotes", "DevIssuer"]),
         .executableTarget(
             name: "WalletBench",
-            dependencies: ["WalletCore", "OfflineNotes", "DevIssuer", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "WalletCore", "OfflineNotes", "DevIssuer", "NearbySession", "QRPayload",
+                .target(name: "QRImage", condition: .when(platforms: [.linux])),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .testTarget(
             name: "OfflineNotesTests",

@@ -31,6 +31,10 @@ public final class SimulatedNetwork: LinkDialer, LinkListener {
         public var listenerFrames = 0
         public var dropped = 0
         public var links = 0
+        /// Runs of frames in one direction: a request and its answer are two flights, so a
+        /// session's round trips are `flights / 2` rounded up.
+        public var flights = 0
+        fileprivate var lastSide: SimulatedEnd.Side?
         public var total: Int { dialerBytes + listenerBytes }
     }
 
@@ -93,6 +97,10 @@ public final class SimulatedNetwork: LinkDialer, LinkListener {
     /// Decides the fate of one frame: deliver, drop, or hold back.
     fileprivate func fate(bytes: Int, from side: SimulatedEnd.Side) -> (drop: Bool, hold: Bool) {
         state.withLock { s in
+            if s.counters.lastSide != side {
+                s.counters.flights += 1
+                s.counters.lastSide = side
+            }
             if side == .dialer {
                 s.counters.dialerBytes += bytes
                 s.counters.dialerFrames += 1

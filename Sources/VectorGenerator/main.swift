@@ -1,10 +1,12 @@
 // Writes the protocol test vectors (docs/vectors/*.json) from fixed keys.
-// Usage: swift run wallet-vectors [output-directory]   (default: docs/vectors)
+// Usage: swift run wallet-vectors [output-directory [file …]]   (default: docs/vectors, every file;
+// e.g. `wallet-vectors docs/vectors session` rewrites session.json only)
 // ECDSA signatures are randomized, so a rerun changes signature bytes but never validity;
 // the committed files are the reference, and OfflineNotesTests checks every one.
 import Crypto
 import DevIssuer
 import Foundation
+import NearbySession
 import OfflineNotes
 
 struct Impostor: MessageSigner {
@@ -150,8 +152,50 @@ let verification: [String: Any] = [
     "cases": cases,
 ]
 
+// Nearby session (docs/protocol.md §12): fixed ephemeral keys make every byte deterministic
+// except the receipt's ECDSA signature, which is fixed here once generated.
+func agreementKey(_ label: String) throws -> P256.KeyAgreement.PrivateKey {
+    try P256.KeyAgreement.PrivateKey(rawRepresentation: Array(SHA256.hash(data: Array("offline-wallet session key \(label)".utf8))))
+}
+let payeeEphemeral = try agreementKey("payee"), payerEphemeral = try agreementKey("payer")
+let sessionRequest = try PaymentRequest(
+    payee: bob.publicKey, currency: eur, amount: 3_000, nonce: nonce(0xB1), expiresAt: now + 600, payeeName: "Bob",
+    hints: [.tcp("127.0.0.1:7000")], sessionKey: PublicKeyBytes(uncheckedBytes: Array(payeeEphemeral.publicKey.compressedRepresentation)))
+var sessionPayer = try NearbyPayer(request: sessionRequest, bundle: bundle1.encoded, ephemeral: payerEphemeral)
+let sessionMTU = 185
+let payerFrames = sessionPayer.frames(mtu: sessionMTU, now: .zero, rto: .seconds(1))
+var sessionPayee = try NearbyPayee(request: sessionRequest, ephemeral: payeeEphemeral)
+for frame in payerFrames { _ = try sessionPayee.handle(frame, now: .zero) }
+let sessionReceipt = try Receipt.sign(
+    paymentID: required(bundle1.paymentID, "payment id"), nonce: nonce(0xB1), currency: eur, amount: 3_000, receivedAt: now,
+    transcriptHash: sessionPayer.transcriptHash, payee: bob)
+try sessionPayee.reply(receipt: sessionReceipt.encoded)
+let payeeFrames = sessionPayee.frames(mtu: sessionMTU, now: .zero, rto: .seconds(1))
+let sessionKeys = sessionPayer.keys.rawKeys
+let session: [String: Any] = [
+    "comment": """
+        One nearby session (docs/protocol.md §12) at MTU \(sessionMTU). Private keys are raw P-256 scalars. The payer's frames \
+        carry its hello and the sealed bundle; the payee's carry the sealed receipt (the ACK of the payment is implied by the \
+        reply and not sent). A compatible implementation given these keys, request and bundle produces these exact frames.
+        """,
+    "mtu": sessionMTU,
+    "payee_ephemeral_private": hex(Array(payeeEphemeral.rawRepresentation)),
+    "payer_ephemeral_private": hex(Array(payerEphemeral.rawRepresentation)),
+    "request": hex(sessionRequest.encoded),
+    "bundle": hex(bundle1.encoded),
+    "hello": hex([1] + Array(payerEphemeral.publicKey.compressedRepresentation)),
+    "transcript_hash": sessionPayer.transcriptHash.hex,
+    "key_payer_to_payee": hex(sessionKeys.payerToPayee),
+    "key_payee_to_payer": hex(sessionKeys.payeeToPayer),
+    "receipt": hex(sessionReceipt.encoded),
+    "payer_frames": payerFrames.map { hex($0.encoded) },
+    "payee_frames": payeeFrames.map { hex($0.encoded) },
+]
+
 try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
-for (name, object) in [("keys", keys), ("messages", messages), ("verification", verification)] {
+let only = CommandLine.arguments.count > 2 ? Set(CommandLine.arguments[2...]) : nil
+for (name, object) in [("keys", keys), ("messages", messages), ("verification", verification), ("session", session)]
+where only?.contains(name) ?? true {
     let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
     try (data + Data("\n".utf8)).write(to: URL(fileURLWithPath: "\(outDir)/\(name).json"))
     print("wrote \(outDir)/\(name).json")

@@ -9,7 +9,13 @@
 import Crypto
 import DevIssuer
 import Foundation
+import NearbySession
 import OfflineNotes
+import QRPayload
+
+#if canImport(QRImage)
+import QRImage
+#endif
 
 let quick = CommandLine.arguments.contains("--quick")
 let rounds = quick ? 3 : 7
@@ -95,3 +101,50 @@ for hops in [1, 4, 8] {
     let size = try PaymentBundle(chains: [try chain(hops: hops)]).encoded.count
     print("  \(hops) hop\(hops == 1 ? " " : "s"): \(size) bytes\(hops == 1 ? "  (goal ≤ 350)" : "")")
 }
+
+// MARK: Nearby session and QR sizes (deterministic: byte counts, not time)
+
+/// Runs one payment through the real session drivers over a simulated link and returns its
+/// counters and the application bytes (payment + receipt).
+func sessionRun(hops: Int, mtu: Int) async throws -> (SimulatedNetwork.Counters, application: Int, payerBytes: Int) {
+    let payee = SoftwareSigner()
+    let ephemeral = P256.KeyAgreement.PrivateKey()
+    let request = try PaymentRequest(
+        payee: payee.publicKey, currency: eur, amount: 1_000, nonce: Nonce(uncheckedBytes: Array(repeating: 7, count: 16)),
+        expiresAt: now + 600, hints: [.tcp("127.0.0.1:7000")],
+        sessionKey: PublicKeyBytes(uncheckedBytes: Array(ephemeral.publicKey.compressedRepresentation)))
+    let bundle = try PaymentBundle(chains: [try chain(hops: hops)])
+    let network = SimulatedNetwork(.init(mtu: mtu))
+    let receiver = try NearbyReceiver(request: request, ephemeral: ephemeral)
+    async let served = receiver.serve(network) { bytes, transcript in
+        guard let receipt = try? Receipt.sign(
+            paymentID: bundle.paymentID ?? Digest32(uncheckedBytes: Array(repeating: 0, count: 32)), nonce: request.nonce, currency: eur, amount: 1_000, receivedAt: now,
+            transcriptHash: transcript, payee: payee)
+        else { return .refuse(code: "bench", message: "could not sign") }
+        return .receipt(receipt.encoded)
+    }
+    let result = try await NearbyPayment.pay(request: request, bundle: bundle.encoded, dialer: network)
+    _ = try await served
+    return (network.counters, bundle.encoded.count + result.receipt.count, network.counters.dialerBytes)
+}
+
+print("\nnearby session, one payment (payment + receipt), every byte on the link both ways:")
+for (hops, mtu) in [(1, 20), (1, 185), (1, 512), (4, 185)] {
+    let (counters, application, _) = try await sessionRun(hops: hops, mtu: mtu)
+    let ratio = Double(counters.total) / Double(application)
+    print(String(format: "  %d hop%@ at MTU %3d: %4d link bytes for %4d application bytes = %.3f%@; %2d+%2d frames, %d round trip to the receipt",
+                 hops, hops == 1 ? " " : "s", mtu, counters.total, application, ratio, hops == 1 && mtu == 185 ? " (goal ≤ 1.15)" : "",
+                 counters.dialerFrames, counters.listenerFrames, counters.flights / 2))
+}
+print("  handshake: 0 extra round trips: the payer's ephemeral key travels in the first flight with the payment; a last ACK ends the session")
+
+#if canImport(QRImage)
+print("\nQR symbols (Base45 frames, alphanumeric mode, error correction M; default frames of ≤ 600 bytes):")
+for hops in [1, 4] {
+    let bytes = try PaymentBundle(chains: [try chain(hops: hops)]).encoded
+    let frames = try QRFrames.encode(bytes)
+    let versions = try frames.map { try QRSymbol($0, correction: .medium).version }
+    let single = try QRSymbol(try QRFrames.encode(bytes, chunkSize: 4_000)[0], correction: .medium)
+    print("  \(hops) hop\(hops == 1 ? " " : "s") (\(bytes.count) bytes): \(frames.count) frame(s), version(s) \(versions.map(String.init).joined(separator: ", ")); as one symbol: version \(single.version)")
+}
+#endif

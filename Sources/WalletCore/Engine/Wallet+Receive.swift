@@ -30,8 +30,8 @@ extension Wallet {
     }
 
     /// Verifies an incoming payment for one of this wallet's requests, stores it and returns
-    /// the signed receipt. Receiving the same payment again returns the same receipt; any
-    /// other payment for a request that is already paid is refused.
+    /// the signed receipt. Receiving the same payment again returns the same receipt (re-signed
+    /// for a new nearby session's transcript); any other payment for a paid request is refused.
     public func receive(
         _ bundleBytes: [UInt8], for nonce: Nonce, method: PaymentMethod = .qr, transcriptHash: Digest32? = nil
     ) throws(WalletError) -> ReceivedPayment {
@@ -50,6 +50,18 @@ extension Wallet {
         let (request, verifier, previous) = loaded
         if let previous {
             guard previous.id == bundle.paymentID else { throw WalletError.requestAlreadyPaid }
+            if let transcriptHash, previous.receipt.transcriptHash != transcriptHash {
+                // The same payment through a new session (the payer lost our first reply):
+                // a receipt bound to this session, for the same payment and amount.
+                do {
+                    let receipt = try Receipt.sign(
+                        paymentID: previous.id, nonce: previous.nonce, currency: previous.currency, amount: previous.amount,
+                        receivedAt: previous.receipt.receivedAt, transcriptHash: transcriptHash, payee: identity.signer)
+                    return ReceivedPayment(id: previous.id, nonce: previous.nonce, amount: previous.amount, currency: previous.currency, receipt: receipt)
+                } catch {
+                    throw .storage("could not sign a receipt: \(error)")
+                }
+            }
             return previous
         }
         let verified: VerifiedPayment
