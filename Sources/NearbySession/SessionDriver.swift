@@ -3,7 +3,8 @@ import OfflineNotes
 import Synchronization
 
 /// Moves frames between one link and one session machine, with a retransmission clock.
-final class LinkPump: Sendable {
+/// Owned by the one task that drives the session (not shared), so it keeps one iterator.
+final class LinkPump {
     enum Input: Sendable {
         case frame([UInt8])
         case closed(String)
@@ -11,13 +12,13 @@ final class LinkPump: Sendable {
     }
 
     let connection: any LinkConnection
-    private let inputs: AsyncStream<Input>
-    private let tasks: Mutex<[Task<Void, Never>]>
+    private var inputs: AsyncStream<Input>.Iterator
+    private let tasks: [Task<Void, Never>]
 
     init(_ connection: any LinkConnection, tick: Duration) {
         self.connection = connection
         let (stream, continuation) = AsyncStream.makeStream(of: Input.self)
-        inputs = stream
+        inputs = stream.makeAsyncIterator()
         let reader = Task {
             do {
                 for try await frame in connection.inbound() { continuation.yield(.frame(frame)) }
@@ -33,12 +34,11 @@ final class LinkPump: Sendable {
             }
             continuation.finish()
         }
-        tasks = Mutex([reader, ticker])
+        tasks = [reader, ticker]
     }
 
     func next() async -> Input {
-        for await input in inputs { return input }
-        return .closed("stopped")
+        await inputs.next() ?? .closed("stopped")
     }
 
     func send(_ frames: [LinkFrame]) async throws {
@@ -46,7 +46,7 @@ final class LinkPump: Sendable {
     }
 
     func stop() {
-        tasks.withLock { $0.forEach { $0.cancel() } }
+        tasks.forEach { $0.cancel() }
         connection.close()
     }
 }
@@ -226,7 +226,7 @@ public final class NearbyReceiver: Sendable {
         let deadline = clock + options.timeout
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                while ContinuousClock.now < deadline {
+                while ContinuousClock.now < deadline, !Task.isCancelled {
                     let done = self.state.withLock { s in
                         guard let at = s.answeredAt else { return false }
                         return s.delivered || ContinuousClock.now - at >= self.options.linger

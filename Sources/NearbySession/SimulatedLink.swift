@@ -64,15 +64,9 @@ public final class SimulatedNetwork: LinkDialer, LinkListener {
             let link = Link(network: self, cutAfter: conditions.cutAfterFrames[index])
             return (SimulatedEnd(link: link, side: .dialer), SimulatedEnd(link: link, side: .listener))
         }
-        let accepted: Bool = state.withLock { s in
-            if let acceptor = s.acceptor {
-                acceptor.yield(listenerEnd)
-                return true
-            }
-            s.pendingAccepts.append(listenerEnd)
-            return true
+        state.withLock { s in
+            if let acceptor = s.acceptor { acceptor.yield(listenerEnd) } else { s.pendingAccepts.append(listenerEnd) }
         }
-        guard accepted else { throw SimulatedLinkError.refused }
         return dialerEnd
     }
 

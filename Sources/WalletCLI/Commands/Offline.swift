@@ -225,6 +225,7 @@ enum FaultInjection {
             self.inner = inner
             self.limit = limit
         }
+        // Bluetooth-sized frames, so "after N frames" lands in the middle of the payment.
         var mtu: Int { min(inner.mtu, 185) }
         func send(_ frame: [UInt8]) async throws {
             try await inner.send(frame)

@@ -95,9 +95,8 @@ struct CLIError: Error, CustomStringConvertible {
 struct Output: Sendable {
     let json: Bool
 
-    /// Progress and notes for people; silent in JSON mode (stdout stays one JSON object).
+    /// Progress and notes, on stderr in both modes (stdout stays one JSON object with --json).
     func note(_ text: String) {
-        guard !json else { return }
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
