@@ -203,6 +203,7 @@ let package = Package(
                 .target(name: "QRImage", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ]
         ),
         // Test helper for scripts/e2e: signs a double spend the way a tampered phone would.

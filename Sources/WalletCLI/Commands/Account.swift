@@ -21,7 +21,14 @@ struct Init: AsyncParsableCommand {
                 }
                 config.server = server
                 try home.saveConfig(config)
-                try await IssuerClient(serverURL: url).installTrust(into: wallet)
+                do {
+                    try await IssuerClient(serverURL: url).installTrust(into: wallet)
+                } catch {
+                    let cause = CLIError.from(error)
+                    throw CLIError(
+                        cause.code, "Wallet created in \(home.directory), but the issuer was not pinned: \(cause.description) Later: wallet login EMAIL",
+                        exit: cause.exit)
+                }
                 pinned = true
             }
             out.result(

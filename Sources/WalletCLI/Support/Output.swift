@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NearbySession
 import OfflineNotes
+import OpenAPIRuntime
 import QRPayload
 import WalletCore
 import WalletSync
@@ -76,17 +77,20 @@ struct CLIError: Error, CustomStringConvertible {
             return CLIError("unreadable_code", "The QR frames could not be read (\(e)). Scan them again.", exit: .input)
         case let e as VerificationError:
             return CLIError(e.code, "\(e)", exit: .rejected)
-        case let e as URLError:
-            return CLIError("server_unreachable", "Cannot reach the issuer (\(e.localizedDescription)). Check the address and your network, then try again.", exit: .offline)
+        case let e as ClientError:
+            // The generated client wraps transport failures; what matters is the cause.
+            return from(e.underlyingError)
         default:
+            let ns = error as NSError
+            if ns.domain == NSURLErrorDomain {
+                return CLIError(
+                    "server_unreachable", "Cannot reach the issuer (\(ns.localizedDescription)). Check the address and your network, then try again.",
+                    exit: .offline)
+            }
             #if canImport(QRImage)
             if let e = error as? QRImageError { return CLIError("unreadable_image", e.description, exit: .input) }
             #endif
-            let text = "\(error)"
-            if text.contains("NSURLErrorDomain") || text.contains("Connection refused") || text.contains("Could not connect") {
-                return CLIError("server_unreachable", "Cannot reach the issuer (\(text)). Check the address and your network, then try again.", exit: .offline)
-            }
-            return CLIError("unexpected", text, exit: .failure)
+            return CLIError("unexpected", "\(error)", exit: .failure)
         }
     }
 }
