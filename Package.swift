@@ -175,6 +175,7 @@ let package = Package(
             dependencies: [
                 "NearbySession", "NearbyTCP", "OfflineNotes", "WalletCore", "DevIssuer",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         // Stand-in issuer for tests, the demo and benchmarks (the real one is the server).
