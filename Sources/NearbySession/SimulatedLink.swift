@@ -198,11 +198,12 @@ private final class SimulatedEnd: LinkConnection {
 }
 
 /// A small deterministic generator (SplitMix64), so a failing seed replays exactly.
-struct SplitMix64: Sendable {
+/// Public for tests that simulate links on their own clock.
+public struct SplitMix64: Sendable {
     private var state: UInt64
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -210,5 +211,9 @@ struct SplitMix64: Sendable {
         return z ^ (z >> 31)
     }
 
-    mutating func nextDouble() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    /// Uniform in [0, 1).
+    public mutating func nextDouble() -> Double { Double(next() >> 11) / Double(1 << 53) }
+
+    /// True with probability `p`.
+    public mutating func chance(_ p: Double) -> Bool { nextDouble() < p }
 }

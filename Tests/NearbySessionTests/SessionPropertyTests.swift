@@ -24,7 +24,7 @@ import Testing
     }
 
     func runSession(seed: UInt64, mtu: Int, loss: Double, bundleSize: Int) throws {
-        var rng = TestRandom(seed)
+        var rng = SplitMix64(seed: seed)
         let payeeKey = SoftwareSigner()
         let ephemeral = P256.KeyAgreement.PrivateKey()
         let request = try PaymentRequest(
@@ -75,18 +75,4 @@ import Testing
         #expect(payments == 1, "the payment was delivered \(payments) times")
         #expect(receipt != nil)
     }
-}
-
-/// SplitMix64, so a failing case replays from its seed.
-struct TestRandom {
-    var state: UInt64
-    init(_ seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func chance(_ p: Double) -> Bool { Double(next() >> 11) / Double(1 << 53) < p }
 }
