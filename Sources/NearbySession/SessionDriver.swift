@@ -176,6 +176,37 @@ public enum NearbyPayment {
     }
 }
 
+extension NearbyPayment {
+    /// Asks a payee listening at `dialer` for its request (§12.7). The answer is not
+    /// authenticated: the caller must check `payee` against a key it got from the payee itself.
+    public static func fetchRequest(from dialer: any LinkDialer, timeout: Duration = .seconds(10)) async throws(NearbyError)
+        -> PaymentRequest
+    {
+        let connection: any LinkConnection
+        do { connection = try await dialer.connect() } catch { throw .linkLost("\(error)") }
+        let pump = LinkPump(connection, tick: .milliseconds(100))
+        defer { pump.stop() }
+        let deadline = ContinuousClock.now + timeout
+        do { try await pump.send([.ack(received: 0)]) } catch { throw .linkLost("\(error)") }
+        var inbox = Inbox()
+        while ContinuousClock.now < deadline {
+            switch await pump.next() {
+            case .tick:
+                continue
+            case .closed(let why):
+                throw .linkLost(why)
+            case .frame(let bytes):
+                guard case .data(let offset, let fin, let data) = try LinkFrame(decoding: bytes) else {
+                    throw .protocolViolation("expected the request")
+                }
+                guard let record = try inbox.take(offset: offset, fin: fin, data: data).first else { continue }
+                do { return try PaymentRequest(decoding: record) } catch { throw .protocolViolation("the payee sent no valid request: \(error)") }
+            }
+        }
+        throw .timedOut
+    }
+}
+
 /// How the payee's wallet answers a payment that arrived through a session.
 public enum PaymentAnswer: Sendable, Equatable {
     case receipt([UInt8])
@@ -284,6 +315,12 @@ public final class NearbyReceiver: Sendable {
             }
         case .data:
             do { machine = try NearbyPayee(request: request, ephemeral: ephemeral) } catch { return }
+        case .ack(0):
+            // A payer that has only this listener's address asks for the request (§12.7).
+            var outbox = Outbox()
+            outbox.append(record: request.encoded)
+            try? await pump.send(outbox.frames(mtu: connection.mtu, now: .zero, rto: options.retransmitAfter))
+            return
         default:
             try? await pump.send([.abort(AbortCode.protocolError.rawValue)])
             return

@@ -209,6 +209,18 @@ struct SessionTests {
         #expect(try Receipt(decoding: result.receipt).amount == 500)
     }
 
+    @Test func theRequestComesInFramesAtAnyMTU() async throws {
+        let pair = try Pair()
+        let (request, ephemeral) = try pair.request(900)
+        let network = SimulatedNetwork(.init(mtu: 20))
+        let receiver = try NearbyReceiver(request: request, ephemeral: ephemeral, options: SessionOptions(timeout: .milliseconds(500)))
+        async let served = try? receiver.serve(network, answer: pair.answer)
+        #expect(try await NearbyPayment.fetchRequest(from: network) == request)
+        #expect(network.counters.listenerFrames > 1)
+        network.close()
+        _ = await served
+    }
+
     @Test func aTamperedRecordStopsTheSession() throws {
         let pair = try Pair()
         let (request, ephemeral) = try pair.request(500)
@@ -330,6 +342,25 @@ struct TCPSessionTests {
         #expect(got.receipt == result.receipt)
         try pair.payer.confirm(receipt: result.receipt)
         #expect(try pair.payer.balance().spendable == 8_750)
+    }
+
+    /// A payer with only the listener's address asks for the request, then pays it.
+    @Test func aListeningPayeeHandsOutItsRequest() async throws {
+        let pair = try Pair()
+        let listener = try await TCPLink.listen(host: "127.0.0.1", port: 0)
+        let port = try #require(listener.port)
+        let (request, ephemeral) = try pair.request(900)
+        let options = SessionOptions(retransmitAfter: .milliseconds(200), timeout: .seconds(10))
+        let receiver = try NearbyReceiver(request: request, ephemeral: ephemeral, options: options)
+        async let served = receiver.serve(listener, answer: pair.answer)
+        let dialer = TCPLink.dialer(host: "127.0.0.1", port: port)
+        let fetched = try await NearbyPayment.fetchRequest(from: dialer)
+        #expect(fetched == request)
+        let payment = try pair.payer.pay(fetched, method: .tcp)
+        let result = try await NearbyPayment.pay(request: fetched, bundle: payment.bundle, dialer: dialer, options: options)
+        _ = try await served
+        try pair.payer.confirm(receipt: result.receipt)
+        #expect(try pair.payee.balance().unsettled == 900)
     }
 
     @Test func parsesAddresses() {

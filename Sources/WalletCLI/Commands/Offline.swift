@@ -45,7 +45,10 @@ struct Pay: AsyncParsableCommand {
     enum Via: String, ExpressibleByArgument { case qr, nearby }
 
     @OptionGroup var common: CommonOptions
-    @Argument(help: "The request: its QR text, a text file, or PNG image(s).") var request: [String]
+    @Argument(help: "The request: its QR text, a text file, PNG image(s), or the HOST:PORT of a payee listening nearby (with --payee).")
+    var request: [String]
+    @Option(help: "With a HOST:PORT request: the payee's key or key id (at least 8 hex digits), as its screen shows it.")
+    var payee: String?
     @Option(help: "qr or nearby (default: nearby when the request offers a session).") var via: Via?
     @Option(help: "Amount for an open-amount request.") var amount: String?
     @Option(help: "Write the payment's QR code(s) to this PNG file (name-1.png … when several).") var png: String?
@@ -56,8 +59,12 @@ struct Pay: AsyncParsableCommand {
             let wallet = try common.home.openWallet()
             let currency = try wallet.limits().currency
             let parsed: PaymentRequest
-            do { parsed = try PaymentRequest(decoding: try Codes.read(request)) } catch let e as VerificationError {
-                throw CLIError("invalid_request", "This is not a payment request (\(e)).", exit: .input)
+            if let address = Self.sessionAddress(request) {
+                parsed = try await Self.fetchRequest(address, payee: payee, out: out)
+            } else {
+                do { parsed = try PaymentRequest(decoding: try Codes.read(request)) } catch let e as VerificationError {
+                    throw CLIError("invalid_request", "This is not a payment request (\(e)).", exit: .input)
+                }
             }
             let tcpHint = parsed.hints.first { $0.kind == .tcp }.flatMap { String(validating: $0.value, as: UTF8.self) }
             let method = via ?? (parsed.sessionKey != nil && tcpHint != nil ? .nearby : .qr)
@@ -103,6 +110,34 @@ struct Pay: AsyncParsableCommand {
 /// Hex SHA-256 of the signed payment bytes: equal across retries because the wallet never re-signs.
 func bundleHash(_ bundle: [UInt8]) -> String {
     SHA256.hash(data: bundle).map { String(format: "%02x", $0) }.joined()
+}
+
+extension Pay {
+    /// `HOST:PORT` given instead of a request (and not a file of that name).
+    static func sessionAddress(_ inputs: [String]) -> (host: String, port: Int)? {
+        guard inputs.count == 1, let text = inputs.first, !text.hasPrefix("OW:"), !FileManager.default.fileExists(atPath: text) else {
+            return nil
+        }
+        return TCPLink.parse(address: text)
+    }
+
+    /// Fetches the request from a listening payee. The network is not the payee's screen: the
+    /// request is only used if its key matches the one the user read from the payee.
+    static func fetchRequest(_ address: (host: String, port: Int), payee: String?, out: Output) async throws -> PaymentRequest {
+        guard let expected = payee?.lowercased(), expected.count >= 8, expected.allSatisfy(\.isHexDigit) else {
+            throw CLIError(
+                "payee_required", "Paying an address needs --payee with the payee's key id (8+ hex digits from its screen): a request fetched from the network could come from anyone.",
+                exit: .usage)
+        }
+        out.note("asking \(address.host):\(address.port) for its request…")
+        let request = try await NearbyPayment.fetchRequest(from: TCPLink.dialer(host: address.host, port: address.port))
+        guard request.payee.hex == expected || request.payee.keyID.hex.hasPrefix(expected) else {
+            throw CLIError(
+                "payee_mismatch", "The request at that address is for key \(request.payee.keyID), not \(expected). Nothing was paid.",
+                exit: .refused)
+        }
+        return request
+    }
 }
 
 struct Receive: AsyncParsableCommand {
@@ -162,6 +197,7 @@ struct Receive: AsyncParsableCommand {
             }
         }
         out.note("Waiting for a payer on \(bound) for \(value == 0 ? "any amount" : MoneyText.format(value, currency))…")
+        out.note("Payers can scan the request, or run: wallet pay \(bound) --payee \(wallet.publicKey.keyID)")
         out.note(shown.frames.joined(separator: "\n"))
         let receiver = try NearbyReceiver(request: request, ephemeral: ephemeral, options: SessionOptions(timeout: .milliseconds(Int64(timeout * 1000))))
         let result = try await receiver.serve(listener, answer: { bundle, transcript in
@@ -177,7 +213,7 @@ struct Receive: AsyncParsableCommand {
         })
         let receipt = try Receipt(decoding: result.receipt)
         out.result(
-            ["amount": receipt.amount, "paymentId": receipt.paymentID.hex, "transcriptHash": result.transcriptHash.hex, "links": result.links, "nonce": request.nonce.hex],
+            ["amount": receipt.amount, "paymentId": receipt.paymentID.hex, "payeeKeyId": wallet.publicKey.keyID.hex, "transcriptHash": result.transcriptHash.hex, "links": result.links, "nonce": request.nonce.hex],
             human: "Received \(MoneyText.format(receipt.amount, currency)) over a nearby session (verified offline; settle with wallet sync).")
     }
 }
