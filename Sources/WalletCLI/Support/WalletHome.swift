@@ -134,27 +134,34 @@ struct OnlineSession {
     mutating func purchase(_ amount: UInt64) async throws -> UInt64 {
         if let pending = config.pendingPurchase {
             // Finish the purchase left unfinished first (same key: charged at most once).
-            _ = try await client.purchase(pending.amount, into: wallet, idempotencyKey: pending.key)
+            _ = try await send(pending)
+        }
+        let pending = CLIConfig.PendingPurchase(key: UUID().uuidString, amount: amount)
+        config.pendingPurchase = pending
+        try save()
+        return try await send(pending)
+    }
+
+    /// Sends one remembered purchase. It is forgotten once it succeeded or the issuer refused it
+    /// (4xx: nothing was charged); after a transport failure or a 5xx the outcome is unknown, so
+    /// it stays, and the next online command retries it with the same key.
+    private mutating func send(_ pending: CLIConfig.PendingPurchase) async throws -> UInt64 {
+        do {
+            let bought = try await client.purchase(pending.amount, into: wallet, idempotencyKey: pending.key)
             config.pendingPurchase = nil
             try save()
+            return bought
+        } catch let error as IssuerClientError where (400..<500).contains(error.status) && error.status != 429 {
+            config.pendingPurchase = nil
+            try save()
+            throw error
         }
-        config.pendingPurchase = .init(key: UUID().uuidString, amount: amount)
-        try save()
-        let bought = try await client.purchase(amount, into: wallet, idempotencyKey: config.pendingPurchase?.key ?? UUID().uuidString)
-        config.pendingPurchase = nil
-        try save()
-        return bought
     }
 
     /// Tops the offline balance up to the target when it fell below the threshold.
     /// Returns the amount bought (0 when nothing was due).
     mutating func applyAutoRecharge() async throws -> UInt64 {
-        if let pending = config.pendingPurchase {
-            let bought = try await client.purchase(pending.amount, into: wallet, idempotencyKey: pending.key)
-            config.pendingPurchase = nil
-            try save()
-            return bought
-        }
+        if let pending = config.pendingPurchase { return try await send(pending) }
         guard let rule = config.autoRecharge else { return 0 }
         let spendable = try wallet.balance().spendable
         guard spendable < rule.threshold, rule.target > spendable else { return 0 }
