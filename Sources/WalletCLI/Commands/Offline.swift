@@ -59,14 +59,17 @@ struct Pay: AsyncParsableCommand {
             let wallet = try common.home.openWallet()
             let currency = try wallet.limits().currency
             let parsed: PaymentRequest
-            if let address = Self.sessionAddress(request) {
+            let given = Self.sessionAddress(request)
+            if let address = given {
                 parsed = try await Self.fetchRequest(address, payee: payee, out: out)
             } else {
                 do { parsed = try PaymentRequest(decoding: try Codes.read(request)) } catch let e as VerificationError {
                     throw CLIError("invalid_request", "This is not a payment request (\(e)).", exit: .input)
                 }
             }
-            let tcpHint = parsed.hints.first { $0.kind == .tcp }.flatMap { String(validating: $0.value, as: UTF8.self) }
+            // The address the user gave beats the one the request advertises.
+            let tcpHint = given.map { "\($0.host):\($0.port)" }
+                ?? parsed.hints.first { $0.kind == .tcp }.flatMap { String(validating: $0.value, as: UTF8.self) }
             let method = via ?? (parsed.sessionKey != nil && tcpHint != nil ? .nearby : .qr)
             let value = try amount.map { try MoneyText.parse($0, currency: currency) }
             let who = parsed.payeeName.isEmpty ? "key \(parsed.payee.keyID)" : "\(parsed.payeeName) (key \(parsed.payee.keyID))"
@@ -77,7 +80,7 @@ struct Pay: AsyncParsableCommand {
                 out.note("payment \(payment.id.hex) signed: \(payment.bundle.count) bytes, sha256 \(bundleHash(payment.bundle)); inputs reserved until the receipt comes back")
                 let shown = try Codes.show(payment.bundle, png: png, output: out, title: "Payment")
                 out.result(
-                    ["paymentId": payment.id.hex, "bundleSha256": bundleHash(payment.bundle), "amount": payment.amount, "bytes": payment.bundle.count, "payment": shown.frames, "files": shown.files, "status": "signed"],
+                    ["paymentId": payment.id.hex, "bundleSha256": bundleHash(payment.bundle), "amount": payment.amount, "bytes": payment.bundle.count, "payment": shown.frames, "files": shown.files, "status": payment.status.rawValue],
                     human: """
                         Paying \(MoneyText.format(payment.amount, currency)) to \(who).\(shown.files.isEmpty ? "" : "\nQR written to \(shown.files.joined(separator: ", "))")
                         \(shown.frames.joined(separator: "\n"))
@@ -146,6 +149,7 @@ struct Receive: AsyncParsableCommand {
     @OptionGroup var common: CommonOptions
     @Argument(help: "Payment QR text, text files or PNG images (QR mode); the amount with --listen.") var inputs: [String] = []
     @Option(help: "Listen for a nearby session on HOST:PORT (port 0 picks one).") var listen: String?
+    @Option(help: "The HOST:PORT payers should dial, when it differs from --listen (e.g. listening on 0.0.0.0).") var advertise: String?
     @Option(help: "Name shown to the payer (--listen).") var name = ""
     @Option(help: "Write the request (--listen) or the receipt (QR mode) as PNG here.") var png: String?
     @Option(help: "Also write the request's text to this file (--listen), for scripts.") var requestOut: String?
@@ -185,10 +189,14 @@ struct Receive: AsyncParsableCommand {
         let listener = try await TCPLink.listen(host: host, port: port)
         defer { listener.close() }
         let bound = "\(host):\(listener.port ?? port)"
+        if let advertise, TCPLink.parse(address: advertise) == nil {
+            throw CLIError("invalid_address", "'\(advertise)' is not HOST:PORT.", exit: .usage)
+        }
+        let reachable = advertise ?? bound
         // The session key lives in this process only: the request is good for this listener.
         let ephemeral = P256.KeyAgreement.PrivateKey()
         let request = try wallet.createRequest(
-            amount: value, payeeName: name, expiresIn: UInt64(max(60, timeout)), hints: [.tcp(bound)],
+            amount: value, payeeName: name, expiresIn: UInt64(max(60, timeout)), hints: [.tcp(reachable)],
             sessionKey: PublicKeyBytes(uncheckedBytes: Array(ephemeral.publicKey.compressedRepresentation)))
         let shown = try Codes.show(request.encoded, png: png, output: out, title: "Nearby payment request")
         if let requestOut {
@@ -197,7 +205,7 @@ struct Receive: AsyncParsableCommand {
             }
         }
         out.note("Waiting for a payer on \(bound) for \(value == 0 ? "any amount" : MoneyText.format(value, currency))…")
-        out.note("Payers can scan the request, or run: wallet pay \(bound) --payee \(wallet.publicKey.keyID)")
+        out.note("Payers can scan the request, or run: wallet pay \(reachable) --payee \(wallet.publicKey.keyID)")
         out.note(shown.frames.joined(separator: "\n"))
         let receiver = try NearbyReceiver(request: request, ephemeral: ephemeral, options: SessionOptions(timeout: .milliseconds(Int64(timeout * 1000))))
         let result = try await receiver.serve(listener, answer: { bundle, transcript in
