@@ -11,10 +11,8 @@ struct Purchase: AsyncParsableCommand {
 
     func run() async throws {
         try await WalletCLI.run(common) { out in
-            let home = common.home
-            let wallet = try home.openWallet()
-            try await home.withLock {
-                var session = try await OnlineSession.open(home, wallet: wallet)
+            try await common.home.online { session in
+                let wallet = session.wallet
                 let currency = try wallet.limits().currency
                 let value = try MoneyText.parse(amount, currency: currency)
                 out.note("Buying \(MoneyText.format(value, currency)) of notes…")
@@ -36,10 +34,8 @@ struct Fund: AsyncParsableCommand {
 
     func run() async throws {
         try await WalletCLI.run(common) { out in
-            let home = common.home
-            let wallet = try home.openWallet()
-            try await home.withLock {
-                let session = try await OnlineSession.open(home, wallet: wallet)
+            try await common.home.online { session in
+                let wallet = session.wallet
                 let currency = try wallet.limits().currency
                 try await session.client.fund(try MoneyText.parse(amount, currency: currency))
                 let account = try await session.client.account()
@@ -57,10 +53,8 @@ struct Sync: AsyncParsableCommand {
 
     func run() async throws {
         try await WalletCLI.run(common) { out in
-            let home = common.home
-            let wallet = try home.openWallet()
-            try await home.withLock {
-                var session = try await OnlineSession.open(home, wallet: wallet)
+            try await common.home.online { session in
+                let wallet = session.wallet
                 let client = session.client
                 let currency = try wallet.limits().currency
                 let m = { (v: UInt64) in MoneyText.format(v, currency) }
@@ -118,10 +112,8 @@ struct SendOnline: AsyncParsableCommand {
 
     func run() async throws {
         try await WalletCLI.run(common) { out in
-            let home = common.home
-            let wallet = try home.openWallet()
-            try await home.withLock {
-                let session = try await OnlineSession.open(home, wallet: wallet)
+            try await common.home.online { session in
+                let wallet = session.wallet
                 let currency = try wallet.limits().currency
                 let value = try MoneyText.parse(amount, currency: currency)
                 let account = try await session.client.sendOnline(to: to, amount: value)

@@ -98,6 +98,18 @@ struct WalletHome {
     }
 }
 
+extension WalletHome {
+    /// Opens the wallet, takes the directory lock, resumes the login, then runs `body` with the
+    /// session (every online command goes through here).
+    func online<T>(_ body: (inout OnlineSession) async throws -> T) async throws -> T {
+        let wallet = try openWallet()
+        return try await withLock {
+            var session = try await OnlineSession.open(self, wallet: wallet)
+            return try await body(&session)
+        }
+    }
+}
+
 /// A logged-in connection to the issuer for one command.
 struct OnlineSession {
     let client: IssuerClient
