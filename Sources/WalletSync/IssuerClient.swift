@@ -242,6 +242,9 @@ public final class IssuerClient: Sendable {
         var refreshed: UInt64 = 0
         for start in stride(from: 0, to: due.count, by: 64) {
             let batch = Array(due[start..<min(start + 64, due.count)])
+            // Held first: whatever happens to the request, these are not spent offline again.
+            // The next sync's online check releases those the issuer did not take.
+            try wallet.holdForOnlineCheck(batch.map(\.ref))
             let out = try await client.refreshNotes(body: .json(.init(
                 walletKey: Base64URL.encode(wallet.publicKey.bytes), chains: batch.map { Base64URL.encode($0.chain.encoded) })))
             switch out {

@@ -188,4 +188,40 @@ import FoundationNetworking
             #expect(try await carolServer.account().balance == 3_000)
         }
     }
+
+    /// Sync's refresh: notes near expiry are exchanged for fresh ones of the same value, and a
+    /// refresh whose answer is lost leaves the notes held (never spendable twice) until the
+    /// online check sorts them out.
+    @Test func refreshExchangesNotesAndALostAnswerHoldsThem() async throws {
+        try await HTTPHarness.with { h in
+            let c = IssuerClient(serverURL: h.baseURL)
+            try await c.register(email: "dave@sync.test", password: "correct horse battery")
+            try await c.login(email: "dave@sync.test", password: "correct horse battery")
+            let w = try Wallet.create(directory: NSTemporaryDirectory() + "sync-" + UUID().uuidString, keyCost: .testing)
+            try await c.installTrust(into: w)
+            try await c.registerKey(of: w)
+            try await c.fund(5_000)
+            try await c.purchase(5_000, into: w)
+            let old = try #require(try w.states(.available).first)
+            let now = UInt64(Date().timeIntervalSince1970)
+
+            // Nothing is due yet with a short window.
+            #expect(try await c.refreshNotes(of: w, expiringWithin: 60, now: now) == 0)
+            // Everything is due with a window longer than the note's life.
+            #expect(try await c.refreshNotes(of: w, expiringWithin: 400 * 86_400, now: now) == 5_000)
+            #expect(try w.balance().spendable == 5_000)
+            #expect(try w.states(.settled).map(\.ref) == [old.ref])
+            let fresh = try #require(try w.states(.available).first)
+            #expect(fresh.ref != old.ref && fresh.amount == 5_000)
+
+            // The answer to the next refresh is lost: a client whose server does not exist.
+            let lost = IssuerClient(serverURL: URL(string: "http://127.0.0.1:1")!)
+            await #expect(throws: (any Error).self) { try await lost.refreshNotes(of: w, expiringWithin: 400 * 86_400, now: now) }
+            #expect(try w.balance().spendable == 0, "a note sent to refresh must not be spendable offline")
+            #expect(try w.balance().needsOnlineCheck == 5_000)
+            // The issuer never saw it: the online check gives it back.
+            #expect(try await c.checkRestoredNotes(of: w) == (checked: 1, spent: 0))
+            #expect(try w.balance().spendable == 5_000)
+        }
+    }
 }

@@ -142,8 +142,8 @@ extension Wallet {
         try write { db in
             try db.execute(
                 sql: """
-                    INSERT OR IGNORE INTO fraud_proof(state_ref, cheater, first_transfer, second_transfer, proving_chain, detected_at)
-                    VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT INTO fraud_proof(state_ref, cheater, first_transfer, second_transfer, proving_chain, detected_at)
+                    VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
                     """,
                 arguments: [
                     proof.state.bytes.data, (proof.cheater?.bytes ?? []).data, proof.first.encoded.data,

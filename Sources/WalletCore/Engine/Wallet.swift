@@ -179,17 +179,19 @@ public final class Wallet: Sendable {
         }
     }
 
-    /// Inserts a verified state; false if it was already there.
+    /// Inserts a verified state; false if it was already there. (`ON CONFLICT(ref)`, not
+    /// `INSERT OR IGNORE`: a broken CHECK must fail loudly, never drop a note silently.)
     func insertState(
         _ db: Database, _ state: VerifiedState, status: NoteStatus, origin: String, receivedIn: Digest32? = nil,
         now: Timestamp
     ) throws -> Bool {
         try db.execute(
             sql: """
-                INSERT OR IGNORE INTO note_state
+                INSERT INTO note_state
                   (ref, chain, note_id, currency, amount, hops, expires_at, status, origin, received_in,
                    created_at, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(ref) DO NOTHING
                 """,
             arguments: [
                 state.ref.bytes.data, state.chain.encoded.data, state.noteID.bytes.data, state.currency.code,
@@ -207,8 +209,8 @@ public final class Wallet: Sendable {
             let proving = state.chain.proving(edge)
             try db.execute(
                 sql: """
-                    INSERT OR IGNORE INTO spend_edge(state_ref, transfer_hash, transfer, proving_chain)
-                    VALUES (?, ?, ?, ?)
+                    INSERT INTO spend_edge(state_ref, transfer_hash, transfer, proving_chain)
+                    VALUES (?, ?, ?, ?) ON CONFLICT(state_ref) DO NOTHING
                     """,
                 arguments: [
                     edge.state.bytes.data, edge.transfer.hash.bytes.data, edge.transfer.encoded.data,
@@ -362,6 +364,20 @@ public final class Wallet: Sendable {
 }
 
 extension Wallet {
+    /// Takes notes out of offline spending before they are handed to the issuer (refresh): if
+    /// the answer never comes (crash, lost link), they stay held until an online check says
+    /// whether the issuer took them, so they can never be both refreshed and spent offline.
+    public func holdForOnlineCheck(_ refs: [StateRef]) throws(WalletError) {
+        let now = env.now()
+        try write { db in
+            for ref in refs {
+                try db.execute(
+                    sql: "UPDATE note_state SET needs_online_check = 1, updated_at = ? WHERE ref = ? AND status = 'available'",
+                    arguments: [sqlTime(now), ref.bytes.data])
+            }
+        }
+    }
+
     /// Swaps notes the issuer took back (`refs`) for the fresh notes it issued in exchange, in
     /// one transaction: the old states are retired and the new ones become spendable.
     /// Returns the value of the fresh notes added.
@@ -372,7 +388,7 @@ extension Wallet {
             let verifier = try verifier(db)
             for ref in refs {
                 try db.execute(
-                    sql: "UPDATE note_state SET status = 'settled', updated_at = ? WHERE ref = ? AND status = 'available'",
+                    sql: "UPDATE note_state SET status = 'settled', needs_online_check = 0, updated_at = ? WHERE ref = ? AND status = 'available'",
                     arguments: [sqlTime(now), ref.bytes.data])
             }
             var added: UInt64 = 0
@@ -381,7 +397,8 @@ extension Wallet {
                 do { state = try verifier.verify(chain, now: now) } catch let e as VerificationError { throw WalletError.rejected(e) }
                 guard state.owner == publicKey else { throw WalletError.notOwnedByWallet }
                 try Self.recordSpends(db, state)
-                if try insertState(db, state, status: .available, origin: "refresh", now: now) { added += state.amount }
+                // Fresh notes from the issuer are a purchase paid with the notes handed back.
+                if try insertState(db, state, status: .available, origin: "purchased", now: now) { added += state.amount }
             }
             return added
         }
