@@ -152,22 +152,24 @@ import FoundationNetworking
 }
 
 @Suite struct SyncTests {
+    /// A registered, logged-in user with a wallet whose key is registered.
+    static func client(_ h: HTTPHarness, _ name: String) async throws -> (IssuerClient, Wallet) {
+        let c = IssuerClient(serverURL: h.baseURL)
+        try await c.register(email: "\(name)@sync.test", password: "correct horse battery")
+        try await c.login(email: "\(name)@sync.test", password: "correct horse battery")
+        let w = try Wallet.create(directory: NSTemporaryDirectory() + "sync-" + UUID().uuidString, keyCost: .testing)
+        try await c.installTrust(into: w)
+        try await c.registerKey(of: w)
+        return (c, w)
+    }
+
     /// A payee paid with a double-spent note is credited by the issuer (default policy); her
     /// wallet must then count that note as settled, not as offline money still to redeem.
     @Test func aCreditedConflictIsSettledInTheWallet() async throws {
         try await HTTPHarness.with { h in
-            func client(_ name: String) async throws -> (IssuerClient, Wallet) {
-                let c = IssuerClient(serverURL: h.baseURL)
-                try await c.register(email: "\(name)@sync.test", password: "correct horse battery")
-                try await c.login(email: "\(name)@sync.test", password: "correct horse battery")
-                let w = try Wallet.create(directory: NSTemporaryDirectory() + "sync-" + UUID().uuidString, keyCost: .testing)
-                try await c.installTrust(into: w)
-                try await c.registerKey(of: w)
-                return (c, w)
-            }
-            let (aliceServer, alice) = try await client("alice")
-            let (bobServer, bob) = try await client("bob")
-            let (carolServer, carol) = try await client("carol")
+            let (aliceServer, alice) = try await Self.client(h, "alice")
+            let (bobServer, bob) = try await Self.client(h, "bob")
+            let (carolServer, carol) = try await Self.client(h, "carol")
             try await aliceServer.fund(10_000)
             try await aliceServer.purchase(10_000, into: alice)
             let note = try #require(try alice.states(.available).first?.chain)
@@ -194,12 +196,7 @@ import FoundationNetworking
     /// online check sorts them out.
     @Test func refreshExchangesNotesAndALostAnswerHoldsThem() async throws {
         try await HTTPHarness.with { h in
-            let c = IssuerClient(serverURL: h.baseURL)
-            try await c.register(email: "dave@sync.test", password: "correct horse battery")
-            try await c.login(email: "dave@sync.test", password: "correct horse battery")
-            let w = try Wallet.create(directory: NSTemporaryDirectory() + "sync-" + UUID().uuidString, keyCost: .testing)
-            try await c.installTrust(into: w)
-            try await c.registerKey(of: w)
+            let (c, w) = try await Self.client(h, "dave")
             try await c.fund(5_000)
             try await c.purchase(5_000, into: w)
             let old = try #require(try w.states(.available).first)
