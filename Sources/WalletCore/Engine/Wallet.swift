@@ -335,12 +335,16 @@ public final class Wallet: Sendable {
     /// Marks received states redeemed online: their value is now in the account.
     public func markSettled(_ refs: [StateRef]) throws(WalletError) {
         let now = env.now()
-        try write { db in
-            for ref in refs {
-                try db.execute(
-                    sql: "UPDATE note_state SET status = 'settled', updated_at = ? WHERE ref = ? AND status = 'received'",
-                    arguments: [sqlTime(now), ref.bytes.data])
-            }
+        try write { db in try updateStates(db, refs, set: "status = 'settled'", where: "status = 'received'", now: now) }
+    }
+
+    /// `UPDATE note_state SET <assignments> … WHERE ref = ? AND <condition>` for each of `refs`;
+    /// a state not in the expected condition is left as it is.
+    func updateStates(_ db: Database, _ refs: [StateRef], set assignments: String, where condition: String, now: Timestamp) throws {
+        let statement = try db.cachedStatement(
+            sql: "UPDATE note_state SET \(assignments), updated_at = ? WHERE ref = ? AND \(condition)")
+        for ref in refs {
+            try statement.execute(arguments: [sqlTime(now), ref.bytes.data])
         }
     }
 
@@ -369,13 +373,7 @@ extension Wallet {
     /// whether the issuer took them, so they can never be both refreshed and spent offline.
     public func holdForOnlineCheck(_ refs: [StateRef]) throws(WalletError) {
         let now = env.now()
-        try write { db in
-            for ref in refs {
-                try db.execute(
-                    sql: "UPDATE note_state SET needs_online_check = 1, updated_at = ? WHERE ref = ? AND status = 'available'",
-                    arguments: [sqlTime(now), ref.bytes.data])
-            }
-        }
+        try write { db in try updateStates(db, refs, set: "needs_online_check = 1", where: "status = 'available'", now: now) }
     }
 
     /// Swaps notes the issuer took back (`refs`) for the fresh notes it issued in exchange, in
@@ -386,11 +384,7 @@ extension Wallet {
         let now = env.now()
         return try write { db in
             let verifier = try verifier(db)
-            for ref in refs {
-                try db.execute(
-                    sql: "UPDATE note_state SET status = 'settled', needs_online_check = 0, updated_at = ? WHERE ref = ? AND status = 'available'",
-                    arguments: [sqlTime(now), ref.bytes.data])
-            }
+            try updateStates(db, refs, set: "status = 'settled', needs_online_check = 0", where: "status = 'available'", now: now)
             var added: UInt64 = 0
             for chain in chains {
                 let state: VerifiedState
