@@ -207,6 +207,15 @@ let package = Package(
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ]
         ),
+        // The command line as users run it: the built `wallet` binary against a real wallet-server
+        // on loopback (both built by `swift build --build-tests`), plus its pure helpers.
+        .testTarget(
+            name: "WalletCLITests",
+            dependencies: [
+                "WalletCLI", "QRPayload",
+                .target(name: "QRImage", condition: .when(platforms: [.linux])),
+            ]
+        ),
         // Test helper for scripts/e2e: signs a double spend the way a tampered phone would.
         .executableTarget(name: "TamperTool", dependencies: ["WalletCore", "OfflineNotes", "QRPayload"]),
         .executableTarget(name: "WalletDemo", dependencies: ["WalletCore", "WalletSync", "OfflineNotes", "DevIssuer"]),

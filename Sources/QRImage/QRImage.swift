@@ -67,20 +67,34 @@ public struct QRSymbol: Sendable {
         try PNGFile.write(gray: pixels, width: side, height: side, to: path)
     }
 
-    /// The symbol drawn with Unicode half blocks, two modules rows per text line, dark on light.
+    /// Modules of light margin around the symbol, as the QR standard requires (ISO/IEC 18004:
+    /// 4 modules); scanners need it to find the finder patterns.
+    public static let quietZone = 4
+
+    /// Terminal colours set explicitly, so the code reads the same on light and dark themes:
+    /// xterm-256 colours 16 (black, #000000) and 231 (white, #ffffff) are fixed RGB values that
+    /// themes do not remap, unlike the 16 basic colours (a dark theme's "white" background may be
+    /// grey, its "black" foreground blue-grey).
+    public static let terminalColours = "\u{1B}[38;5;16;48;5;231m"
+    public static let terminalReset = "\u{1B}[0m"
+
+    /// The symbol drawn for a terminal: two module rows per text line with Unicode half blocks
+    /// in black on a white background (both set explicitly), with the 4-module quiet zone. Each
+    /// line starts with the colour codes and ends with a reset, so nothing bleeds past the code.
     public func terminalText() -> String {
-        let quiet = 2
+        let quiet = Self.quietZone
         var out = ""
         for y in stride(from: -quiet, to: size + quiet, by: 2) {
+            out += Self.terminalColours
             for x in -quiet..<(size + quiet) {
                 switch (isDark(x, y), isDark(x, y + 1)) {
-                case (false, false): out += "█"
-                case (true, false): out += "▄"
-                case (false, true): out += "▀"
-                case (true, true): out += " "
+                case (false, false): out += " "
+                case (true, false): out += "▀"
+                case (false, true): out += "▄"
+                case (true, true): out += "█"
                 }
             }
-            out += "\n"
+            out += Self.terminalReset + "\n"
         }
         return out
     }

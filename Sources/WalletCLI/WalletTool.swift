@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// `wallet`: the Offline Wallet command line.
 @main
@@ -8,7 +9,7 @@ struct WalletTool: AsyncParsableCommand {
         abstract: "Pay and get paid offline with signed notes; settle with the issuer when online.",
         discussion: """
             Every command takes --wallet DIR (one directory per user) and --json (one JSON object on stdout).
-            Passphrases and passwords come from OW_PASSPHRASE, OW_PASSWORD and OW_BACKUP_PASSPHRASE, or are asked for.
+            Secrets come from the environment or are asked for: OW_PASSPHRASE encrypts the wallet key (without it the key file is not encrypted, only mode 0600), OW_PASSWORD is the account password, OW_BACKUP_PASSPHRASE the backup passphrase.
 
             Exit status:
               0  ok
@@ -23,9 +24,52 @@ struct WalletTool: AsyncParsableCommand {
               9  unreadable file or code
             """,
         subcommands: [
-            Init.self, Register.self, Login.self, Status.self, Purchase.self, Fund.self,
+            Init.self, Register.self, Login.self, Logout.self, Status.self, Purchase.self, Fund.self,
             RequestPayment.self, Pay.self, Receive.self, Confirm.self,
             Sync.self, SendOnline.self, History.self, Backup.self, Restore.self, Settings.self,
         ]
     )
+
+    /// Runs the command like argument-parser's own `main()`, except that its usage errors
+    /// (unknown options, bad values, failed `validate()`) exit with the documented status 2
+    /// instead of 64, and print the JSON error object when `--json` was given: one exit status
+    /// and one error shape whichever layer refuses.
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let output = Output(json: wantsJSON(arguments))
+        do {
+            var command = try await asyncParseAsRoot(arguments)
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let code as ExitCode {
+            // Our commands throw ExitCode after printing their own error.
+            exit(withError: code)
+        } catch {
+            switch exitCode(for: error) {
+            case .success:
+                exit(withError: error)  // --help, --version: argument-parser prints them
+            case .validationFailure:
+                let usage = CLIError("usage", message(for: error), exit: .usage)
+                if output.json {
+                    output.failure(usage)
+                } else {
+                    FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                }
+                exit(withError: ExitCode(usage.exit.rawValue))
+            default:
+                let cli = CLIError.from(error)
+                output.failure(cli)
+                exit(withError: ExitCode(cli.exit.rawValue))
+            }
+        }
+    }
+
+    /// `--json` among the options (not after a `--` terminator, where it would be an argument).
+    static func wantsJSON(_ arguments: [String]) -> Bool {
+        let options = arguments.firstIndex(of: "--").map { arguments[..<$0] } ?? arguments[...]
+        return options.contains("--json")
+    }
 }

@@ -66,11 +66,82 @@ struct QRImageTests {
         #expect(throws: QRImageError.self) { try QRScanner.scan(pngAt: "/nonexistent/file.png") }
     }
 
-    @Test func terminalRenderingHasOneLinePerTwoModuleRows() throws {
-        let symbol = try QRSymbol("OW:HELLO")
-        let lines = symbol.terminalText().split(separator: "\n")
-        #expect(lines.count == (symbol.size + 4 + 1) / 2)
-        #expect(lines.allSatisfy { $0.count == symbol.size + 4 })
+    /// The terminal drawing reads back: its characters rasterized (each half block is two
+    /// module rows, coloured as the escape codes say) scan with zbar to the same text, with the
+    /// 4-module quiet zone the drawing itself provides (no margin added here).
+    @Test func terminalRenderingScansBackThroughZbar() throws {
+        for text in ["OW:HELLO", try QRFrames.encode(Array(repeating: 0x5A, count: 300))[0]] {
+            let symbol = try QRSymbol(text)
+            let drawing = symbol.terminalText()
+            let (modules, width) = try Self.rasterize(drawing)
+            #expect(width == symbol.size + 2 * QRSymbol.quietZone)
+            // Scale each module to 4×4 pixels, as a camera would see a drawn terminal.
+            let scale = 4
+            let height = modules.count / width
+            var pixels = [UInt8](repeating: 255, count: width * scale * height * scale)
+            for y in 0..<height {
+                for x in 0..<width where modules[y * width + x] {
+                    for dy in 0..<scale {
+                        for dx in 0..<scale { pixels[(y * scale + dy) * width * scale + x * scale + dx] = 0 }
+                    }
+                }
+            }
+            #expect(QRScanner.scan(gray: pixels, width: width * scale, height: height * scale) == [text])
+        }
     }
+
+    @Test func terminalRenderingHasQuietZoneAndExplicitColours() throws {
+        let symbol = try QRSymbol("OW:HELLO")
+        let lines = symbol.terminalText().split(separator: "\n").map(String.init)
+        let side = symbol.size + 2 * QRSymbol.quietZone
+        #expect(lines.count == (side + 1) / 2)
+        for line in lines {
+            // Black on white set on every line, reset at its end: readable on any theme.
+            #expect(line.hasPrefix(QRSymbol.terminalColours))
+            #expect(line.hasSuffix(QRSymbol.terminalReset))
+        }
+        let (modules, width) = try Self.rasterize(symbol.terminalText())
+        #expect(width == side)
+        let quiet = QRSymbol.quietZone
+        for y in 0..<side {
+            for x in 0..<side where x < quiet || y < quiet || x >= side - quiet || y >= side - quiet {
+                #expect(!modules[y * width + x], "quiet zone module (\(x), \(y)) is dark")
+            }
+        }
+        // Inside, exactly the symbol's modules.
+        for y in 0..<symbol.size {
+            for x in 0..<symbol.size { #expect(modules[(y + quiet) * width + x + quiet] == symbol.isDark(x, y)) }
+        }
+    }
+
+    /// Turns a terminal drawing back into modules (true = dark). Only the colours this renderer
+    /// sets are understood: foreground black on background white.
+    static func rasterize(_ drawing: String) throws -> (modules: [Bool], width: Int) {
+        var rows: [[Bool]] = []
+        for line in drawing.split(separator: "\n") {
+            var body = Substring(line)
+            guard body.hasPrefix(QRSymbol.terminalColours), body.hasSuffix(QRSymbol.terminalReset) else {
+                throw RasterError.uncoloured(String(line))
+            }
+            body = body.dropFirst(QRSymbol.terminalColours.count).dropLast(QRSymbol.terminalReset.count)
+            var top: [Bool] = []
+            var bottom: [Bool] = []
+            for character in body {
+                switch character {
+                case " ": top.append(false); bottom.append(false)
+                case "▀": top.append(true); bottom.append(false)
+                case "▄": top.append(false); bottom.append(true)
+                case "█": top.append(true); bottom.append(true)
+                default: throw RasterError.unexpected(character)
+                }
+            }
+            rows += [top, bottom]
+        }
+        let width = rows.first?.count ?? 0
+        guard rows.allSatisfy({ $0.count == width }) else { throw RasterError.ragged }
+        return (rows.flatMap { $0 }, width)
+    }
+
+    enum RasterError: Error { case uncoloured(String), unexpected(Character), ragged }
 }
 #endif

@@ -2,17 +2,21 @@ import ArgumentParser
 import Foundation
 import OfflineNotes
 import WalletCore
+import WalletAPI
 import WalletSync
 
 struct Init: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Create a wallet: a new key (encrypted with OW_PASSPHRASE if set) and an empty database.")
+    static let configuration = CommandConfiguration(
+        abstract: "Create a wallet: a new key (encrypted with OW_PASSPHRASE if set; without it stored unencrypted, mode 0600) and an empty database.")
     @OptionGroup var common: CommonOptions
     @Option(help: "Issuer URL; the wallet pins its authority key now.") var server: String?
 
     func run() async throws {
         try await WalletCLI.run(common) { out in
             let home = common.home
+            try home.prepareNew()
             let wallet = try Wallet.create(directory: home.directory, passphrase: WalletHome.passphrase)
+            LoginSeal.adopt(wallet, directory: home.directory)
             var config = try home.loadConfig()
             var pinned = false
             if let server {
@@ -35,7 +39,7 @@ struct Init: AsyncParsableCommand {
                 ["directory": home.directory, "walletKey": wallet.publicKey.hex, "encrypted": WalletHome.passphrase != nil, "issuerPinned": pinned],
                 human: """
                     Wallet created in \(home.directory)
-                      key \(wallet.publicKey.keyID)\(WalletHome.passphrase != nil ? " (encrypted)" : "")
+                      key \(wallet.publicKey.keyID)\(WalletHome.passphrase != nil ? " (encrypted with OW_PASSPHRASE)" : " (not encrypted: set OW_PASSPHRASE to encrypt keys you create)")
                     \(pinned ? "  issuer \(server ?? "") pinned" : "  no issuer yet: wallet login --server URL EMAIL")
                     Next: wallet register EMAIL  (or wallet login EMAIL)
                     """)
@@ -50,7 +54,7 @@ func logIn(_ home: WalletHome, server: String?, email: String, register: Bool, o
         var config = try home.loadConfig()
         if let server { config.server = server }
         guard let serverText = config.server, let url = URL(string: serverText) else {
-            throw CLIError("no_server", "Say which issuer: --server URL", exit: .usage)
+            throw CLIError("server_required", "Say which issuer: --server URL", exit: .usage)
         }
         let password = try secret(env: "OW_PASSWORD", prompt: "Password for \(email): ")
         let client = IssuerClient(serverURL: url)
@@ -95,6 +99,52 @@ struct Login: AsyncParsableCommand {
         try await WalletCLI.run(common) { out in
             let info = try await logIn(common.home, server: server, email: email, register: false, out: out)
             out.result(info, human: "Logged in as \(email).")
+        }
+    }
+}
+
+struct Logout: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Log out: the issuer revokes the saved login and this wallet forgets it (offline too: then the issuer could not be told).")
+    @OptionGroup var common: CommonOptions
+
+    func run() async throws {
+        try await WalletCLI.run(common) { out in
+            let home = common.home
+            _ = try home.openWallet()
+            var config = try home.loadConfig()
+            guard let token = config.refreshToken else {
+                out.result(["loggedOut": true, "revoked": false, "wasLoggedIn": false], human: "Not logged in; nothing to do.")
+                return
+            }
+            // Revoke first, then forget: forgetting can always be done, the issuer only now.
+            var revoked = false
+            var reason: String?
+            if let server = config.server, let url = URL(string: server) {
+                do {
+                    switch try await IssuerClient(serverURL: url).api.logout(body: .json(.init(refreshToken: token))) {
+                    case .noContent: revoked = true
+                    case .default(let status, _) where status == 401: revoked = true  // already revoked or expired: nothing left to revoke
+                    case .default(let status, let problem):
+                        reason = (try? problem.body.applicationProblemJson)?.detail ?? "the issuer answered HTTP \(status)"
+                    }
+                } catch {
+                    reason = CLIError.from(error).description
+                }
+            } else {
+                reason = "no issuer is configured"
+            }
+            config.refreshToken = nil
+            config.sealedRefreshToken = nil
+            config.accountId = nil
+            try home.saveConfig(config)
+            var object: [String: Any] = ["loggedOut": true, "revoked": revoked, "wasLoggedIn": true]
+            if let reason { object["warning"] = reason }
+            out.result(
+                object,
+                human: revoked
+                    ? "Logged out\(config.email.map { " of \($0)" } ?? ""): the issuer revoked the login and this wallet forgot it."
+                    : "Logged out locally: this wallet forgot the login, but the issuer could not be told (\(reason ?? "unknown")). The login stays valid at the issuer until it expires.")
         }
     }
 }

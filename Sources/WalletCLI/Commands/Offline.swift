@@ -4,6 +4,7 @@ import Foundation
 import NearbySession
 import NearbyTCP
 import OfflineNotes
+import Synchronization
 import WalletCore
 
 #if canImport(Glibc)
@@ -18,14 +19,20 @@ struct RequestPayment: AsyncParsableCommand {
     @OptionGroup var common: CommonOptions
     @Argument(help: "Amount, e.g. 30.00; leave out to let the payer choose.") var amount: String?
     @Option(help: "Name shown to the payer.") var name = ""
-    @Option(help: "Seconds the request stays payable.") var expires: UInt64 = 600
+    @Option(help: "Seconds the request stays payable (1 to \(OptionRange.maxRequestSeconds), a week).") var expires: UInt64 = 600
     @Option(help: "Write the QR code to this PNG file.") var png: String?
+
+    func validate() throws {
+        try OptionRange.check(expires, "--expires", 1...OptionRange.maxRequestSeconds, unit: "seconds")
+    }
 
     func run() async throws {
         try await WalletCLI.run(common) { out in
             let wallet = try common.home.openWallet()
-            let currency = try wallet.limits().currency
+            let limits = try wallet.limits()
+            let currency = limits.currency
             let value = try amount.map { try MoneyText.parse($0, currency: currency) } ?? 0
+            try OptionRange.checkRequested(value, limit: limits.maxOfflineHolding, currency: currency)
             let request = try wallet.createRequest(amount: value, payeeName: name, expiresIn: expires, hints: [.init(kind: .qr, value: [])])
             let shown = try Codes.show(request.encoded, png: png, output: out, title: "Payment request")
             out.result(
@@ -52,16 +59,21 @@ struct Pay: AsyncParsableCommand {
     @Option(help: "qr or nearby (default: nearby when the request offers a session).") var via: Via?
     @Option(help: "Amount for an open-amount request.") var amount: String?
     @Option(help: "Write the payment's QR code(s) to this PNG file (name-1.png … when several).") var png: String?
-    @Option(help: "Seconds to wait for the payee over a nearby session.") var timeout: Double = 60
+    @Option(help: "Seconds to wait for the payee over a nearby session (1 to \(Int(OptionRange.maxWaitSeconds))).") var timeout: Double = 60
+
+    func validate() throws {
+        try OptionRange.check(timeout, "--timeout", 1...OptionRange.maxWaitSeconds)
+    }
 
     func run() async throws {
         try await WalletCLI.run(common) { out in
-            let wallet = try common.home.openWallet()
+            let home = common.home
+            let wallet = try home.openWallet()
             let currency = try wallet.limits().currency
             let parsed: PaymentRequest
             let given = Self.sessionAddress(request)
             if let address = given {
-                parsed = try await Self.fetchRequest(address, payee: payee, out: out)
+                parsed = try await Outcome.nothingSigned { try await home.unlocked { try await Self.fetchRequest(address, payee: payee, out: out) } }
             } else {
                 do { parsed = try PaymentRequest(decoding: try Codes.read(request)) } catch let e as VerificationError {
                     throw CLIError("invalid_request", "This is not a payment request (\(e)).", exit: .input)
@@ -76,9 +88,9 @@ struct Pay: AsyncParsableCommand {
 
             switch method {
             case .qr:
-                let payment = try wallet.pay(parsed, amount: value, method: .qr)
+                let payment = try await Outcome.nothingSigned { try wallet.pay(parsed, amount: value, method: .qr) }
                 out.note("payment \(payment.id.hex) signed: \(payment.bundle.count) bytes, sha256 \(bundleHash(payment.bundle)); inputs reserved until the receipt comes back")
-                let shown = try Codes.show(payment.bundle, png: png, output: out, title: "Payment")
+                let shown = try await Outcome.signedAndKept(show: true) { try Codes.show(payment.bundle, png: png, output: out, title: "Payment") }
                 out.result(
                     ["paymentId": payment.id.hex, "bundleSha256": bundleHash(payment.bundle), "amount": payment.amount, "bytes": payment.bundle.count, "payment": shown.frames, "files": shown.files, "status": payment.status.rawValue],
                     human: """
@@ -88,17 +100,22 @@ struct Pay: AsyncParsableCommand {
                         """)
             case .nearby:
                 guard parsed.sessionKey != nil, let address = tcpHint, let (host, port) = TCPLink.parse(address: address) else {
-                    throw CLIError("not_nearby_request", "This request offers no nearby session. Pay it with --via qr.", exit: .usage)
+                    throw CLIError("not_nearby_request", "This request offers no nearby session. Pay it with --via qr. Nothing was signed.", exit: .usage)
                 }
-                let payment = try wallet.pay(parsed, amount: value, method: .tcp)
+                let payment = try await Outcome.nothingSigned { try wallet.pay(parsed, amount: value, method: .tcp) }
                 out.note("payment \(payment.id.hex) signed: \(payment.bundle.count) bytes, sha256 \(bundleHash(payment.bundle)) (asked again, the wallet returns these same bytes)")
                 out.note("connecting to \(address)…")
                 let dialer = FaultInjection.dialer(TCPLink.dialer(host: host, port: port))
                 let options = SessionOptions(timeout: .milliseconds(Int64(timeout * 1000)))
-                let result = try await NearbyPayment.pay(request: parsed, bundle: payment.bundle, dialer: dialer, options: options) { progress in
-                    out.note("  sent \(progress.acknowledged)/\(progress.sent) bytes acknowledged")
+                // The payment is signed and recorded: the database is not needed while the phones talk.
+                let result = try await Outcome.signedAndKept {
+                    try await home.unlocked {
+                        try await NearbyPayment.pay(request: parsed, bundle: payment.bundle, dialer: dialer, options: options) { progress in
+                            out.note("  sent \(progress.acknowledged)/\(progress.sent) bytes acknowledged")
+                        }
+                    }
                 }
-                let done = try wallet.confirm(receipt: result.receipt)
+                let done = try await Outcome.signedAndKept { try wallet.confirm(receipt: result.receipt) }
                 out.result(
                     [
                         "paymentId": done.id.hex, "bundleSha256": bundleHash(payment.bundle), "amount": done.amount, "status": done.status.rawValue, "transcriptHash": result.transcriptHash.hex,
@@ -136,7 +153,7 @@ extension Pay {
         let request = try await NearbyPayment.fetchRequest(from: TCPLink.dialer(host: address.host, port: address.port))
         guard request.payee.hex == expected || request.payee.keyID.hex.hasPrefix(expected) else {
             throw CLIError(
-                "payee_mismatch", "The request at that address is for key \(request.payee.keyID), not \(expected). Nothing was paid.",
+                "payee_mismatch", "The request at that address is for key \(request.payee.keyID), not \(expected).",
                 exit: .refused)
         }
         return request
@@ -153,13 +170,21 @@ struct Receive: AsyncParsableCommand {
     @Option(help: "Name shown to the payer (--listen).") var name = ""
     @Option(help: "Write the request (--listen) or the receipt (QR mode) as PNG here.") var png: String?
     @Option(help: "Also write the request's text to this file (--listen), for scripts.") var requestOut: String?
-    @Option(help: "Seconds to wait for a payer (--listen).") var timeout: Double = 300
+    @Option(help: "Seconds to wait for a payer (--listen; 1 to \(Int(OptionRange.maxWaitSeconds))).") var timeout: Double = 300
+
+    func validate() throws {
+        try OptionRange.check(timeout, "--timeout", 1...OptionRange.maxWaitSeconds)
+    }
 
     func run() async throws {
         try await WalletCLI.run(common) { out in
             let wallet = try common.home.openWallet()
             let currency = try wallet.limits().currency
-            if let listen { try await listenForPayment(wallet, currency: currency, address: listen, out: out) } else { try await readPayment(wallet, currency: currency, out: out) }
+            if let listen {
+                try await listenForPayment(wallet, currency: currency, address: listen, out: out)
+            } else {
+                try await readPayment(wallet, currency: currency, out: out)
+            }
         }
     }
 
@@ -186,6 +211,7 @@ struct Receive: AsyncParsableCommand {
         }
         guard inputs.count <= 1 else { throw CLIError("usage", "With --listen, give at most the amount.", exit: .usage) }
         let value = try inputs.first.map { try MoneyText.parse($0, currency: currency) } ?? 0
+        try OptionRange.checkRequested(value, limit: try wallet.limits().maxOfflineHolding, currency: currency)
         let listener = try await TCPLink.listen(host: host, port: port)
         defer { listener.close() }
         let bound = "\(host):\(listener.port ?? port)"
@@ -198,7 +224,7 @@ struct Receive: AsyncParsableCommand {
         let request = try wallet.createRequest(
             amount: value, payeeName: name, expiresIn: UInt64(max(60, timeout)), hints: [.tcp(reachable)],
             sessionKey: PublicKeyBytes(uncheckedBytes: Array(ephemeral.publicKey.compressedRepresentation)))
-        let shown = try Codes.show(request.encoded, png: png, output: out, title: "Nearby payment request")
+        let shown = try Codes.show(request.encoded, png: png, output: out, title: "Nearby payment request", interactive: false)
         if let requestOut {
             guard FileManager.default.createFile(atPath: requestOut, contents: Data((shown.frames.joined(separator: "\n") + "\n").utf8)) else {
                 throw CLIError("storage", "Cannot write \(requestOut).", exit: .failure)
@@ -208,17 +234,33 @@ struct Receive: AsyncParsableCommand {
         out.note("Payers can scan the request, or run: wallet pay \(reachable) --payee \(wallet.publicKey.keyID)")
         out.note(shown.frames.joined(separator: "\n"))
         let receiver = try NearbyReceiver(request: request, ephemeral: ephemeral, options: SessionOptions(timeout: .milliseconds(Int64(timeout * 1000))))
-        let result = try await receiver.serve(listener, answer: { bundle, transcript in
-            do {
-                let received = try wallet.receive(bundle, for: request.nonce, method: .tcp, transcriptHash: transcript)
-                out.note("payment verified: \(MoneyText.format(received.amount, currency)); sending the receipt")
-                return .receipt(received.receipt.encoded)
-            } catch {
-                let reason = CLIError.from(error)
-                out.note("payment refused: \(reason.description)")
-                return .refuse(code: reason.code, message: reason.description)
+        let kept = KeptFlag()
+        let home = common.home
+        let result: NearbyReceiver.Result
+        do {
+            // Waiting for a payer can take minutes: other commands may use the wallet meanwhile;
+            // the lock is taken again only to store the payment.
+            result = try await home.unlocked {
+                try await receiver.serve(listener, answer: { bundle, transcript in
+                    do {
+                        let received = try home.locked { try wallet.receive(bundle, for: request.nonce, method: .tcp, transcriptHash: transcript) }
+                        kept.value.withLock { $0 = true }
+                        out.note("payment verified: \(MoneyText.format(received.amount, currency)); sending the receipt")
+                        return .receipt(received.receipt.encoded)
+                    } catch {
+                        let reason = CLIError.from(error)
+                        out.note("payment refused: \(reason.description)")
+                        return .refuse(code: reason.code, message: reason.description)
+                    }
+                })
             }
-        })
+        } catch {
+            let cause = CLIError.from(error)
+            let outcome = kept.value.withLock { $0 }
+                ? "The payment was verified and kept in this wallet; the payer gets the receipt by running the same wallet pay again (listen again with a new request if needed)."
+                : "Nothing was received; nothing in this wallet changed."
+            throw CLIError(cause.code, "\(cause.description) \(outcome)", exit: cause.exit)
+        }
         let receipt = try Receipt(decoding: result.receipt)
         out.result(
             ["amount": receipt.amount, "paymentId": receipt.paymentID.hex, "payeeKeyId": wallet.publicKey.keyID.hex, "transcriptHash": result.transcriptHash.hex, "links": result.links, "nonce": request.nonce.hex],
@@ -281,5 +323,37 @@ enum FaultInjection {
         }
         func inbound() -> AsyncThrowingStream<[UInt8], any Error> { inner.inbound() }
         func close() { inner.close() }
+    }
+}
+
+/// Set once the listener stored a payment (shared with the session's answer callback).
+final class KeptFlag: Sendable {
+    let value = Mutex(false)
+}
+
+/// Failure messages that say whether anything was signed, so the user knows whether paying
+/// again would resend the same payment or start a new one.
+enum Outcome {
+    static let nothingSignedText = "Nothing was signed; nothing left this wallet."
+
+    /// Before the payment is signed: a failure changed nothing.
+    static func nothingSigned<T>(_ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch { throw annotate(error, nothingSignedText) }
+    }
+
+    /// After the payment is signed and recorded: it is kept, and asking again returns the same bytes.
+    static func signedAndKept<T>(show: Bool = false, _ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch { throw annotate(error, keptText(show: show)) }
+    }
+
+    static func keptText(show: Bool) -> String {
+        show
+            ? "The payment was signed and kept: run the same `wallet pay` again to show the same bytes."
+            : "The payment was signed and kept: run the same `wallet pay` again to resend the same bytes."
+    }
+
+    static func annotate(_ error: any Error, _ outcome: String) -> CLIError {
+        let cause = CLIError.from(error)
+        return CLIError(cause.code, "\(cause.description) \(outcome)", exit: cause.exit)
     }
 }

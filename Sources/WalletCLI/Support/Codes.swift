@@ -52,7 +52,13 @@ enum Codes {
     /// Shows `message` as QR frames: drawn in the terminal (when it is one), written as PNG
     /// files when `png` is given (`name.png`, or `name-1.png` … for several frames), and returned
     /// as text. Returns the frames and the files written.
-    static func show(_ message: [UInt8], png: String?, output: Output, title: String) throws -> (frames: [String], files: [String]) {
+    ///
+    /// Several frames are shown one at a time (Enter for the next, cycling, `q` to stop) when
+    /// `interactive` and both ends are a terminal: a scanner pointed at a screen full of codes
+    /// picks any of them. Otherwise each frame is printed under its "frame k/n" heading.
+    static func show(
+        _ message: [UInt8], png: String?, output: Output, title: String, interactive: Bool = true
+    ) throws -> (frames: [String], files: [String]) {
         let frames = try QRFrames.encode(message)
         var files: [String] = []
         if let png {
@@ -68,14 +74,45 @@ enum Codes {
         }
         if !output.json, isatty(STDOUT_FILENO) == 1 {
             #if canImport(QRImage)
-            for (i, frame) in frames.enumerated() {
-                let symbol = try QRSymbol(frame)
-                print("\(title) — QR \(i + 1) of \(frames.count) (version \(symbol.version))")
-                print(symbol.terminalText())
+            let pages = try terminalPages(frames, title: title)
+            if pages.count > 1, interactive, isatty(STDIN_FILENO) == 1 {
+                showOneAtATime(pages)
+            } else {
+                print(pages.joined(separator: "\n"))
             }
             #endif
         }
         return (frames, files)
+    }
+
+    #if canImport(QRImage)
+    /// Each frame drawn for the terminal under its heading ("Payment — frame 2/3, QR version 9").
+    static func terminalPages(_ frames: [String], title: String) throws -> [String] {
+        try frames.enumerated().map { i, frame in
+            let symbol = try QRSymbol(frame)
+            return "\(title) — frame \(i + 1)/\(frames.count), QR version \(symbol.version)\n" + symbol.terminalText()
+        }
+    }
+    #endif
+
+    /// Draws one page, waits for Enter, erases it and draws the next (after the last, the
+    /// first again) until `q` or end of input.
+    static func showOneAtATime(_ pages: [String]) {
+        var index = 0
+        while true {
+            let page = pages[index]
+            print(page, terminator: "")
+            print("Enter: next frame · q, Enter: done (the other side can scan the frames in any order) ", terminator: "")
+            fflush(nil)  // all streams: `stdout` itself is not concurrency-safe to name
+            guard let answer = readLine(), answer.trimmingCharacters(in: .whitespaces).lowercased() != "q" else {
+                print()
+                return
+            }
+            // Up over the page and the prompt line, then erase to the end of the screen.
+            let lines = page.reduce(0) { $1 == "\n" ? $0 + 1 : $0 } + 1
+            print("\u{1B}[\(lines)A\u{1B}[J", terminator: "")
+            index = (index + 1) % pages.count
+        }
     }
 
     static func numbered(_ path: String, _ index: Int) -> String {

@@ -157,3 +157,35 @@ enum MoneyText {
         minor < 0 ? "-" + format(minor.magnitude, currency) : format(minor.magnitude, currency)
     }
 }
+
+/// Ranges of the numeric options, checked before anything runs (usage errors, exit 2): values
+/// outside them would overflow time arithmetic (a crash) or make requests no one can pay.
+enum OptionRange {
+    /// A request stays payable at most a week: longer, and the payee's note of it outlives
+    /// the notes that could pay it.
+    static let maxRequestSeconds: UInt64 = 7 * 24 * 3600
+    /// Waiting for the other phone: at most an hour.
+    static let maxWaitSeconds: Double = 3600
+
+    static func check(_ value: UInt64, _ option: String, _ range: ClosedRange<UInt64>, unit: String) throws {
+        guard range.contains(value) else {
+            throw ValidationError("\(option) must be between \(range.lowerBound) and \(range.upperBound) \(unit); \(value) is not.")
+        }
+    }
+
+    static func check(_ value: Double, _ option: String, _ range: ClosedRange<Double>) throws {
+        guard value.isFinite, range.contains(value) else {
+            throw ValidationError("\(option) must be between \(Int(range.lowerBound)) and \(Int(range.upperBound)) seconds; \(value) is not.")
+        }
+    }
+
+    /// A requested amount must fit the wallet's offline holding limit: no wallet could accept more.
+    static func checkRequested(_ amount: UInt64, limit: UInt64, currency: Currency) throws {
+        guard amount <= limit else {
+            throw CLIError(
+                "amount_above_limit",
+                "\(MoneyText.format(amount, currency)) is above the offline holding limit \(MoneyText.format(limit, currency)): no wallet may accept it offline. Ask for less, or use wallet send-online.",
+                exit: .usage)
+        }
+    }
+}

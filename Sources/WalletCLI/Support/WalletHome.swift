@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNotes
+import Synchronization
 import WalletAPI
 import WalletCore
 import WalletSync
@@ -26,7 +27,11 @@ struct CLIConfig: Codable, Sendable {
     var server: String?
     var email: String?
     var accountId: Int64?
+    /// The issuer's refresh token, in memory always plain; on disk plain only when the key file
+    /// is not encrypted (see `LoginSeal`).
     var refreshToken: String?
+    /// The refresh token sealed under the wallet key (`LoginSeal`), when the key file is encrypted.
+    var sealedRefreshToken: String?
     var autoRecharge: AutoRecharge?
     var pendingPurchase: PendingPurchase?
     var lastSync: Timestamp?
@@ -51,9 +56,16 @@ struct WalletHome {
     /// The key file's passphrase, from `OW_PASSPHRASE` (scripts) or nil.
     static var passphrase: String? { ProcessInfo.processInfo.environment["OW_PASSPHRASE"].flatMap { $0.isEmpty ? nil : $0 } }
 
+    /// Takes the directory lock (held until the process exits), then opens the wallet.
     func openWallet() throws -> Wallet {
+        guard FileManager.default.fileExists(atPath: directory + "/" + Wallet.databaseFileName) else {
+            throw CLIError("wallet_missing", "No wallet in \(directory). Create one with: wallet init --server URL", exit: .refused)
+        }
+        try DirectoryLock.acquire(directory)
         do {
-            return try Wallet.open(directory: directory, passphrase: Self.passphrase)
+            let wallet = try Wallet.open(directory: directory, passphrase: Self.passphrase)
+            LoginSeal.adopt(wallet, directory: directory)
+            return wallet
         } catch .walletMissing {
             throw CLIError("wallet_missing", "No wallet in \(directory). Create one with: wallet init --server URL", exit: .refused)
         } catch .passphraseRequired {
@@ -61,18 +73,54 @@ struct WalletHome {
         }
     }
 
+    /// Reads the settings; a sealed login token is opened with the wallet this process opened.
+    /// For `init` and `restore`: makes the directory (mode 0700) and takes its lock before a
+    /// wallet is created in it.
+    func prepareNew() throws {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw CLIError("storage", "Cannot create \(directory): \(error.localizedDescription)", exit: .failure)
+        }
+        try DirectoryLock.acquire(directory)
+    }
+
     func loadConfig() throws -> CLIConfig {
         guard let data = FileManager.default.contents(atPath: configPath) else { return CLIConfig() }
-        do { return try JSONDecoder().decode(CLIConfig.self, from: data) } catch {
-            throw CLIError("corrupt_config", "\(configPath) is not valid: \(error). Fix or remove it, then log in again.", exit: .failure)
+        var config: CLIConfig
+        do { config = try JSONDecoder().decode(CLIConfig.self, from: data) } catch {
+            throw CLIError("corrupt_config", "\(configPath) is not valid: \(error). Fix or remove it, then log in again.", exit: .input)
         }
+        if let sealed = config.sealedRefreshToken, let context = LoginSeal.context {
+            if let token = LoginSeal.open(sealed, context) {
+                config.refreshToken = token
+            } else {
+                FileHandle.standardError.write(
+                    Data("The saved login in \(configPath) does not open with this wallet's key; it is dropped. Log in again: wallet login EMAIL\n".utf8))
+                config.sealedRefreshToken = nil
+            }
+        }
+        return config
     }
 
     /// Writes the settings atomically (temporary file, then rename), readable by the owner only.
     func saveConfig(_ config: CLIConfig) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let data = try encoder.encode(config)
+        var stored = config
+        if let context = LoginSeal.context {
+            // The wallet is open: its key decides how the token is stored (and a nil token is
+            // forgotten in both forms).
+            if let token = config.refreshToken, context.sealsNewTokens {
+                stored.sealedRefreshToken = try LoginSeal.seal(token, context)
+                stored.refreshToken = nil
+            } else {
+                stored.sealedRefreshToken = nil
+            }
+        } else if config.refreshToken != nil {
+            stored.sealedRefreshToken = nil
+        }
+        let data = try encoder.encode(stored)
         let temporary = configPath + ".tmp"
         guard FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600]) else {
             throw CLIError("storage", "Cannot write \(temporary).", exit: .failure)
@@ -82,19 +130,84 @@ struct WalletHome {
         }
     }
 
-    /// Holds an exclusive lock on the directory while online work runs, so two commands never
-    /// refresh the same login or send two purchases at once.
+    /// Makes sure this process holds the directory lock, then runs `body`; a lock taken here
+    /// is released afterwards, one already held (by `openWallet`) stays. Online work runs
+    /// under it, so two commands never refresh the same login or send two purchases at once.
     func withLock<T>(_ body: () async throws -> T) async throws -> T {
-        let path = directory + "/.lock"
-        let fd = open(path, O_CREAT | O_RDWR, 0o600)
-        guard fd >= 0 else { throw CLIError("storage", "Cannot open \(path) (errno \(errno)).", exit: .failure) }
-        defer { close(fd) }
-        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            FileHandle.standardError.write(Data("waiting for another wallet command to finish…\n".utf8))
-            guard flock(fd, LOCK_EX) == 0 else { throw CLIError("storage", "Cannot lock \(path).", exit: .failure) }
-        }
-        defer { flock(fd, LOCK_UN) }
+        let acquired = try DirectoryLock.acquire(directory)
+        defer { if acquired { DirectoryLock.release(directory) } }
         return try await body()
+    }
+
+    /// `withLock` for synchronous work (the nearby listener's answer to a payment).
+    func locked<T>(_ body: () throws -> T) throws -> T {
+        let acquired = try DirectoryLock.acquire(directory)
+        defer { if acquired { DirectoryLock.release(directory) } }
+        return try body()
+    }
+
+    /// Lets other commands use the wallet while this one waits on the network for a long time
+    /// (a nearby session: up to minutes). `body` must not touch the database; the lock is taken
+    /// again afterwards, also when `body` throws.
+    func unlocked<T>(_ body: () async throws -> T) async throws -> T {
+        let held = DirectoryLock.release(directory)
+        do {
+            let value = try await body()
+            if held { _ = try DirectoryLock.acquire(directory) }
+            return value
+        } catch {
+            if held { _ = try DirectoryLock.acquire(directory) }
+            throw error
+        }
+    }
+}
+
+/// The wallet directory's lock: an exclusive `flock` on `DIR/.lock`, taken before the database
+/// is opened and held until the process exits (or `release`).
+///
+/// Why every command, readers too: opening the database runs GRDB's migration check and WAL
+/// setup, and the wallet's SQLite connection fails at once with "database is locked" when
+/// another process writes at that moment (1 in 20 concurrent `status`, 2 in 12 `sync`). One
+/// exclusive lock per command is simple and correct; commands are short, and the two that wait
+/// on the network for long (nearby pay and listen) let go of it while they wait. A shared lock
+/// for readers would buy little: `status` also rotates the login token, which is a write.
+enum DirectoryLock {
+    private static let held = Mutex<[String: Int32]>([:])
+
+    /// Takes the lock for `directory` unless this process holds it; waits (saying so on stderr)
+    /// while another command has it. Returns true when this call took it.
+    @discardableResult
+    static func acquire(_ directory: String) throws -> Bool {
+        try held.withLock { held -> Bool in
+            if held[directory] != nil { return false }
+            let path = directory + "/.lock"
+            let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+            guard fd >= 0 else {
+                throw CLIError("storage", "Cannot open \(path): \(String(cString: strerror(errno))).", exit: .failure)
+            }
+            if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+                FileHandle.standardError.write(Data("waiting for another wallet command on \(directory) to finish…\n".utf8))
+                while flock(fd, LOCK_EX) != 0 {
+                    guard errno == EINTR else {
+                        close(fd)
+                        throw CLIError("storage", "Cannot lock \(path): \(String(cString: strerror(errno))).", exit: .failure)
+                    }
+                }
+            }
+            held[directory] = fd
+            return true
+        }
+    }
+
+    /// Releases the lock if this process holds it; returns whether it did.
+    @discardableResult
+    static func release(_ directory: String) -> Bool {
+        held.withLock { held in
+            guard let fd = held.removeValue(forKey: directory) else { return false }
+            flock(fd, LOCK_UN)
+            close(fd)
+            return true
+        }
     }
 }
 

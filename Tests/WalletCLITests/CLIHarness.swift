@@ -1,0 +1,179 @@
+#if os(Linux)
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs the real `wallet` binary (and a real `wallet-server`) built next to this test bundle.
+struct CLI {
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+
+        /// stdout as the one JSON object `--json` prints.
+        var json: [String: Any] {
+            (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any] ?? [:]
+        }
+        var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
+        var errorMessage: String { (json["error"] as? [String: Any])?["message"] as? String ?? stderr }
+    }
+
+    /// The directory holding the built products (`swift build --build-tests` builds them all).
+    static let binDirectory: String = {
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var directory = bundle.deletingLastPathComponent()
+        // The bundle may be a directory (`X.xctest/…`); walk up to where the products are.
+        while directory.path != "/", !FileManager.default.fileExists(atPath: directory.appendingPathComponent("wallet").path) {
+            directory = directory.deletingLastPathComponent()
+        }
+        return directory.path
+    }()
+
+    static var wallet: String { binDirectory + "/wallet" }
+
+    let scratch: String
+    var environment: [String: String]
+
+    init() throws {
+        scratch = NSTemporaryDirectory() + "wallet-cli-tests-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("OW_") }
+        environment["OW_PASSWORD"] = "cli tests password 123"
+        environment["OW_BACKUP_PASSPHRASE"] = "cli tests backup passphrase 1"
+        environment["XDG_DATA_HOME"] = scratch + "/xdg"
+        guard FileManager.default.isExecutableFile(atPath: Self.wallet) else {
+            throw HarnessError("No built wallet binary at \(Self.wallet): run swift build --build-tests first.")
+        }
+    }
+
+    func path(_ name: String) -> String { scratch + "/" + name }
+
+    /// Runs `wallet ARGS` (or another built product) to completion; output goes through files,
+    /// so concurrent runs never block on a full pipe.
+    func run(_ arguments: [String], env extra: [String: String] = [:], product: String = "wallet") throws -> Result {
+        let id = UUID().uuidString
+        let outPath = path("out-\(id)"), errPath = path("err-\(id)")
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+        defer {
+            try? FileManager.default.removeItem(atPath: outPath)
+            try? FileManager.default.removeItem(atPath: errPath)
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binDirectory + "/" + product)
+        process.arguments = arguments
+        process.environment = environment.merging(extra) { $1 }
+        process.currentDirectoryURL = URL(fileURLWithPath: scratch)
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        try process.run()
+        process.waitUntilExit()
+        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        return Result(
+            status: status, stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
+    }
+
+    /// Runs `count` commands at once and returns every result.
+    func runConcurrently(_ count: Int, _ arguments: [String]) async throws -> [Result] {
+        try await withThrowingTaskGroup(of: Result.self) { group in
+            for _ in 0..<count { group.addTask { try self.run(arguments) } }
+            var results: [Result] = []
+            for try await result in group { results.append(result) }
+            return results
+        }
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: scratch) }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A development `wallet-server` (SQLite, funding on) on a free loopback port, stopped by `stop()`.
+final class TestServer: @unchecked Sendable {
+    let url: String
+    let port: Int
+    private let process: Process
+
+    init(_ cli: CLI, maxOfflineHolding: Int = 50_000) throws {
+        port = try Self.freePort()
+        url = "http://127.0.0.1:\(port)"
+        let directory = cli.path("server")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: CLI.binDirectory + "/wallet-server")
+        process.arguments = [
+            "serve", "--port", "\(port)", "--database", directory + "/server.sqlite", "--keys", directory + "/keys",
+            "--dev-funding", "--log-level", "warning", "--max-offline-holding", "\(maxOfflineHolding)",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Ready when it accepts connections (it exits on a port clash, which fails here).
+        for _ in 0..<600 {
+            if Self.accepts(port) { return }
+            guard process.isRunning else { break }
+            usleep(50_000)
+        }
+        process.terminate()
+        throw HarnessError("wallet-server did not start on port \(port)")
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw HarnessError("no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    static func accepts(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}
+
+extension CLI {
+    /// A wallet in `scratch/NAME`, registered as NAME@cli.test with the server.
+    @discardableResult
+    func registeredWallet(_ name: String, server: TestServer, env: [String: String] = [:]) throws -> String {
+        let directory = path(name)
+        let created = try run(["init", "--json", "--wallet", directory, "--server", server.url], env: env)
+        #expect(created.status == 0, "init: \(created.errorMessage)")
+        let registered = try run(["register", "--json", "--wallet", directory, "\(name)-\(UUID().uuidString.prefix(6))@cli.test"], env: env)
+        #expect(registered.status == 0, "register: \(registered.errorMessage)")
+        return directory
+    }
+
+    func config(_ directory: String) -> [String: Any] {
+        guard let data = FileManager.default.contents(atPath: directory + "/config.json") else { return [:] }
+        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+    }
+}
+#endif
