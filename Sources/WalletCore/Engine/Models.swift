@@ -76,7 +76,10 @@ public struct ReceivedPayment: Sendable, Equatable {
 
 /// One line of the user's history.
 public struct HistoryEntry: Sendable, Equatable, Codable {
-    public enum Direction: String, Sendable, Codable, CaseIterable { case sent, received, purchased }
+    /// `sent` and `received` cover offline payments and online transfers (`method` tells them
+    /// apart); `funded`, `refunded` (expired notes) and `charged` (a double spend or restore
+    /// conflict paid from the account) come from the issuer's account journal.
+    public enum Direction: String, Sendable, Codable, CaseIterable { case sent, received, purchased, funded, refunded, charged }
     public enum Status: String, Sendable, Codable, CaseIterable { case pending, completed, failed }
 
     public let id: Int64

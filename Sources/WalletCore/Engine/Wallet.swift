@@ -259,32 +259,6 @@ public final class Wallet: Sendable {
         }
     }
 
-    public func history(_ filter: HistoryFilter = HistoryFilter()) throws(WalletError) -> [HistoryEntry] {
-        var clauses: [String] = []
-        var args: StatementArguments = []
-        if let d = filter.direction { clauses.append("direction = ?"); args += [d.rawValue] }
-        if let s = filter.status { clauses.append("status = ?"); args += [s.rawValue] }
-        if let m = filter.method { clauses.append("method = ?"); args += [m.rawValue] }
-        if let s = filter.since { clauses.append("created_at >= ?"); args += [sqlTime(s)] }
-        if let u = filter.until { clauses.append("created_at < ?"); args += [sqlTime(u)] }
-        let whereSQL = clauses.isEmpty ? "" : "WHERE " + clauses.joined(separator: " AND ")
-        args += [max(0, min(filter.limit, 1000)), max(0, filter.offset)]
-        let sql = "SELECT * FROM history \(whereSQL) ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?"
-        return try read { db in
-            try Row.fetchAll(db, sql: sql, arguments: args).map { row in
-                HistoryEntry(
-                    id: row["id"],
-                    direction: HistoryEntry.Direction(rawValue: row["direction"]) ?? .sent,
-                    counterparty: row["counterparty"], amount: row.amount("amount"), currency: row["currency"],
-                    online: row["online"], method: row["method"],
-                    status: HistoryEntry.Status(rawValue: row["status"]) ?? .failed,
-                    error: row["error"],
-                    createdAt: Timestamp(clamping: row["created_at"] as Int64),
-                    updatedAt: Timestamp(clamping: row["updated_at"] as Int64))
-            }
-        }
-    }
-
     /// Double spends this wallet caught offline, to report online.
     public func fraudProofs() throws(WalletError) -> [FraudProof] {
         try read { db in

@@ -112,6 +112,7 @@ enum WalletDatabase {
                     );
                     """)
         }
+        m.registerMigration("v2-history", migrate: migrateHistoryV2)
         return m
     }
 }

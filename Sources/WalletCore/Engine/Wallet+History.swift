@@ -1,0 +1,522 @@
+import Foundation
+import GRDB
+import OfflineNotes
+
+// History: the list, one line's detail, and the movements only the issuer's account journal
+// knows (online transfers, expiry refunds, fraud charges, funding), imported by `WalletSync`.
+
+/// One posting of the issuer's double-entry journal on this wallet's account
+/// (`GET /v1/account/history`). `amount` is signed: positive credits the account.
+public struct AccountJournalEntry: Sendable, Equatable {
+    /// The journal row id: unique across the issuer, increasing (not strictly in commit order).
+    public let id: Int64
+    /// `funding`, `purchase`, `redeem`, `send`, `expiry_refund`, `fraud_recovery`, `restore_conflict` …
+    public let kind: String
+    public let amount: Int64
+    /// What the entry is about: a state ref (redeem, fraud), a note id (purchase, expiry
+    /// refund), the deposit's reference text (funding), nothing (send).
+    public let reference: [UInt8]?
+    /// Issuer time, Unix seconds.
+    public let createdAt: Int64
+
+    public init(id: Int64, kind: String, amount: Int64, reference: [UInt8]?, createdAt: Int64) {
+        self.id = id
+        self.kind = kind
+        self.amount = amount
+        self.reference = reference
+        self.createdAt = createdAt
+    }
+}
+
+/// What one import of account journal entries did.
+public struct AccountHistoryImport: Sendable, Equatable {
+    /// Entries not seen before.
+    public var imported = 0
+    /// New history lines (movements the wallet had no line for).
+    public var added = 0
+    /// Entries tied to a line the wallet already had (a `send-online`, a redemption).
+    public var linked = 0
+
+    public init(imported: Int = 0, added: Int = 0, linked: Int = 0) {
+        self.imported = imported
+        self.added = added
+        self.linked = linked
+    }
+}
+
+/// Everything the wallet knows about one history line: `wallet history show ID`, the app's
+/// detail screen.
+public struct HistoryDetail: Sendable, Equatable {
+    /// Whether the money of the line is final in the issuer account.
+    public enum Settlement: String, Sendable, Codable {
+        /// Received offline and not yet redeemed.
+        case pending
+        /// In the account: redeemed, or an account movement to begin with.
+        case settled
+        /// Received offline and paid onward before being redeemed: the next holder settles.
+        case spentOnward = "spent-onward"
+        /// Nothing for this wallet to settle (a payment sent: the payee redeems).
+        case none
+    }
+
+    /// A journal entry behind the line.
+    public struct JournalLine: Sendable, Equatable {
+        public let id: Int64
+        public let kind: String
+        public let amount: Int64
+        public let createdAt: Timestamp
+    }
+
+    /// A double spend touching the line.
+    public struct Fraud: Sendable, Equatable {
+        /// `fraud_recovery` (paid from, or charged to, the account of the key that signed twice),
+        /// `restore_conflict` (an old copy of a restored wallet paid first), or `proof_held`
+        /// (this wallet caught the double spend offline and holds the proof).
+        public let kind: String
+        /// The key that signed twice, when the wallet knows it.
+        public let cheater: KeyID?
+        /// The issuer's fraud cases, when the wallet was told (`recordFraudCase`).
+        public let caseIDs: [Int64]
+
+        public init(kind: String, cheater: KeyID?, caseIDs: [Int64]) {
+            self.kind = kind
+            self.cheater = cheater
+            self.caseIDs = caseIDs
+        }
+    }
+
+    public let entry: HistoryEntry
+    /// The payment id, for offline payments.
+    public let paymentID: Digest32?
+    /// The other side's key id, as screens show keys (`PublicKeyBytes.keyID`); nil for
+    /// account movements and purchases.
+    public let counterpartyKey: KeyID?
+    /// Chain length (transfers since issue) of each note involved, as its holder now has it.
+    public let hops: [Int]
+    /// When the payee signed the receipt: for a payment sent, the receipt this wallet holds
+    /// (nil while none came back); for a payment received, the receipt it handed out.
+    public let receiptReceivedAt: Timestamp?
+    public let settlement: Settlement
+    /// The issuer account's journal entries for this line (after `sync` imported them).
+    public let journal: [JournalLine]
+    public let fraud: [Fraud]
+
+    public var receiptHeld: Bool { receiptReceivedAt != nil }
+}
+
+/// Points in time as people type them for `--since` / `--until`.
+public enum HistoryTime {
+    /// The accepted forms, for error messages.
+    public static let accepted =
+        "an ISO 8601 date (2026-11-23, a UTC day), a date-time with its zone (2026-11-23T10:00:00Z, 2026-11-23T11:00:00+01:00) or a Unix time in seconds (1795430400)"
+
+    /// Parses `text`; nil when it is none of the `accepted` forms. `wholeDay` is true for a
+    /// bare date, so an end bound can include that day.
+    public static func parse(_ text: String) -> (time: Timestamp, wholeDay: Bool)? {
+        let text = text.trimmingCharacters(in: .whitespaces)
+        if !text.isEmpty, text.count <= 12, text.allSatisfy({ $0.isASCII && $0.isNumber }) {
+            return UInt64(text).map { ($0, false) }
+        }
+        if text.count == 10, let day = utcDay(text) { return (day, true) }
+        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds]] {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = options
+            if let date = formatter.date(from: text), date.timeIntervalSince1970 >= 0 {
+                return (Timestamp(date.timeIntervalSince1970), false)
+            }
+        }
+        return nil
+    }
+
+    /// Midnight UTC of a `YYYY-MM-DD` day; nil for a malformed or impossible date (2026-02-30).
+    static func utcDay(_ text: String) -> Timestamp? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+            let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]), y >= 1970
+        else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        guard let utc = TimeZone(identifier: "UTC") else { return nil }
+        calendar.timeZone = utc
+        guard let date = calendar.date(from: DateComponents(year: y, month: m, day: d)) else { return nil }
+        // Calendar rolls 02-30 over to 03-02; a round trip refuses it.
+        let back = calendar.dateComponents([.year, .month, .day], from: date)
+        guard back.year == y, back.month == m, back.day == d else { return nil }
+        return Timestamp(date.timeIntervalSince1970)
+    }
+}
+
+extension WalletDatabase {
+    /// "v2-history": the history may hold account movements (new directions; `journal_id`,
+    /// unique, ties a line to the issuer journal entry it stands for), and `account_entry`
+    /// keeps every journal entry imported — whether it made a line, was tied to an existing
+    /// one, or neither — so an import is idempotent and the next one knows where to resume.
+    /// SQLite cannot change a CHECK in place: the history table is rebuilt, ids kept
+    /// (`outgoing_payment.history_id` points at them).
+    static func migrateHistoryV2(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE history_v2 (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    direction TEXT NOT NULL CHECK (direction IN
+                        ('sent','received','purchased','funded','refunded','charged')),
+                    counterparty TEXT NOT NULL,
+                    amount INTEGER NOT NULL,
+                    currency TEXT NOT NULL,
+                    online INTEGER NOT NULL,
+                    method TEXT NOT NULL,
+                    status TEXT NOT NULL CHECK (status IN ('pending','completed','failed')),
+                    reference BLOB,
+                    error TEXT,
+                    journal_id INTEGER UNIQUE,
+                    created_at INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL
+                );
+                INSERT INTO history_v2(id, direction, counterparty, amount, currency, online, method, status, reference,
+                                       error, created_at, updated_at)
+                  SELECT id, direction, counterparty, amount, currency, online, method, status, reference,
+                         error, created_at, updated_at FROM history;
+                DROP TABLE history;
+                ALTER TABLE history_v2 RENAME TO history;
+                CREATE INDEX history_time ON history(created_at);
+                CREATE INDEX history_reference ON history(reference);
+                CREATE TABLE account_entry (
+                    journal_id INTEGER PRIMARY KEY,
+                    kind TEXT NOT NULL,
+                    amount INTEGER NOT NULL,
+                    reference BLOB,
+                    created_at INTEGER NOT NULL,
+                    -- The history line this entry is shown as (new or existing); NULL when it
+                    -- is part of something shown otherwise (a purchase, a refresh).
+                    history_id INTEGER,
+                    imported_at INTEGER NOT NULL
+                );
+                CREATE INDEX account_entry_reference ON account_entry(reference);
+                CREATE INDEX account_entry_history ON account_entry(history_id);
+                -- Fraud cases the issuer named for note states this wallet handed in or spent.
+                CREATE TABLE fraud_case_link (
+                    state_ref BLOB NOT NULL,
+                    case_id INTEGER NOT NULL,
+                    PRIMARY KEY (state_ref, case_id)
+                );
+                """)
+    }
+}
+
+extension Wallet {
+    /// History lines, newest first.
+    public func history(_ filter: HistoryFilter = HistoryFilter()) throws(WalletError) -> [HistoryEntry] {
+        var clauses: [String] = []
+        var args: StatementArguments = []
+        if let d = filter.direction { clauses.append("direction = ?"); args += [d.rawValue] }
+        if let s = filter.status { clauses.append("status = ?"); args += [s.rawValue] }
+        if let m = filter.method { clauses.append("method = ?"); args += [m.rawValue] }
+        if let s = filter.since { clauses.append("created_at >= ?"); args += [sqlTime(s)] }
+        if let u = filter.until { clauses.append("created_at < ?"); args += [sqlTime(u)] }
+        let whereSQL = clauses.isEmpty ? "" : "WHERE " + clauses.joined(separator: " AND ")
+        args += [max(0, min(filter.limit, 1000)), max(0, filter.offset)]
+        let sql = "SELECT * FROM history \(whereSQL) ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?"
+        return try read { db in try Row.fetchAll(db, sql: sql, arguments: args).map(Self.historyEntry) }
+    }
+
+    static func historyEntry(_ row: Row) -> HistoryEntry {
+        HistoryEntry(
+            id: row["id"],
+            direction: HistoryEntry.Direction(rawValue: row["direction"]) ?? .sent,
+            counterparty: row["counterparty"], amount: row.amount("amount"), currency: row["currency"],
+            online: row["online"], method: row["method"],
+            status: HistoryEntry.Status(rawValue: row["status"]) ?? .failed,
+            error: row["error"],
+            createdAt: Timestamp(clamping: row["created_at"] as Int64),
+            updatedAt: Timestamp(clamping: row["updated_at"] as Int64))
+    }
+
+    // MARK: Account movements
+
+    /// Records a transfer this wallet just sent online (`IssuerClient.sendOnline` succeeded),
+    /// so it shows at once with the recipient's email. The next import ties it to its journal
+    /// entry instead of adding a second line. Returns the history id.
+    @discardableResult
+    public func recordOnlineTransfer(to recipient: String, amount: UInt64) throws(WalletError) -> Int64 {
+        let now = env.now()
+        return try write { db in
+            let currency = try verifier(db).limits.currency
+            return try addHistory(
+                db, direction: .sent, counterparty: recipient, amount: amount, currency: currency, online: true,
+                method: .online, status: .completed, reference: nil, now: now)
+        }
+    }
+
+    /// Where the next import resumes: the newest journal entry imported and its issuer time.
+    public func accountHistoryCursor() throws(WalletError) -> (id: Int64, createdAt: Int64)? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT journal_id, created_at FROM account_entry ORDER BY journal_id DESC LIMIT 1")
+                .map { (id: $0["journal_id"], createdAt: $0["created_at"]) }
+        }
+    }
+
+    /// Records account journal entries, in one transaction, each exactly once (by journal id):
+    ///
+    /// - `send` out: tied to the oldest untied `send-online` line of the same amount
+    ///   (`recordOnlineTransfer`), else a new `sent` line; `send` in: a `received` online line.
+    /// - `funding`: `funded`; `expiry_refund`: `refunded` (the wallet's expired copies of that
+    ///   note are marked refunded); `fraud_recovery` / `restore_conflict` out: `charged`.
+    /// - `redeem`, and `fraud_recovery` / `restore_conflict` in, credit notes this wallet
+    ///   handed in: tied to the `received` line of their payment (never a second line);
+    ///   `purchase` is the wallet's own `purchased` line. Neither adds a line: a refresh (redeem
+    ///   plus purchase) moves no money, and another wallet of the same account shows its own.
+    /// - Any other kind: a `funded` or `charged` line by its sign, so no movement is hidden.
+    @discardableResult
+    public func importAccountEntries(_ entries: [AccountJournalEntry]) throws(WalletError) -> AccountHistoryImport {
+        let now = env.now()
+        return try write { db in
+            let currency = try verifier(db).limits.currency
+            var result = AccountHistoryImport()
+            for entry in entries.sorted(by: { $0.id < $1.id }) {
+                let seen = try Bool.fetchOne(
+                    db, sql: "SELECT EXISTS(SELECT 1 FROM account_entry WHERE journal_id = ?)", arguments: [entry.id]) ?? false
+                if seen { continue }
+                let line = try historyLine(db, for: entry, currency: currency)
+                switch line {
+                case .added: result.added += 1
+                case .linked: result.linked += 1
+                case .none: break
+                }
+                try db.execute(
+                    sql: """
+                        INSERT INTO account_entry(journal_id, kind, amount, reference, created_at, history_id, imported_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        entry.id, entry.kind, entry.amount, entry.reference?.data, entry.createdAt, line.id, sqlTime(now),
+                    ])
+                result.imported += 1
+            }
+            return result
+        }
+    }
+
+    /// Remembers a fraud case the issuer named for a note state this wallet handed in or spent,
+    /// for the detail view.
+    public func recordFraudCase(_ caseID: Int64, for state: StateRef) throws(WalletError) {
+        try write { db in
+            try db.execute(
+                sql: "INSERT INTO fraud_case_link(state_ref, case_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                arguments: [state.bytes.data, caseID])
+        }
+    }
+
+    private enum ImportedLine {
+        case added(Int64), linked(Int64), none
+        var id: Int64? {
+            switch self {
+            case .added(let id), .linked(let id): id
+            case .none: nil
+            }
+        }
+    }
+
+    private func historyLine(_ db: Database, for entry: AccountJournalEntry, currency: Currency) throws -> ImportedLine {
+        let credit = entry.amount > 0
+        func add(_ direction: HistoryEntry.Direction, _ counterparty: String) throws -> ImportedLine {
+            // At the issuer's time, so the list and --since place it when the money moved.
+            let time = Timestamp(clamping: max(0, entry.createdAt))
+            let id = try addHistory(
+                db, direction: direction, counterparty: counterparty, amount: entry.amount.magnitude, currency: currency,
+                online: true, method: .online, status: .completed, reference: nil, now: time)
+            try db.execute(sql: "UPDATE history SET journal_id = ? WHERE id = ?", arguments: [entry.id, id])
+            return .added(id)
+        }
+        let fraudKinds: Set<String> = ["fraud_recovery", "restore_conflict"]
+        switch entry.kind {
+        case "send" where !credit:
+            if let local = try Int64.fetchOne(
+                db,
+                sql: """
+                    SELECT id FROM history WHERE direction = 'sent' AND method = 'online' AND journal_id IS NULL AND amount = ?
+                    ORDER BY created_at, id LIMIT 1
+                    """,
+                arguments: [entry.amount.magnitude])
+            {
+                try db.execute(sql: "UPDATE history SET journal_id = ? WHERE id = ?", arguments: [entry.id, local])
+                return .linked(local)
+            }
+            // Sent from another device of the account, or the wallet stopped before recording it.
+            return try add(.sent, "another account")
+        case "send":
+            // The journal does not name the sender.
+            return try add(.received, "another account")
+        case "funding":
+            let text = entry.reference.flatMap { String(bytes: $0, encoding: .utf8) } ?? ""
+            return try add(.funded, text.isEmpty ? "issuer" : text)
+        case "expiry_refund":
+            if let note = entry.reference {
+                // The issuer swept the note: copies still held here are worth nothing now.
+                try db.execute(
+                    sql: "UPDATE note_state SET status = 'refunded', updated_at = ? WHERE note_id = ? AND status IN ('available','received') AND expires_at <= ?",
+                    arguments: [sqlTime(env.now()), note.data, entry.createdAt])
+            }
+            return try add(credit ? .refunded : .charged, "issuer")
+        case let kind where fraudKinds.contains(kind) && !credit:
+            return try add(.charged, "issuer")
+        case let kind where kind == "redeem" || fraudKinds.contains(kind):
+            guard let ref = entry.reference,
+                let line = try Int64.fetchOne(
+                    db,
+                    sql: """
+                        SELECT h.id FROM note_state n JOIN history h ON h.reference = n.received_in AND h.direction = 'received'
+                        WHERE n.ref = ?
+                        """,
+                    arguments: [ref.data])
+            else { return .none }
+            return .linked(line)
+        case "purchase":
+            return .none
+        default:
+            return try add(credit ? .funded : .charged, "issuer (\(entry.kind))")
+        }
+    }
+
+    // MARK: Detail
+
+    /// Everything known about history line `id`; nil when there is no such line.
+    public func historyDetail(_ id: Int64) throws(WalletError) -> HistoryDetail? {
+        try read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM history WHERE id = ?", arguments: [id]) else { return nil }
+            let entry = Self.historyEntry(row)
+            let journal = try Row.fetchAll(
+                db, sql: "SELECT * FROM account_entry WHERE history_id = ? ORDER BY journal_id", arguments: [id]
+            ).map {
+                HistoryDetail.JournalLine(
+                    id: $0["journal_id"], kind: $0["kind"], amount: $0["amount"],
+                    createdAt: Timestamp(clamping: $0["created_at"] as Int64))
+            }
+            let reference = row.bytes("reference")
+            let paymentID = reference.count == Digest32.byteCount ? Digest32(uncheckedBytes: reference) : nil
+            var parts = DetailParts()
+            switch entry.direction {
+            case .sent where paymentID != nil:
+                if let paymentID { parts = try sentParts(db, paymentID) }
+            case .received where paymentID != nil:
+                if let paymentID { parts = try receivedParts(db, paymentID) }
+            case .purchased, .funded, .refunded, .charged, .sent, .received:
+                parts.settlement = .settled
+                parts = try accountParts(db, journal, parts)
+            }
+            // The journal's own fraud entries (a received payment paid from the cheater, a charge).
+            for line in journal where line.kind == "fraud_recovery" || line.kind == "restore_conflict" {
+                parts.fraud.append(.init(kind: line.kind, cheater: nil, caseIDs: try caseIDs(db, parts.states)))
+            }
+            return HistoryDetail(
+                entry: entry, paymentID: paymentID, counterpartyKey: parts.counterparty, hops: parts.hops,
+                receiptReceivedAt: parts.receiptAt, settlement: parts.settlement, journal: journal,
+                fraud: Self.merged(parts.fraud))
+        }
+    }
+
+    private struct DetailParts {
+        var counterparty: KeyID?
+        var hops: [Int] = []
+        var receiptAt: Timestamp?
+        var settlement: HistoryDetail.Settlement = .none
+        var fraud: [HistoryDetail.Fraud] = []
+        /// The note states involved (spent by, or received in, the payment).
+        var states: [[UInt8]] = []
+    }
+
+    private func sentParts(_ db: Database, _ id: Digest32) throws -> DetailParts {
+        var parts = DetailParts()
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM outgoing_payment WHERE id = ?", arguments: [id.bytes.data])
+        else { return parts }
+        let request = try PaymentRequest(decoding: row.bytes("request"))
+        let bundle = try PaymentBundle(decoding: row.bytes("bundle"))
+        parts.counterparty = request.payee.keyID
+        parts.hops = bundle.chains.map(\.hops)
+        let receipt = row.bytes("receipt")
+        if !receipt.isEmpty { parts.receiptAt = try Receipt(decoding: receipt).receivedAt }
+        // The states this payment spent: a charge for one of them means it was spent twice.
+        parts.states = bundle.chains.compactMap { $0.transfers.last?.input.bytes }
+        for state in parts.states {
+            for kind in try String.fetchAll(
+                db, sql: "SELECT kind FROM account_entry WHERE reference = ? AND amount < 0", arguments: [state.data])
+            {
+                parts.fraud.append(.init(kind: kind, cheater: nil, caseIDs: try caseIDs(db, [state])))
+            }
+        }
+        parts.fraud += try heldProofs(db, parts.states)
+        return parts
+    }
+
+    private func receivedParts(_ db: Database, _ id: Digest32) throws -> DetailParts {
+        var parts = DetailParts()
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM received_payment WHERE id = ?", arguments: [id.bytes.data])
+        else { return parts }
+        let bundle = try PaymentBundle(decoding: row.bytes("bundle"))
+        parts.counterparty = bundle.chains.first?.transfers.last?.signerKeyID
+        parts.receiptAt = try Receipt(decoding: row.bytes("receipt")).receivedAt
+        let held = try Row.fetchAll(
+            db, sql: "SELECT ref, hops, status FROM note_state WHERE received_in = ? ORDER BY ref", arguments: [id.bytes.data])
+        parts.hops = held.isEmpty ? bundle.chains.map(\.hops) : held.map { $0["hops"] }
+        parts.states = held.map { $0.bytes("ref") }
+        let statuses = Set(held.map { $0["status"] as String })
+        parts.settlement =
+            statuses.contains(NoteStatus.received.rawValue) ? .pending
+            : statuses.contains(NoteStatus.settled.rawValue) ? .settled
+            : statuses.isEmpty ? .none : .spentOnward
+        if !(try caseIDs(db, parts.states)).isEmpty {
+            parts.fraud.append(.init(kind: "fraud_recovery", cheater: nil, caseIDs: try caseIDs(db, parts.states)))
+        }
+        return parts
+    }
+
+    /// An account movement: the notes its journal entries name (an expired note refunded, a
+    /// state charged for).
+    private func accountParts(_ db: Database, _ journal: [HistoryDetail.JournalLine], _ start: DetailParts) throws -> DetailParts {
+        var parts = start
+        for line in journal {
+            guard let reference = try Data.fetchOne(
+                db, sql: "SELECT reference FROM account_entry WHERE journal_id = ?", arguments: [line.id])
+            else { continue }
+            let column = line.kind == "expiry_refund" ? "note_id" : "ref"
+            let notes = try Row.fetchAll(
+                db, sql: "SELECT ref, hops FROM note_state WHERE \(column) = ? ORDER BY ref", arguments: [reference])
+            parts.hops += notes.map { $0["hops"] }
+            parts.states += notes.map { $0.bytes("ref") }
+            // A state this wallet never held can still have fraud cases recorded against it.
+            if notes.isEmpty, column == "ref" { parts.states.append(Array(reference)) }
+        }
+        parts.fraud += try heldProofs(db, parts.states)
+        return parts
+    }
+
+    private func heldProofs(_ db: Database, _ states: [[UInt8]]) throws -> [HistoryDetail.Fraud] {
+        var found: [HistoryDetail.Fraud] = []
+        for state in states {
+            for cheater in try Data.fetchAll(db, sql: "SELECT cheater FROM fraud_proof WHERE state_ref = ?", arguments: [state.data]) {
+                found.append(.init(
+                    kind: "proof_held", cheater: PublicKeyBytes(bytes: Array(cheater))?.keyID, caseIDs: try caseIDs(db, [state])))
+            }
+        }
+        return found
+    }
+
+    private func caseIDs(_ db: Database, _ states: [[UInt8]]) throws -> [Int64] {
+        var ids: Set<Int64> = []
+        for state in states {
+            ids.formUnion(try Int64.fetchAll(db, sql: "SELECT case_id FROM fraud_case_link WHERE state_ref = ?", arguments: [state.data]))
+        }
+        return ids.sorted()
+    }
+
+    /// One fraud line per kind and cheater, with their case ids together.
+    private static func merged(_ fraud: [HistoryDetail.Fraud]) -> [HistoryDetail.Fraud] {
+        var out: [HistoryDetail.Fraud] = []
+        for f in fraud {
+            if let i = out.firstIndex(where: { $0.kind == f.kind && $0.cheater == f.cheater }) {
+                out[i] = .init(kind: f.kind, cheater: f.cheater, caseIDs: Array(Set(out[i].caseIDs + f.caseIDs)).sorted())
+            } else {
+                out.append(f)
+            }
+        }
+        return out
+    }
+}
