@@ -47,7 +47,9 @@ struct HTTPHarness {
 
     /// Starts a server, runs `body`, stops the server.
     static func with(
-        _ backend: HTTPBackend = .sqlite, settings: HTTPSettings = HTTPSettings(port: 0), _ body: (HTTPHarness) async throws -> Void
+        _ backend: HTTPBackend = .sqlite, settings: HTTPSettings = HTTPSettings(port: 0),
+        clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date().timeIntervalSince1970) },
+        _ body: (HTTPHarness) async throws -> Void
     ) async throws {
         let dir = NSTemporaryDirectory() + "http-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -57,7 +59,7 @@ struct HTTPHarness {
         let issuer = try await Issuer.open(
             database: try await backend.database(dir: dir), keyring: keyring,
             config: IssuerConfig(currency: Currency("EUR")!, maxOfflineHolding: 100_000, devFunding: true, passwordCost: .testing),
-            challengeSecret: Array(repeating: 3, count: 32))
+            challengeSecret: Array(repeating: 3, count: 32), clock: clock)
         let tokens = AccessTokens(secret: Array(repeating: 9, count: 32))
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "http-tests")

@@ -64,6 +64,7 @@ struct Sync: AsyncParsableCommand {
                 let announced = try await client.announcePending(of: wallet)
                 out.note("3/6 redeeming notes received offline…")
                 let redemption = try await client.redeem(from: wallet)
+                try await client.importAccountHistory(into: wallet)  // online transfers, refunds, charges into history
                 out.note("4/6 refreshing notes near expiry or the hop limit…")
                 let now = Timestamp(Date().timeIntervalSince1970)
                 let refreshed = try await client.refreshNotes(of: wallet, expiringWithin: refreshWithin * 3600, now: now)
@@ -117,6 +118,7 @@ struct SendOnline: AsyncParsableCommand {
                 let currency = try wallet.limits().currency
                 let value = try MoneyText.parse(amount, currency: currency)
                 let account = try await session.client.sendOnline(to: to, amount: value)
+                try wallet.recordOnlineTransfer(to: to, amount: value)  // in history now; sync ties it to its journal entry
                 out.result(
                     ["to": to, "amount": value, "settled": account.balance],
                     human: "Sent \(MoneyText.format(value, currency)) to \(to). Account now \(MoneyText.format(signed: account.balance, currency)).")

@@ -63,36 +63,4 @@ struct Status: AsyncParsableCommand {
     }
 }
 
-struct History: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Payments sent, received and purchased, newest first.")
-    @OptionGroup var common: CommonOptions
-    @Option(help: "sent, received or purchased.") var direction: HistoryEntry.Direction?
-    @Option(help: "pending, completed or failed.") var status: HistoryEntry.Status?
-    @Option(help: "qr, bluetooth, tcp or online.") var method: PaymentMethod?
-    @Option(help: "Only entries since this Unix time.") var since: UInt64?
-    @Option(help: "At most this many entries.") var limit = 50
-
-    func run() async throws {
-        try await WalletCLI.run(common) { out in
-            let wallet = try common.home.openWallet()
-            let entries = try wallet.history(HistoryFilter(direction: direction, status: status, method: method, since: since, limit: limit))
-            let rows: [[String: Any]] = entries.map {
-                [
-                    "id": $0.id, "direction": $0.direction.rawValue, "counterparty": $0.counterparty, "amount": $0.amount,
-                    "currency": $0.currency, "method": $0.method, "status": $0.status.rawValue, "createdAt": $0.createdAt,
-                ]
-            }
-            let lines = entries.map { e -> String in
-                let currency = Currency(e.currency)
-                let amount = currency.map { MoneyText.format(e.amount, $0) } ?? "\(e.amount) \(e.currency)"
-                let date = Date(timeIntervalSince1970: TimeInterval(e.createdAt))
-                return "\(date)  \(e.direction.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(amount.padding(toLength: 14, withPad: " ", startingAt: 0)) \(e.method.padding(toLength: 6, withPad: " ", startingAt: 0)) \(e.status.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(e.counterparty)"
-            }
-            out.result(["entries": rows], human: lines.isEmpty ? "No history yet." : lines.joined(separator: "\n"))
-        }
-    }
-}
-
-extension HistoryEntry.Direction: ExpressibleByArgument {}
-extension HistoryEntry.Status: ExpressibleByArgument {}
 extension PaymentMethod: ExpressibleByArgument {}
