@@ -175,3 +175,46 @@ import WalletCore
         #expect(try w.history(HistoryFilter(since: t, until: t + 1)).map(\.amount) == [200])
     }
 }
+
+/// The v2-history migration rebuilds the history table: a wallet made before it keeps every
+/// line under its id, and payments still find their line.
+@Suite struct HistoryMigrationTests {
+    @Test func linesKeepTheirIdsAcrossTheRebuild() throws {
+        let h = try Harness()
+        let alice = try h.wallet("alice", funds: [5_000])
+        let bob = try h.wallet("bob")
+        let request = try bob.createRequest(amount: 1_000)
+        let sent = try alice.pay(request)
+        let got = try bob.receive(sent.bundle, for: request.nonce)
+        let before = try alice.history()
+
+        // Put Alice's database back as the v1 schema left it.
+        let db = try SQLiteHandle(h.path("alice") + "/" + Wallet.databaseFileName)
+        try db.exec(
+            """
+            DROP TABLE account_entry; DROP TABLE fraud_case_link;
+            CREATE TABLE history_v1 (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                direction TEXT NOT NULL CHECK (direction IN ('sent','received','purchased')),
+                counterparty TEXT NOT NULL, amount INTEGER NOT NULL, currency TEXT NOT NULL, online INTEGER NOT NULL,
+                method TEXT NOT NULL, status TEXT NOT NULL CHECK (status IN ('pending','completed','failed')),
+                reference BLOB, error TEXT, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+            INSERT INTO history_v1 SELECT id, direction, counterparty, amount, currency, online, method, status, reference,
+                error, created_at, updated_at FROM history;
+            DROP TABLE history;
+            ALTER TABLE history_v1 RENAME TO history;
+            CREATE INDEX history_time ON history(created_at);
+            DELETE FROM grdb_migrations WHERE identifier = 'v2-history';
+            """)
+        db.close()
+
+        let reopened = try h.reopen("alice")
+        #expect(try reopened.history() == before)
+        try reopened.confirm(receipt: got.receipt.encoded)
+        let line = try #require(try reopened.history(HistoryFilter(direction: .sent)).first)
+        #expect(line.id == before.first { $0.direction == .sent }?.id && line.status == .completed)
+        #expect(try reopened.historyDetail(line.id)?.receiptHeld == true)
+        let added = try reopened.recordOnlineTransfer(to: "x@example.com", amount: 1)
+        #expect(added > before.map(\.id).max() ?? 0)
+    }
+}
