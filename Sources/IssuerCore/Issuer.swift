@@ -81,6 +81,8 @@ public final class Issuer: Sendable {
             return try await database.transaction(durable: durable, body)
         } catch let error as IssuerError {
             throw error
+        } catch let shortfall as Ledger.Shortfall {
+            throw .insufficientFunds(balance: shortfall.balance, requested: shortfall.requested, currency: config.currency)
         } catch {
             throw .storage(String(describing: error))
         }
@@ -88,12 +90,10 @@ public final class Issuer: Sendable {
 
     // MARK: Accounts
 
-    /// Creates a user account. Passwords are hashed with scrypt.
+    /// Creates a user account. Passwords are hashed with scrypt. The address is checked and
+    /// normalized (`EmailAddress`); one that looks like an existing account's is refused.
     public func register(email: String, password: String, role: String = "user") async throws(IssuerError) -> Int64 {
-        let email = email.trimmingCharacters(in: .whitespaces).lowercased()
-        guard email.count <= 254, email.contains("@"), !email.hasPrefix("system:") else {
-            throw .invalidField(field: "email", reason: "must be an email address")
-        }
+        let address = try EmailAddress(email)
         guard password.count >= 10, password.utf8.count <= 1024 else {
             throw .invalidField(field: "password", reason: "must be 10 to 1024 characters")
         }
@@ -104,20 +104,25 @@ public final class Issuer: Sendable {
         }
         let now = self.now
         return try await transaction { conn in
+            // Either unique key (the address, its look-alike skeleton) makes this a no-op.
             let rows = try await conn.query(
-                "INSERT INTO account(email, password_hash, role, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (email) DO NOTHING RETURNING id",
-                email, hash, role, now)
-            guard let id = try rows.first?.int("id") else { throw IssuerError.emailTaken }
-            try await audit(conn, actor: id, "register", "\(role) \(email)")
+                "INSERT INTO account(email, email_skeleton, password_hash, role, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id",
+                address.normalized, address.skeleton, hash, role, now)
+            guard let id = try rows.first?.int("id") else {
+                let same = try await conn.queryOne("SELECT id FROM account WHERE email = ?", address.normalized)
+                throw same == nil ? IssuerError.emailLookAlike : IssuerError.emailTaken
+            }
+            try await audit(conn, actor: id, "register", "\(role) \(address)")
             return id
         }
     }
 
     /// The account id for valid credentials.
     public func login(email: String, password: String) async throws(IssuerError) -> Account {
-        let email = email.trimmingCharacters(in: .whitespaces).lowercased()
+        // No account has an invalid address: it gets the same answer as a wrong password.
+        guard let address = try? EmailAddress(email) else { throw .badCredentials }
         let row = try await transaction { conn in
-            try await conn.queryOne("SELECT id, password_hash FROM account WHERE email = ? AND role <> 'system'", email)
+            try await conn.queryOne("SELECT id, password_hash FROM account WHERE email = ? AND role <> 'system'", address.normalized)
         }
         guard let row, let hash = try? row.blob("password_hash"),
             PasswordHasher(cost: config.passwordCost).verify(password, against: hash), let id = try? row.int("id")
@@ -243,7 +248,8 @@ public final class Issuer: Sendable {
                 "SELECT CAST(COALESCE(SUM(amount - redeemed), 0) AS BIGINT) AS v FROM issued_note WHERE owner_key = ? AND swept = 0",
                 walletKey.bytes)?.uint("v") ?? 0
             guard outstanding + amount <= self.config.maxOfflineHolding else {
-                throw IssuerError.holdingLimitExceeded(limit: self.config.maxOfflineHolding, outstanding: outstanding, requested: amount)
+                throw IssuerError.holdingLimitExceeded(
+                    limit: self.config.maxOfflineHolding, outstanding: outstanding, requested: amount, currency: self.config.currency)
             }
             let note = try IssuedNote.issue(
                 noteID: noteID, currency: self.config.currency, amount: amount, owner: walletKey, issuedAt: UInt64(now),
@@ -294,7 +300,9 @@ public final class Issuer: Sendable {
         try Self.checkIdempotencyKey(idempotencyKey)
         let now = self.now
         let entry = random(16)
-        let email = toEmail.trimmingCharacters(in: .whitespaces).lowercased()
+        // By the normalized address only, never the look-alike skeleton: a payer who types a
+        // plain address must not reach an account that merely looks like it.
+        let email = try EmailAddress(toEmail, field: "to").normalized
         let requestHash = Array(SHA256.hash(data: Array("send".utf8) + Array(email.utf8) + withUnsafeBytes(of: amount, Array.init)))
         return try await transaction { conn in
             if try await Self.idempotentReplay(conn, account, idempotencyKey, requestHash) == nil {

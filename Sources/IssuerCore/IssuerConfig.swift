@@ -25,6 +25,12 @@ public struct IssuerConfig: Sendable {
     /// 4 on PostgreSQL (measured best; balances are applied at batch end in
     /// account order, so parallel batches neither deadlock nor hold the float row for long).
     public var redemptionParallelism: Int?
+    /// Seconds during which a refresh token that was just rotated may be presented again and
+    /// get the same successor, instead of counting as theft: the answer to a refresh can be
+    /// lost (network, server crash after commit). Short on purpose: a thief who replays the
+    /// old token inside the window and before the owner's next refresh is not caught at once
+    /// (only when both use the successor). 0 turns the window off.
+    public var refreshReuseWindow: Int64 = 60
 
     public init(
         currency: Currency, maxOfflineHolding: UInt64 = 50_000, maxHops: Int = 8, noteLifetime: UInt64 = 30 * 86_400,

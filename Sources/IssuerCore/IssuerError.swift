@@ -4,11 +4,18 @@ import OfflineNotes
 public enum IssuerError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidField(field: String, reason: String)
     case emailTaken
+    /// Another account's address differs only in case, width or look-alike letters
+    /// (`EmailAddress.skeleton`). Same code as `emailTaken`, so clients need no new case.
+    case emailLookAlike
     case badCredentials
     case accountNotFound
     case accountFrozen
-    case insufficientFunds(balance: Int64, requested: UInt64)
-    case holdingLimitExceeded(limit: UInt64, outstanding: UInt64, requested: UInt64)
+    /// Amounts in minor units of `currency` (the issuer's), shown as money in `description`.
+    case insufficientFunds(balance: Int64, requested: UInt64, currency: Currency)
+    case holdingLimitExceeded(limit: UInt64, outstanding: UInt64, requested: UInt64, currency: Currency)
+    /// A balance (or a note's redeemed total) would leave the signed 64-bit range the ledger
+    /// stores. Refused before anything is written.
+    case amountOverflow
     case walletKeyNotRegistered
     case walletKeyTaken
     case badChallenge(String)
@@ -21,12 +28,13 @@ public enum IssuerError: Error, Equatable, Sendable, CustomStringConvertible {
     public var code: String {
         switch self {
         case .invalidField: "invalid_field"
-        case .emailTaken: "email_taken"
+        case .emailTaken, .emailLookAlike: "email_taken"
         case .badCredentials: "bad_credentials"
         case .accountNotFound: "account_not_found"
         case .accountFrozen: "account_frozen"
         case .insufficientFunds: "insufficient_funds"
         case .holdingLimitExceeded: "holding_limit_exceeded"
+        case .amountOverflow: "amount_overflow"
         case .walletKeyNotRegistered: "wallet_key_not_registered"
         case .walletKeyTaken: "wallet_key_taken"
         case .badChallenge: "bad_challenge"
@@ -42,12 +50,17 @@ public enum IssuerError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .invalidField(let f, let r): "Field '\(f)' is invalid: \(r)."
         case .emailTaken: "An account with this email exists. Log in instead."
+        case .emailLookAlike:
+            "An account exists whose address looks the same (it differs only in letter case, width or look-alike letters). Log in with that address or use another one."
         case .badCredentials: "Wrong email or password."
         case .accountNotFound: "No such account."
         case .accountFrozen: "This account is frozen after a double spend. Contact support."
-        case .insufficientFunds(let b, let r): "Balance \(b) is below the \(r) requested. Fund the account first."
-        case .holdingLimitExceeded(let l, let o, let r):
-            "Buying \(r) would bring offline notes to \(o + r), above the limit \(l). Redeem or spend notes first."
+        case .insufficientFunds(let b, let r, let c):
+            "Balance \(Self.money(b, c)) is below the \(Self.money(r, c)) requested. Fund the account first."
+        case .holdingLimitExceeded(let l, let o, let r, let c):
+            "Buying \(Self.money(r, c)) would bring offline notes to \(Amount.sum([o, r]).map { Self.money($0, c) } ?? "more than \(Self.money(Amount.max, c))"), above the limit \(Self.money(l, c)). Redeem or spend notes first."
+        case .amountOverflow:
+            "This would take a balance past the largest amount the ledger can hold. Nothing was changed; use a smaller amount."
         case .walletKeyNotRegistered: "This wallet key is not registered to the account. Register it first."
         case .walletKeyTaken: "This wallet key is registered to another account."
         case .badChallenge(let why): "Key registration failed: \(why). Ask for a new challenge."
@@ -57,5 +70,14 @@ public enum IssuerError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidChain(let e): "The note chain is invalid: \(e)"
         case .storage(let m): "The server's database failed: \(m). Retry later."
         }
+    }
+
+    /// Minor units as money, e.g. 250 EUR → "2.50 EUR", -3000 → "-30.00 EUR".
+    static func money(_ minor: UInt64, _ currency: Currency) -> String {
+        "\(Amount.format(minor, currency: currency)) \(currency.code)"
+    }
+
+    static func money(_ minor: Int64, _ currency: Currency) -> String {
+        (minor < 0 ? "-" : "") + money(minor.magnitude, currency)
     }
 }

@@ -3,7 +3,33 @@ import SQLStore
 
 /// Double-entry postings. Every balance change is journal rows whose amounts sum to zero,
 /// written in the caller's transaction together with the cached `account.balance`.
+///
+/// Every change is overflow-checked: a balance (or `issued_note.redeemed`) that would leave
+/// the signed 64-bit range is refused with `IssuerError.amountOverflow` before it is written.
+/// The database could not be trusted to refuse it: SQLite turns an overflowing `balance + ?`
+/// into a REAL (schema v3 refuses those too), PostgreSQL fails with a generic error.
 enum Ledger {
+    /// An account that must not go negative holds less than a posting takes. Thrown without
+    /// a currency; `Issuer.transaction` turns it into `IssuerError.insufficientFunds`.
+    struct Shortfall: Error {
+        let balance: Int64
+        let requested: UInt64
+    }
+
+    /// The lowest and highest value `column` may hold before `column + delta`, so that the sum
+    /// stays in Int64. Used in WHERE clauses: the addition is then never evaluated out of range.
+    static func bounds(adding delta: Int64) -> (low: Int64, high: Int64) {
+        // Int64.min - delta (delta < 0) and Int64.max - delta (delta > 0) cannot overflow.
+        (delta < 0 ? Int64.min - delta : Int64.min, delta > 0 ? Int64.max - delta : Int64.max)
+    }
+
+    /// `a + b`, or `amountOverflow`.
+    static func add(_ a: Int64, _ b: Int64) throws(IssuerError) -> Int64 {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        guard !overflow else { throw .amountOverflow }
+        return sum
+    }
+
     struct Posting {
         let account: Int64
         let amount: Int64
@@ -39,7 +65,8 @@ enum Ledger {
             journal = []
         }
 
-        /// `column += delta` for many rows in two statements. On PostgreSQL the rows are first
+        /// `column += delta` for many rows in two statements, refusing (`amountOverflow`, which
+        /// rolls the whole batch back) if any row would leave Int64. On PostgreSQL the rows are first
         /// locked in key order, so concurrent batches always lock in the same order. The lock is
         /// FOR NO KEY UPDATE (what an UPDATE of a non-key column takes): FOR UPDATE would also
         /// conflict with the KEY SHARE locks that journal inserts take through their foreign key,
@@ -53,10 +80,19 @@ enum Ledger {
                     "SELECT \(key) FROM \(table) WHERE \(key) IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", "))) ORDER BY \(key) FOR NO KEY UPDATE",
                     keys)
             }
-            let values = Array(repeating: "(CAST(? AS \(keyType)), CAST(? AS BIGINT))", count: changes.count).joined(separator: ", ")
-            try await conn.execute(
-                "UPDATE \(table) SET \(column) = \(column) + v.column2 FROM (VALUES \(values)) AS v WHERE \(table).\(key) = v.column1",
-                changes.flatMap { [$0.0, $0.1] as [any SQLBindable] })
+            let values = Array(repeating: "(CAST(? AS \(keyType)), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT))", count: changes.count)
+                .joined(separator: ", ")
+            // Rows whose sum would overflow fail the bounds and are not updated; the count shows it.
+            let updated = try await conn.query(
+                """
+                UPDATE \(table) SET \(column) = \(column) + v.column2 FROM (VALUES \(values)) AS v
+                WHERE \(table).\(key) = v.column1 AND \(table).\(column) BETWEEN v.column3 AND v.column4 RETURNING \(table).\(key)
+                """,
+                changes.flatMap { change -> [any SQLBindable] in
+                    let (low, high) = Ledger.bounds(adding: change.1)
+                    return [change.0, change.1, low, high]
+                })
+            guard updated.count == changes.count else { throw IssuerError.amountOverflow }
         }
     }
 
@@ -66,20 +102,34 @@ enum Ledger {
         _ conn: any SQLConnection, kind: String, reference: [UInt8]?, postings: [Posting], entry: [UInt8], now: Int64,
         deferred: Deltas? = nil
     ) async throws {
-        guard postings.reduce(0, { $0 + $1.amount }) == 0 else { throw IssuerError.storage("unbalanced journal entry \(kind)") }
+        // Int64.min has no negation: refused with the overflows (no amount is near it).
+        guard postings.allSatisfy({ $0.amount != Int64.min }) else { throw IssuerError.amountOverflow }
+        guard try postings.reduce(Int64(0), { try add($0, $1.amount) }) == 0 else {
+            throw IssuerError.storage("unbalanced journal entry \(kind)")
+        }
         for p in postings {
             if p.mustStayNonNegative && p.amount < 0 {
+                // `balance >= -amount` rather than `balance + amount >= 0`: no addition to overflow.
                 let updated = try await conn.query(
-                    "UPDATE account SET balance = balance + ? WHERE id = ? AND balance + ? >= 0 RETURNING balance",
-                    p.amount, p.account, p.amount)
+                    "UPDATE account SET balance = balance + ? WHERE id = ? AND balance >= ? RETURNING balance",
+                    p.amount, p.account, -p.amount)
                 if updated.isEmpty {
                     let row = try await conn.queryOne("SELECT balance FROM account WHERE id = ?", p.account)
-                    throw IssuerError.insufficientFunds(balance: try row?.int("balance") ?? 0, requested: UInt64(-p.amount))
+                    throw Shortfall(balance: try row?.int("balance") ?? 0, requested: p.amount.magnitude)
                 }
             } else if let deferred {
-                deferred.byAccount[p.account, default: 0] += p.amount
+                deferred.byAccount[p.account] = try add(deferred.byAccount[p.account, default: 0], p.amount)
             } else {
-                try await conn.execute("UPDATE account SET balance = balance + ? WHERE id = ?", p.amount, p.account)
+                let (low, high) = bounds(adding: p.amount)
+                let updated = try await conn.query(
+                    "UPDATE account SET balance = balance + ? WHERE id = ? AND balance BETWEEN ? AND ? RETURNING id",
+                    p.amount, p.account, low, high)
+                if updated.isEmpty {
+                    guard try await conn.queryOne("SELECT id FROM account WHERE id = ?", p.account) != nil else {
+                        throw IssuerError.accountNotFound
+                    }
+                    throw IssuerError.amountOverflow
+                }
             }
         }
         if let deferred {

@@ -146,6 +146,70 @@ enum Schema {
         ]
     }
 
+    /// Money columns, with the range each table's values must stay in. Amounts are integers
+    /// (DESIGN §2.1): PostgreSQL's BIGINT holds nothing else, but SQLite stores whatever it is
+    /// given in an INTEGER column — including the REAL it makes of an overflowing `balance + ?`,
+    /// which then crashed every later read. `issued_note`'s amounts are non-negative, so
+    /// `amount - redeemed` cannot overflow.
+    static let moneyRules: [(table: String, columns: [String], nonNegative: Bool)] = [
+        ("account", ["balance"], false),
+        ("journal", ["amount"], false),
+        ("issued_note", ["amount", "redeemed"], true),
+        ("spent_state", ["amount"], false),
+        ("fraud_case", ["amount"], false),
+    ]
+
+    /// Version 3: money columns refuse non-integers (and out-of-range values); refresh tokens
+    /// remember when they were used (the reuse window); accounts get the look-alike key of
+    /// their address (unique once filled in by `migrate`).
+    ///
+    /// SQLite cannot add a CHECK to an existing table without rebuilding it, and `account`,
+    /// the parent of four foreign keys, can only be rebuilt with foreign keys off, which
+    /// cannot change inside the migration's transaction. So on SQLite the rule is enforced by
+    /// BEFORE INSERT/UPDATE triggers, which abort the statement just as a CHECK would; on
+    /// PostgreSQL by CHECK constraints.
+    static func ddlV3(_ dialect: SQLDialect) -> [String] {
+        let int = dialect == .sqlite ? "INTEGER" : "BIGINT"
+        var statements = [
+            "ALTER TABLE refresh_token ADD COLUMN used_at \(int)",
+            "ALTER TABLE account ADD COLUMN email_skeleton TEXT",
+        ]
+        for rule in moneyRules {
+            switch dialect {
+            case .postgres:
+                if rule.nonNegative {
+                    let check = rule.columns.map { "\($0) >= 0" }.joined(separator: " AND ")
+                    statements.append("ALTER TABLE \(rule.table) ADD CONSTRAINT \(rule.table)_money_range CHECK (\(check))")
+                }
+            case .sqlite:
+                let valid = rule.columns.map { "typeof(NEW.\($0)) = 'integer'" + (rule.nonNegative ? " AND NEW.\($0) >= 0" : "") }
+                    .joined(separator: " AND ")
+                let message = "\(rule.table).\(rule.columns.joined(separator: "/")) must be \(rule.nonNegative ? "a non-negative" : "an") integer: amounts are whole minor units"
+                for event in ["INSERT", "UPDATE OF \(rule.columns.joined(separator: ", "))"] {
+                    statements.append(
+                        """
+                        CREATE TRIGGER \(rule.table)_money_\(event.hasPrefix("INSERT") ? "insert" : "update") BEFORE \(event) ON \(rule.table)
+                        WHEN NOT (\(valid)) BEGIN SELECT RAISE(ABORT, '\(message)'); END
+                        """)
+                }
+            }
+        }
+        return statements
+    }
+
+    /// Fills `account.email_skeleton` and makes it unique. Addresses stored before version 3
+    /// that look alike keep working (they log in by their exact address); only the oldest of
+    /// each group gets the skeleton, so no later registration can add another look-alike.
+    static func fillEmailSkeletons(_ conn: any SQLConnection) async throws {
+        var taken = Set<String>()
+        for row in try await conn.query("SELECT id, email FROM account ORDER BY id") {
+            let skeleton = EmailAddress.skeleton(of: try row.text("email"))
+            guard taken.insert(skeleton).inserted else { continue }
+            try await conn.execute("UPDATE account SET email_skeleton = ? WHERE id = ?", skeleton, try row.int("id"))
+        }
+        try await conn.execute("CREATE UNIQUE INDEX account_email_skeleton ON account(email_skeleton)")
+    }
+
     /// Applies the schema once; safe when several processes start together.
     static func migrate(_ db: any SQLDatabase, now: Int64) async throws {
         try await db.transaction { conn in
@@ -167,6 +231,11 @@ enum Schema {
             if current < 2 {
                 for statement in ddlV2(conn.dialect) { try await conn.execute(statement) }
                 try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (2, ?)", now)
+            }
+            if current < 3 {
+                for statement in ddlV3(conn.dialect) { try await conn.execute(statement) }
+                try await fillEmailSkeletons(conn)
+                try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (3, ?)", now)
             }
         }
     }

@@ -21,32 +21,56 @@ extension Issuer {
     }
 
     /// Exchanges a refresh token for a new one (rotation). A token presented twice means it
-    /// was stolen or replayed: its whole family is revoked and the call fails.
+    /// was stolen or replayed: its whole family is revoked, the audit log records
+    /// `refresh_reuse`, and the call fails — except within `config.refreshReuseWindow` seconds
+    /// of the rotation while the successor is still unused: that is a client whose answer was
+    /// lost, and it gets the same successor again.
+    ///
+    /// The successor is derived, not random: HMAC-SHA256 of the old token under the server
+    /// secret. So a repeated rotation can return the same token while the database still holds
+    /// only token hashes (storing the successor, even encrypted, would put a live credential
+    /// at rest); without the secret the old token reveals nothing of its successor.
     public func rotateRefreshToken(_ token: String) async throws(IssuerError) -> (account: Int64, refreshToken: String) {
         guard let raw = Base64URL.decode(token), raw.count == 32 else { throw .badCredentials }
         let now = self.now
-        let next = random(32)
-        let result: Result<(Int64, [UInt8]), IssuerError> = try await transaction { conn in
-            guard let row = try await conn.queryOne(
-                "SELECT family, account_id, expires_at, used, revoked FROM refresh_token WHERE token_hash = ?",
-                Array(SHA256.hash(data: raw)))
-            else { return .failure(.badCredentials) }
-            let family = try row.blob("family")
-            if try row.int("used") != 0 {
-                try await conn.execute("UPDATE refresh_token SET revoked = 1 WHERE family = ?", family)
-                try await self.audit(conn, actor: try row.int("account_id"), "refresh_reuse", "family revoked")
-                return .failure(.badCredentials)
+        let next = successor(of: raw)
+        let hash = Array(SHA256.hash(data: raw))
+        let nextHash = Array(SHA256.hash(data: next))
+        let window = config.refreshReuseWindow
+        let result: Result<Int64, IssuerError> = try await transaction { conn in
+            // Claiming the token and checking it in one statement: of concurrent rotations,
+            // one claims it and the others see it used (and take the replay path below).
+            if let claimed = try await conn.queryOne(
+                "UPDATE refresh_token SET used = 1, used_at = ? WHERE token_hash = ? AND used = 0 AND revoked = 0 AND expires_at > ? RETURNING family, account_id",
+                now, hash, now)
+            {
+                let account = try claimed.int("account_id")
+                try await conn.execute(
+                    "INSERT INTO refresh_token(token_hash, family, account_id, expires_at, created_at) VALUES (?, ?, ?, ?, ?)",
+                    nextHash, try claimed.blob("family"), account, now + Self.refreshLifetime, now)
+                return .success(account)
             }
-            guard try row.int("revoked") == 0, try row.int("expires_at") > now else { return .failure(.badCredentials) }
+            guard let row = try await conn.queryOne(
+                "SELECT family, account_id, used, used_at, revoked FROM refresh_token WHERE token_hash = ?", hash)
+            else { return .failure(.badCredentials) }
+            guard try row.int("used") != 0 else { return .failure(.badCredentials) }  // revoked or expired
             let account = try row.int("account_id")
-            try await conn.execute("UPDATE refresh_token SET used = 1 WHERE token_hash = ?", Array(SHA256.hash(data: raw)))
-            try await conn.execute(
-                "INSERT INTO refresh_token(token_hash, family, account_id, expires_at, created_at) VALUES (?, ?, ?, ?, ?)",
-                Array(SHA256.hash(data: next)), family, account, now + Self.refreshLifetime, now)
-            return .success((account, family))
+            if try row.int("revoked") == 0, let usedAt = try row.optionalInt("used_at"), now - usedAt <= window,
+                let successor = try await conn.queryOne("SELECT used, revoked FROM refresh_token WHERE token_hash = ?", nextHash),
+                try successor.int("used") == 0, try successor.int("revoked") == 0
+            {
+                return .success(account)  // the answer was lost: the same successor again
+            }
+            try await conn.execute("UPDATE refresh_token SET revoked = 1 WHERE family = ?", try row.blob("family"))
+            try await self.audit(conn, actor: account, "refresh_reuse", "family revoked")
+            return .failure(.badCredentials)
         }
-        let (account, _) = try result.get()
-        return (account, Base64URL.encode(next))
+        return (try result.get(), Base64URL.encode(next))
+    }
+
+    /// The token that replaces `token` on rotation (see `rotateRefreshToken`).
+    func successor(of token: [UInt8]) -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: Array("offline-wallet/v1/refresh-successor".utf8) + [0] + token, using: challengeSecret))
     }
 
     /// Revokes the family of a refresh token (logout).

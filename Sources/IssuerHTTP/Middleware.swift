@@ -50,11 +50,11 @@ public struct HTTPProblem: Error, Sendable {
             status = .badRequest
             field = f
         case .invalidChain: status = .badRequest
-        case .emailTaken, .walletKeyTaken, .idempotencyConflict: status = .conflict
+        case .emailTaken, .emailLookAlike, .walletKeyTaken, .idempotencyConflict: status = .conflict
         case .badCredentials: status = .unauthorized
         case .accountNotFound: status = .notFound
         case .accountFrozen, .fundingDisabled, .notOwner: status = .forbidden
-        case .insufficientFunds, .holdingLimitExceeded, .walletKeyNotRegistered, .badChallenge: status = .unprocessableContent
+        case .insufficientFunds, .holdingLimitExceeded, .amountOverflow, .walletKeyNotRegistered, .badChallenge: status = .unprocessableContent
         case .storage: status = .serviceUnavailable
         }
         self.init(status, code: error.code, detail: error.description, field: field)

@@ -35,6 +35,9 @@ public enum SQLError: Error, Equatable, Sendable, CustomStringConvertible {
     case retryable(String)
     case missingColumn(String)
     case typeMismatch(column: String, expected: String)
+    /// A floating-point value where only integers belong (SQLite stores the result of an
+    /// overflowing integer addition as REAL). Never converted: that could trap or round.
+    case nonInteger(column: String, value: Double)
     case failed(String)
 
     public var description: String {
@@ -44,6 +47,8 @@ public enum SQLError: Error, Equatable, Sendable, CustomStringConvertible {
         case .retryable(let m): "transaction conflict, retry: \(m)"
         case .missingColumn(let c): "no column \(c) in result"
         case .typeMismatch(let c, let e): "column \(c) is not \(e)"
+        case .nonInteger(let c, let v):
+            "column \(c) holds the non-integer value \(v) where only integers belong (an overflowed sum written by an old version; see docs/server.md)"
         case .failed(let m): m
         }
     }

@@ -4,6 +4,8 @@ import Foundation
 // Composite macros in sqlite3.h that Swift cannot import: SQLITE_CONSTRAINT | (n << 8).
 private let constraintPrimaryKey: Int32 = 19 | (6 << 8)
 private let constraintUnique: Int32 = 19 | (8 << 8)
+/// The C `close`, unreachable by that name inside `SQLiteStore` (which has its own `close`).
+private func closeDescriptor(_ fd: Int32) { close(fd) }
 private let SQLITE_TRANSIENT = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
 
 /// SQLite behind the async SQL interface: one connection, WAL journal, `synchronous = FULL`,
@@ -20,9 +22,11 @@ public final class SQLiteStore: SQLDatabase, @unchecked Sendable {
     public let path: String
     public var dialect: SQLDialect { .sqlite }
 
-    /// Opens (creating if needed) the database file.
+    /// Opens (creating if needed) the database file. The file is private to this user: see
+    /// `makePrivate`.
     public init(path: String, busyTimeoutMilliseconds: Int32 = 10_000) throws {
         self.path = path
+        try Self.makePrivate(path)
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
         guard sqlite3_open_v2(path, &db, flags, nil) == SQLITE_OK, let db else {
@@ -87,16 +91,24 @@ public final class SQLiteStore: SQLDatabase, @unchecked Sendable {
             let rc: Int32
             switch bind.sqlValue {
             case .integer(let v): rc = sqlite3_bind_int64(statement, index, v)
-            case .text(let s): rc = sqlite3_bind_text(statement, index, s, -1, SQLITE_TRANSIENT)
+            case .text(let s):
+                // The byte count, not -1: with -1 SQLite stops at the first NUL and a text
+                // holding one would be stored (and compared) truncated.
+                let utf8 = Array(s.utf8)
+                rc = utf8.withUnsafeBytes {
+                    sqlite3_bind_text64(
+                        statement, index, ($0.baseAddress ?? UnsafeRawPointer(("" as StaticString).utf8Start)).assumingMemoryBound(to: CChar.self),
+                        sqlite3_uint64(utf8.count), SQLITE_TRANSIENT, UInt8(SQLITE_UTF8))
+                }
             case .blob(let b):
-                rc = b.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(b.count), SQLITE_TRANSIENT) }
+                rc = b.withUnsafeBytes { sqlite3_bind_blob64(statement, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64(b.count), SQLITE_TRANSIENT) }
             case .null: rc = sqlite3_bind_null(statement, index)
             }
             guard rc == SQLITE_OK else { throw error(rc, sql) }
         }
         var rows: [SQLRow] = []
         let columnCount = sqlite3_column_count(statement)
-        let names = (0..<columnCount).map { String(cString: sqlite3_column_name(statement, $0)) }
+        let names = (0..<columnCount).map { c in sqlite3_column_name(statement, c).map { String(cString: $0) } ?? "column\(c)" }
         while true {
             let rc = sqlite3_step(statement)
             if rc == SQLITE_DONE { break }
@@ -107,7 +119,14 @@ public final class SQLiteStore: SQLDatabase, @unchecked Sendable {
             for c in 0..<columnCount {
                 switch sqlite3_column_type(statement, c) {
                 case SQLITE_INTEGER: values.append(.integer(sqlite3_column_int64(statement, c)))
-                case SQLITE_TEXT: values.append(.text(String(cString: sqlite3_column_text(statement, c))))
+                case SQLITE_TEXT:
+                    // By byte count, so a text holding a NUL is read whole.
+                    let count = Int(sqlite3_column_bytes(statement, c))
+                    if let p = sqlite3_column_text(statement, c), count > 0 {
+                        values.append(.text(String(decoding: UnsafeBufferPointer(start: p, count: count), as: UTF8.self)))
+                    } else {
+                        values.append(.text(""))
+                    }
                 case SQLITE_BLOB:
                     let count = Int(sqlite3_column_bytes(statement, c))
                     if let p = sqlite3_column_blob(statement, c), count > 0 {
@@ -115,7 +134,11 @@ public final class SQLiteStore: SQLDatabase, @unchecked Sendable {
                     } else {
                         values.append(.blob([]))
                     }
-                case SQLITE_FLOAT: values.append(.integer(Int64(sqlite3_column_double(statement, c))))
+                case SQLITE_FLOAT:
+                    // No column of ours holds a REAL; one appears only where SQLite turned an
+                    // overflowing integer sum into a float. Converting it could trap (out of
+                    // Int64 range) or round money, so it is an error, never a value.
+                    throw SQLError.nonInteger(column: names[Int(c)], value: sqlite3_column_double(statement, c))
                 default: values.append(.null)
                 }
             }
@@ -140,6 +163,29 @@ public final class SQLiteStore: SQLDatabase, @unchecked Sendable {
             return .uniqueViolation(message)
         case SQLITE_BUSY, SQLITE_LOCKED: return .busy(message)
         default: return .failed("\(message) (in: \(sql.prefix(80)))")
+        }
+    }
+
+    /// The file holds password hashes, sessions and the ledger, so only its owner may read
+    /// it, whatever the umask. A new file is created 0600 before SQLite opens it, and SQLite
+    /// creates the -wal and -shm files with the database file's mode. An existing file (or its
+    /// -wal/-shm) that group or others can access is narrowed to owner-only; if that fails the
+    /// open fails, rather than serve from a file others can read.
+    static func makePrivate(_ path: String) throws {
+        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return }
+        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if fd >= 0 {
+            closeDescriptor(fd)
+            return
+        }
+        guard errno == EEXIST else { throw SQLError.failed("cannot create \(path): \(String(cString: strerror(errno)))") }
+        for file in [path, path + "-wal", path + "-shm"] {
+            var info = stat()
+            guard stat(file, &info) == 0, info.st_mode & 0o077 != 0 else { continue }
+            guard chmod(file, info.st_mode & 0o700) == 0 else {
+                throw SQLError.failed(
+                    "\(file) is open to other users and cannot be restricted (\(String(cString: strerror(errno)))); run chmod 600 on it")
+            }
         }
     }
 
