@@ -43,8 +43,8 @@ func note(_ amount: UInt64, to owner: SoftwareSigner, n: UInt8, issuedAt: Timest
     return Chain(note: try IssuedNote.issue(noteID: id(n), currency: eur, amount: amount, owner: owner.publicKey, issuedAt: issuedAt, expiresAt: issuedAt + lifetime, issuer: s))
 }
 
-func transfer(_ chain: Chain, by signer: any MessageSigner, _ outputs: [(SoftwareSigner, UInt64)], nonce n: Nonce, input: StateRef? = nil) throws -> Chain {
-    let t = try Transfer.sign(input: input ?? chain.heldRef, outputs: outputs.map { TransferOutput(owner: $0.0.publicKey, amount: $0.1) }, nonce: n, createdAt: now + 60, signer: signer)
+func transfer(_ chain: Chain, by signer: any MessageSigner, _ outputs: [(SoftwareSigner, UInt64)], nonce n: Nonce, input: StateRef? = nil, createdAt: Timestamp = now + 60) throws -> Chain {
+    let t = try Transfer.sign(input: input ?? chain.heldRef, outputs: outputs.map { TransferOutput(owner: $0.0.publicKey, amount: $0.1) }, nonce: n, createdAt: createdAt, signer: signer)
     return chain.appending(t, holding: 0)
 }
 
@@ -142,7 +142,8 @@ add("wrong_currency", "request in USD", bundle1.encoded, try request(bob, 3_000,
 add("wrong_recipient", "request from carol", bundle1.encoded, try request(carol, 3_000, nonce(0xB1)), expect: "wrong_recipient")
 add("wrong_amount", "request for 30.01", bundle1.encoded, try request(bob, 3_001, nonce(0xB1)), expect: "wrong_amount")
 add("nonce_mismatch", "bundle answers another request", bundle1.encoded, try request(bob, 3_000, nonce(0xEE)), expect: "nonce_mismatch")
-add("request_expired", "verified at the request's expiry", bundle1.encoded, request1, now: now + 600, expect: "request_expired")
+add("request_expired", "signed at the request's expiry", try b(try transfer(n1, by: alice, [(bob, 3_000), (alice, 7_000)], nonce: nonce(0xB1), createdAt: request1.expiresAt)), request1, expect: "request_expired")
+add("ok_delivered_late", "signed before the request's expiry, verified after it", bundle1.encoded, request1, now: request1.expiresAt + 60, expect: "ok", amount: 3_000)
 add("duplicate_payment", "the same chain twice", try b(oneHop, oneHop), try request(bob, 6_000, nonce(0xB1)), expect: "duplicate_payment")
 let spendAgain = try transfer(n1, by: alice, [(bob, 2_000), (alice, 8_000)], nonce: nonce(0xB1))
 add("double_spend", "alice's note spent by two different transfers in one bundle", try b(oneHop, spendAgain), try request(bob, 5_000, nonce(0xB1)), expect: "double_spend")

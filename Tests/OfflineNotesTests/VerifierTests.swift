@@ -132,7 +132,28 @@ struct Impostor: MessageSigner {
         let request = try f.request(to: f.bob, 100, expiresIn: 600)
         #expect(verifyPayment([p], request, now: f.now + 59) == nil)
         #expect(verifyPayment([p], request, now: f.now + 60) == "note_expired")
-        #expect(verifyPayment([p], request, now: f.now + 600) == "request_expired")
+        // Past the request's expiry the note's own expiry is what fails: the request's expiry
+        // only bounds when the payer signs.
+        #expect(verifyPayment([p], request, now: f.now + 600) == "note_expired")
+    }
+
+    /// protocol.md §5 step 1: a payment signed before the request expired is accepted however
+    /// late it arrives (nothing strands); one signed at or after the expiry is refused.
+    @Test func requestExpiryBoundsSigningNotDelivery() throws {
+        let note = try f.issuer.issue(500, to: f.alice.publicKey, now: f.now)
+        let request = try f.request(to: f.bob, 500, expiresIn: 600)
+        let inTime = note.appending(
+            try Transfer.sign(
+                input: note.heldRef, outputs: [TransferOutput(owner: f.bob.publicKey, amount: 500)], nonce: request.nonce,
+                createdAt: request.expiresAt - 1, signer: f.alice),
+            holding: 0)
+        #expect(verifyPayment([inTime], request, now: request.expiresAt + 3_600) == nil)
+        let late = note.appending(
+            try Transfer.sign(
+                input: note.heldRef, outputs: [TransferOutput(owner: f.bob.publicKey, amount: 500)], nonce: request.nonce,
+                createdAt: request.expiresAt, signer: f.alice),
+            holding: 0)
+        #expect(verifyPayment([late], request, now: f.now) == "request_expired")
     }
 
     @Test func chainsLongerThanTheLimitAreRejected() throws {

@@ -129,7 +129,14 @@ public struct NoteVerifier: Sendable {
         _ bundle: PaymentBundle, request: PaymentRequest, now: Timestamp,
         isKnownState: (StateRef) -> Bool = { _ in false }
     ) throws(VerificationError) -> VerifiedPayment {
-        guard now < request.expiresAt else { throw .requestExpired(expiresAt: request.expiresAt) }
+        // The request's expiry bounds when the payer may sign, not when the payment may arrive:
+        // a payment signed in time is accepted however late it is delivered, so value signed
+        // to the payee is never stranded (docs/protocol.md §5, step 1).
+        for chain in bundle.chains {
+            if let last = chain.transfers.last, last.createdAt >= request.expiresAt {
+                throw .requestExpired(expiresAt: request.expiresAt)
+            }
+        }
 
         var received: [VerifiedState] = []
         var spentBy: [StateRef: Transfer] = [:]
