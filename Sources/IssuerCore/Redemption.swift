@@ -31,9 +31,17 @@ public enum RedeemResult: Sendable, Equatable {
     }
 }
 
-/// What the issuer knows of a note state (for restored wallets).
+/// What the issuer knows of a note state (restored wallets, payments without a receipt).
 public enum StateStatus: String, Sendable, Codable {
-    case unspent, spent, redeemed, unknown
+    /// An issued note's own state, not spent yet.
+    case unspent
+    /// Spent by a transfer the issuer has seen.
+    case spent
+    case redeemed
+    /// An issued note's own state, refunded after expiry without being spent or redeemed.
+    case refunded
+    /// Not seen by the issuer: a state created offline and not yet redeemed or spent onward.
+    case unknown
 }
 
 extension Issuer {
@@ -227,6 +235,17 @@ extension Issuer {
             deltas.redeemedByNote[state.noteID.bytes, default: 0] += Int64(state.amount)
             return .credited(amount: state.amount)
         }
+        if conflict.restoreConflict, let owner = conflict.cheaterAccount, owner != item.account {
+            // The old device of a restored wallet paid this state before the restore exchanged
+            // it: the payee is paid from the owner's account, which is not frozen (§5.2 rule 5).
+            try await conn.execute("UPDATE spent_state SET funded_by = 'restore' WHERE state_ref = ?", state.ref.bytes)
+            try await Ledger.post(
+                conn, kind: "restore_conflict", reference: state.ref.bytes,
+                postings: [.init(account: owner, amount: -Int64(state.amount)), .init(account: item.account, amount: Int64(state.amount))],
+                entry: item.entry, now: now, deferred: deltas)
+            try await conn.execute("UPDATE fraud_case SET beneficiary_account = ? WHERE id = ?", item.account, conflict.caseID)
+            return .conflict(fraudCase: conflict.caseID, credited: state.amount)
+        }
         guard config.policy == .creditLaterReceiver, let cheater = conflict.cheaterAccount, cheater != item.account else {
             // Redeemed but not credited: a retry must not report a credit.
             try await conn.execute("UPDATE spent_state SET funded_by = 'none', amount = 0 WHERE state_ref = ?", state.ref.bytes)
@@ -246,11 +265,11 @@ extension Issuer {
     /// its rows a bulk insert already wrote). The first spend that contradicts an earlier one
     /// opens a fraud case, which is returned.
     func recordSpends(_ conn: any SQLConnection, _ state: VerifiedState, beneficiary: Int64?, inserted: Set<[UInt8]>? = nil) async throws
-        -> (caseID: Int64, cheaterAccount: Int64?)?
+        -> FraudCaseRef?
     {
         let written: Set<[UInt8]>
         if let inserted { written = inserted } else { written = try await Self.insertSpent(conn, edgeRows(state, now: now)) }
-        var conflict: (caseID: Int64, cheaterAccount: Int64?)?
+        var conflict: FraudCaseRef?
         for edge in state.spends where !written.contains(edge.state.bytes) && conflict == nil {
             guard let first = try await conn.queryOne("SELECT spender, kind, transfer FROM spent_state WHERE state_ref = ?", edge.state.bytes),
                 try first.blob("spender") != edge.transfer.hash.bytes
@@ -266,31 +285,63 @@ extension Issuer {
         edge.transfer.outputs.reduce(0) { $0 + $1.amount }
     }
 
-    /// Opens (or finds) the fraud case for a second spend of `state` and freezes the cheater.
+    /// A fraud case opened or found for a second spend.
+    struct FraudCaseRef {
+        let caseID: Int64
+        /// The account of the key that signed twice (nil: the key is registered nowhere).
+        let cheaterAccount: Int64?
+        /// The first spend was a restore exchange by the same account: the old device of a
+        /// restored wallet paid a state the restore had exchanged (§5.2 rule 5). Not frozen.
+        let restoreConflict: Bool
+    }
+
+    /// Opens (or finds) the fraud case for a second spend of `state` and freezes the cheater,
+    /// unless it is a restore conflict: the first spend was this account's restore exchange of
+    /// the state, and the account has no restore conflict from another restore (a repeat is fraud).
     func openFraudCase(
         _ conn: any SQLConnection, state: StateRef, cheater: PublicKeyBytes, first: SQLRow, second: Transfer?, chain: Chain,
         noteID: NoteID, beneficiary: Int64?, amount: UInt64
-    ) async throws -> (caseID: Int64, cheaterAccount: Int64?) {
+    ) async throws -> FraudCaseRef {
         let cheaterAccount = try await Self.keyOwner(conn, cheater)
         let secondSpender = second?.hash.bytes ?? Array(SHA256.hash(data: Self.redeemMarker + state.bytes))
         let now = self.now
+        var restoreConflict = false
+        if let cheaterAccount, second != nil, try first.text("kind") == "redeem",
+            let exchange = try await conn.queryOne(
+                "SELECT restore_key FROM restore_exchange WHERE state_ref = ? AND account_id = ?", state.bytes, cheaterAccount)
+        {
+            let otherRestores = try await conn.queryOne(
+                """
+                SELECT COUNT(*) AS n FROM fraud_case f JOIN restore_exchange r ON r.state_ref = f.state_ref
+                WHERE f.status = 'restore_conflict' AND f.cheater_account = ? AND r.restore_key <> ?
+                """,
+                cheaterAccount, try exchange.blob("restore_key"))
+            restoreConflict = try (otherRestores?.int("n") ?? 0) == 0
+        }
         let inserted = try await conn.query(
             """
             INSERT INTO fraud_case(state_ref, second_spender, note_id, cheater_key, cheater_account, first_kind, first_transfer,
-                                   second_transfer, chain, beneficiary_account, amount, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (state_ref, second_spender) DO NOTHING RETURNING id
+                                   second_transfer, chain, beneficiary_account, amount, status, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (state_ref, second_spender) DO NOTHING RETURNING id
             """,
             state.bytes, secondSpender, noteID.bytes, cheater.bytes, cheaterAccount, try first.text("kind"),
-            try first.optionalBlob("transfer"), second?.encoded, chain.encoded, beneficiary, amount, now)
+            try first.optionalBlob("transfer"), second?.encoded, chain.encoded, beneficiary, amount,
+            restoreConflict ? "restore_conflict" : "open", now)
         let id: Int64
         if let row = inserted.first {
             id = try row.int("id")
-            if let cheaterAccount { try await conn.execute("UPDATE account SET frozen = 1 WHERE id = ?", cheaterAccount) }
-            try await audit(conn, actor: nil, "fraud_case", "case \(id): key \(cheater.keyID) double spent state \(state)")
+            if restoreConflict {
+                try await audit(conn, actor: nil, "restore_conflict", "case \(id): key \(cheater.keyID) spent state \(state) that a restore exchanged; paid from account \(cheaterAccount ?? 0)")
+            } else {
+                if let cheaterAccount { try await conn.execute("UPDATE account SET frozen = 1 WHERE id = ?", cheaterAccount) }
+                try await audit(conn, actor: nil, "fraud_case", "case \(id): key \(cheater.keyID) double spent state \(state)")
+            }
         } else {
-            id = try await conn.queryOne("SELECT id FROM fraud_case WHERE state_ref = ? AND second_spender = ?", state.bytes, secondSpender)?.int("id") ?? 0
+            let row = try await conn.queryOne("SELECT id, status FROM fraud_case WHERE state_ref = ? AND second_spender = ?", state.bytes, secondSpender)
+            id = try row?.int("id") ?? 0
+            restoreConflict = try row?.text("status") == "restore_conflict"
         }
-        return (id, cheaterAccount)
+        return FraudCaseRef(caseID: id, cheaterAccount: cheaterAccount, restoreConflict: restoreConflict)
     }
 
     // MARK: Announce, state check, sweep
@@ -353,6 +404,8 @@ extension Issuer {
             for ref in refs {
                 if let row = try await conn.queryOne("SELECT kind FROM spent_state WHERE state_ref = ?", ref.bytes) {
                     out[ref] = try row.text("kind") == "redeem" ? .redeemed : .spent
+                } else if let note = try await conn.queryOne("SELECT swept FROM issued_note WHERE state_ref = ?", ref.bytes) {
+                    out[ref] = try note.int("swept") != 0 ? .refunded : .unspent
                 } else {
                     out[ref] = .unknown
                 }
@@ -361,7 +414,8 @@ extension Issuer {
         }
     }
 
-    /// Refunds what stayed unredeemed of notes past expiry + grace to their purchasers.
+    /// Refunds what stayed unredeemed of notes past expiry + grace to the last holders the
+    /// issuer knows (docs/protocol.md §5.2 rule 4).
     /// Returns the number of notes swept.
     @discardableResult
     public func sweepExpired() async throws(IssuerError) -> Int {
@@ -369,16 +423,23 @@ extension Issuer {
         let cutoff = now - Int64(clamping: config.redemptionGrace)
         return try await transaction { conn in
             let due = try await conn.query(
-                "SELECT note_id, account_id, amount, redeemed FROM issued_note WHERE swept = 0 AND expires_at <= ? ORDER BY expires_at LIMIT 1000",
+                "SELECT note_id, state_ref, owner_key, account_id, amount, redeemed FROM issued_note WHERE swept = 0 AND expires_at <= ? ORDER BY expires_at LIMIT 1000",
                 cutoff)
             let float = try await self.systemAccount(conn, .float)
             for row in due {
                 let remaining = try row.int("amount") - row.int("redeemed")
                 let noteID = try row.blob("note_id")
                 if remaining > 0 {
+                    // To the last holders the issuer knows, not blindly to the purchaser (§5.2 rule 4).
+                    let holders = try await self.lastHolders(
+                        conn, noteID: noteID, root: try row.blob("state_ref"), rootOwner: try row.blob("owner_key"),
+                        purchaser: try row.int("account_id"), remaining: remaining)
+                    var byAccount: [Int64: Int64] = [:]
+                    for holder in holders { byAccount[holder.account, default: 0] += holder.amount }
                     try await Ledger.post(
                         conn, kind: "expiry_refund", reference: noteID,
-                        postings: [.init(account: float, amount: -remaining), .init(account: try row.int("account_id"), amount: remaining)],
+                        postings: [.init(account: float, amount: -remaining)]
+                            + byAccount.sorted { $0.key < $1.key }.map { .init(account: $0.key, amount: $0.value) },
                         entry: self.random(16), now: now)
                 }
                 try await conn.execute("UPDATE issued_note SET swept = 1, redeemed = amount WHERE note_id = ?", noteID)
@@ -426,10 +487,17 @@ extension Issuer {
     /// them, then buys notes of the same total. Retrying the same chains is safe at every
     /// point: redemption answers "already credited" with the amount, and the purchase uses an
     /// idempotency key derived from the chains, so it happens once.
-    public func refresh(account: Int64, walletKey: PublicKeyBytes, chains: [[UInt8]]) async throws(IssuerError)
+    ///
+    /// With `restore`, the chains hold states a restored wallet took from its backup (§5.2
+    /// rule 5): a state already spent is retired (`already_spent`, no fraud case), and each
+    /// state exchanged is remembered so that a transfer of it the old device surfaces later is
+    /// a restore conflict, not fraud.
+    public func refresh(account: Int64, walletKey: PublicKeyBytes, chains: [[UInt8]], restore: Bool = false) async throws(IssuerError)
         -> (results: [RedeemResult], notes: [Chain])
     {
-        let results = try await redeem(account: account, chains: chains)
+        let results = restore
+            ? try await exchangeRestored(account: account, walletKey: walletKey, chains: chains)
+            : try await redeem(account: account, chains: chains)
         var total: UInt64 = 0
         for r in results {
             switch r {
@@ -442,5 +510,97 @@ extension Issuer {
         let key = "refresh-" + Hex.encode(SHA256.hash(data: chains.flatMap { $0 } + walletKey.bytes).prefix(24))
         let notes = try await purchase(account: account, walletKey: walletKey, amount: total, idempotencyKey: key)
         return (results, notes)
+    }
+}
+
+extension Issuer {
+    /// Redeems restored states one by one, remembering each exchange under the new wallet key.
+    func exchangeRestored(account: Int64, walletKey: PublicKeyBytes, chains: [[UInt8]]) async throws(IssuerError) -> [RedeemResult] {
+        guard (1...64).contains(chains.count) else { throw .invalidField(field: "chains", reason: "1 to 64 chains") }
+        var results: [RedeemResult] = []
+        for bytes in chains {
+            let now = self.now
+            let state: VerifiedState
+            do {
+                state = try verifier.verifyChain(bytes, now: UInt64(now), checkExpiry: false)
+            } catch {
+                results.append(.invalid(code: error.code, reason: error.description))
+                continue
+            }
+            guard UInt64(now) < state.expiresAt &+ config.redemptionGrace else {
+                results.append(.invalid(code: "expired", reason: "the note expired and its redemption grace period is over"))
+                continue
+            }
+            let item = RedemptionItem(account: account, state: state, entry: random(16))
+            results.append(try await transaction { conn -> RedeemResult in
+                if let existing = try await conn.queryOne("SELECT kind, account_id, amount FROM spent_state WHERE state_ref = ?", state.ref.bytes) {
+                    guard try existing.text("kind") == "redeem" else {
+                        return .invalid(code: "already_spent", reason: "the old device already spent this note; it is retired, not exchanged")
+                    }
+                    return try existing.optionalInt("account_id") == account
+                        ? .alreadyCredited(amount: try existing.uint("amount"))
+                        : .invalid(code: "not_owner", reason: "redeemed by another account")
+                }
+                let deltas = Ledger.Deltas()
+                let result = try await self.write(item, conn, deltas)
+                try await deltas.apply(conn)
+                if case .credited = result {
+                    try await conn.execute(
+                        "INSERT INTO restore_exchange(state_ref, account_id, restore_key, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (state_ref) DO NOTHING",
+                        state.ref.bytes, account, walletKey.bytes, now)
+                }
+                return result
+            })
+        }
+        return results
+    }
+
+    /// Where the unredeemed value of an expired note goes (§5.2 rule 4): one entry per state at
+    /// the end of the transfers the issuer has seen, to the account of its owner key, else of
+    /// the key that signed it over, else of the purchaser. Amounts sum to at most `remaining`;
+    /// whatever is left goes to the purchaser.
+    func lastHolders(_ conn: any SQLConnection, noteID: [UInt8], root: [UInt8], rootOwner: [UInt8], purchaser: Int64, remaining: Int64)
+        async throws -> [(account: Int64, amount: Int64)]
+    {
+        var spent: [[UInt8]: (kind: String, transfer: [UInt8]?)] = [:]
+        for row in try await conn.query("SELECT state_ref, kind, transfer FROM spent_state WHERE note_id = ?", noteID) {
+            spent[try row.blob("state_ref")] = (try row.text("kind"), try row.optionalBlob("transfer"))
+        }
+        // Walk the tree of known transfers from the issued state; each unspent end is a holder.
+        var leaves: [(owner: [UInt8], signer: [UInt8]?, amount: UInt64)] = []
+        var stack: [(ref: [UInt8], owner: [UInt8], signer: [UInt8]?, amount: UInt64, depth: Int)] = []
+        if let amount = try await conn.queryOne("SELECT amount FROM issued_note WHERE note_id = ?", noteID)?.uint("amount") {
+            stack.append((root, rootOwner, nil, amount, 0))
+        }
+        while let next = stack.popLast() {
+            guard let seen = spent[next.ref] else {
+                leaves.append((next.owner, next.signer, next.amount))
+                continue
+            }
+            guard seen.kind == "transfer", let bytes = seen.transfer, next.depth < 64,
+                let transfer = try? Transfer(decoding: bytes)
+            else { continue }
+            for (i, output) in transfer.outputs.enumerated() {
+                stack.append((transfer.outputRef(i).bytes, output.owner.bytes, next.owner, output.amount, next.depth + 1))
+            }
+        }
+        var left = remaining
+        var out: [(account: Int64, amount: Int64)] = []
+        for leaf in leaves where left > 0 {
+            let key = try await Self.keyOwner(conn, PublicKeyBytes(uncheckedBytes: leaf.owner))
+            let signer = try await leaf.signer.asyncMap { try await Self.keyOwner(conn, PublicKeyBytes(uncheckedBytes: $0)) } ?? nil
+            let amount = min(Int64(clamping: leaf.amount), left)
+            out.append((key ?? signer ?? purchaser, amount))
+            left -= amount
+        }
+        if left > 0 { out.append((purchaser, left)) }
+        return out
+    }
+}
+
+extension Optional {
+    fileprivate func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let self else { return nil }
+        return try await transform(self)
     }
 }

@@ -237,6 +237,10 @@ enum Schema {
                 try await fillEmailSkeletons(conn)
                 try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (3, ?)", now)
             }
+            if current < 4 {
+                for statement in ddlRestore(conn.dialect) { try await conn.execute(statement) }
+                try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (4, ?)", now)
+            }
         }
     }
 }

@@ -1,0 +1,21 @@
+import SQLStore
+
+extension Schema {
+    /// Version 4: states exchanged by a restored wallet (docs/protocol.md §5.2 rule 5). A later
+    /// transfer of one of them by the same account's old key is a restore conflict, not fraud.
+    static func ddlRestore(_ dialect: SQLDialect) -> [String] {
+        let blob = dialect == .sqlite ? "BLOB" : "BYTEA"
+        let int = dialect == .sqlite ? "INTEGER" : "BIGINT"
+        return [
+            """
+            CREATE TABLE restore_exchange (
+                state_ref \(blob) PRIMARY KEY,
+                account_id \(int) NOT NULL REFERENCES account(id),
+                restore_key \(blob) NOT NULL,
+                created_at \(int) NOT NULL
+            )
+            """,
+            "CREATE INDEX restore_exchange_account ON restore_exchange(account_id, restore_key)",
+        ]
+    }
+}
