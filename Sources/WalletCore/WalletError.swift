@@ -5,6 +5,11 @@ public enum WalletError: Error, Equatable, Sendable, CustomStringConvertible {
     case insufficientFunds(available: UInt64, requested: UInt64, currency: Currency)
     /// Enough value exists, but part of it was restored from a backup and must be checked online.
     case needsOnlineCheck(UInt64, currency: Currency)
+    /// Enough value exists, but part of it is at the hop limit or about to expire and must be
+    /// refreshed online first.
+    case needsRefresh(UInt64, currency: Currency)
+    /// Enough value exists, but spread over more notes than one payment may carry.
+    case tooManyNotes(largestPayment: UInt64, currency: Currency)
     /// No keyset and limits installed yet.
     case notConfigured
     case authorityMismatch
@@ -20,7 +25,7 @@ public enum WalletError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The request was already paid by a different payment.
     case requestAlreadyPaid
     case unknownPayment(Nonce)
-    case holdingLimitExceeded(limit: UInt64, wouldHold: UInt64)
+    case holdingLimitExceeded(limit: UInt64, wouldHold: UInt64, currency: Currency)
     /// The payment was rejected (the verification error says why).
     case rejected(VerificationError)
     /// The payer spent a note twice; the proof is stored in the wallet.
@@ -40,7 +45,11 @@ public enum WalletError: Error, Equatable, Sendable, CustomStringConvertible {
         case .insufficientFunds(let a, let r, let c):
             "Not enough offline money: \(Amount.format(a, currency: c)) \(c) spendable, \(Amount.format(r, currency: c)) needed. Purchase notes while online."
         case .needsOnlineCheck(let a, let c):
-            "\(Amount.format(a, currency: c)) \(c) was restored from a backup and must be checked online before it can be spent offline. Go online and sync."
+            "\(Amount.format(a, currency: c)) \(c) was restored from a backup and must be exchanged online before it can be spent offline. Go online and run: wallet sync"
+        case .needsRefresh(let a, let c):
+            "\(Amount.format(a, currency: c)) \(c) needs a sync to be refreshed (at the hop limit or about to expire) before it can be spent. Go online and run: wallet sync"
+        case .tooManyNotes(let l, let c):
+            "The money is spread over too many notes for one payment: at most \(Amount.format(l, currency: c)) \(c) can be paid at once. Pay in parts, or sync online to consolidate."
         case .notConfigured: "The wallet has no issuer keyset yet. Go online and sync once."
         case .authorityMismatch:
             "The issuer authority key differs from the one this wallet trusts. Check the server address; do not continue."
@@ -54,8 +63,8 @@ public enum WalletError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unknownRequest(let n): "No payment request \(n) was made by this wallet."
         case .requestAlreadyPaid: "This request was already paid by another payment. Create a new request."
         case .unknownPayment(let n): "No payment for request \(n) was made by this wallet."
-        case .holdingLimitExceeded(let l, let w):
-            "Accepting would bring offline holdings to \(w), above the limit \(l). Sync (redeem) first or ask for less."
+        case .holdingLimitExceeded(let l, let w, let c):
+            "Accepting would bring offline holdings to \(Amount.format(w, currency: c)) \(c), above the limit \(Amount.format(l, currency: c)) \(c). Sync (redeem) first or ask for less."
         case .rejected(let e): "Payment rejected: \(e)"
         case .doubleSpendDetected:
             "Payment rejected: the payer already spent this money elsewhere. The proof is kept and will be reported on sync."
@@ -78,6 +87,8 @@ extension WalletError {
         switch self {
         case .insufficientFunds: "insufficient_funds"
         case .needsOnlineCheck: "needs_online_check"
+        case .needsRefresh: "needs_refresh"
+        case .tooManyNotes: "too_many_notes"
         case .notConfigured: "not_configured"
         case .authorityMismatch: "authority_mismatch"
         case .staleKeyset: "stale_keyset"

@@ -38,7 +38,7 @@ public final class IssuerClient: Sendable {
     }
 
     private let token = TokenBox()
-    private let client: Client
+    let client: Client
 
     public init(serverURL: URL, transport: any ClientTransport = URLSessionTransport()) {
         self.serverURL = serverURL
@@ -159,7 +159,10 @@ public final class IssuerClient: Sendable {
                 for (state, result) in zip(batch, results) {
                     report.credited += UInt64(max(0, result.amount))
                     report.redeemed += 1
-                    if let fraudCase = result.fraudCase { report.fraudCases.append(fraudCase) }
+                    if let fraudCase = result.fraudCase {
+                        report.fraudCases.append(fraudCase)
+                        try wallet.recordFraudCase(fraudCase, for: state.ref)
+                    }
                     if result.status == .invalid { report.refused.append((result.code ?? "invalid", result.reason ?? "")) }
                     // Credited, already credited, or credited despite a conflict (the payer double
                     // spent, the issuer paid this honest receiver): the value is in the account now.
@@ -186,11 +189,12 @@ public final class IssuerClient: Sendable {
         }
     }
 
-    /// Asks the issuer about notes restored from a backup; applies the answer to the wallet.
-    /// Returns how many were found spent.
+    /// Asks the issuer about notes held back after a refresh whose answer was lost; applies the
+    /// answer to the wallet. Returns how many were found spent.
     @discardableResult
     public func checkRestoredNotes(of wallet: Wallet) async throws -> (checked: Int, spent: Int) {
-        let pending = try wallet.states().filter(\.needsOnlineCheck)
+        // Restored states are exchanged (`exchangeRestoredNotes`), never released by a check.
+        let pending = try wallet.states().filter { $0.needsOnlineCheck && !$0.restored }
         var checked = 0, spent = 0
         for start in stride(from: 0, to: pending.count, by: 512) {
             let batch = Array(pending[start..<min(start + 512, pending.count)])
@@ -250,10 +254,7 @@ public final class IssuerClient: Sendable {
             switch out {
             case .ok(let ok):
                 let body = try ok.body.json
-                let fresh = try body.chains.map { text -> Chain in
-                    guard let bytes = Base64URL.decode(text) else { throw IssuerClientError(code: "bad_note", "The server sent a malformed note.") }
-                    return try Chain(decoding: bytes)
-                }
+                let fresh = try Self.chains(body.chains)
                 let exchanged = zip(batch, body.results).filter { $0.1.status == .credited || $0.1.status == .alreadyCredited }.map(\.0.ref)
                 refreshed += try wallet.exchange(exchanged, for: fresh)
             case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)

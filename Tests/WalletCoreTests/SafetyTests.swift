@@ -142,43 +142,66 @@ import Glibc
 }
 
 @Suite struct BackupTests {
-    @Test func restoredNotesWaitForAnOnlineCheck() throws {
+    /// Issue 8 item 3: a restored wallet has a new key and exchanges restored notes online;
+    /// an online "unspent" answer never releases them for offline spending, because the old
+    /// device may still spend them with the old key.
+    @Test func restoredNotesAreExchangedUnderANewKeyNeverReleased() throws {
         let h = try Harness()
         let alice = try h.wallet("alice", funds: [10_000])
         let bob = try h.wallet("bob")
         let pendingRequest = try bob.createRequest(amount: 1_500)
         let pending = try alice.pay(pendingRequest)
+        let openRequest = try alice.createRequest(amount: 700)
         let backup = try alice.exportBackup(passphrase: "correct horse", cost: .testing)
 
         let restored = try Wallet.restore(
             backup, passphrase: "correct horse", into: h.path("alice2"), keyCost: .testing, environment: h.environment())
-        #expect(restored.publicKey == alice.publicKey)
+        #expect(restored.publicKey != alice.publicKey)
+        #expect(try restored.restoredFromKey() == alice.publicKey)
         var balance = try restored.balance()
         #expect(balance.spendable == 0)
         #expect(balance.needsOnlineCheck == 8_500)
+        #expect(balance.reserved == 1_500)
+        #expect(balance.total == 10_000)
         #expect(walletError { try restored.pay(try bob.createRequest(amount: 100)) } == .needsOnlineCheck(8_500, currency: h.eur))
         // The interrupted payment can still be resent byte for byte.
         #expect(try restored.outgoingPayment(for: pendingRequest.nonce)?.bundle == pending.bundle)
         #expect(try restored.history().count == 2)
+        // A request made under the old key is closed: a payment to it could not be spent here.
+        let carol = try h.wallet("carol", funds: [700])
+        #expect(walletError { try restored.receive(try carol.pay(openRequest).bundle, for: openRequest.nonce) } == .unknownRequest(openRequest.nonce))
 
-        let refs = try restored.states().filter(\.needsOnlineCheck).map(\.ref)
+        // "Unspent" from the issuer does not free them (the old device still holds the key).
+        let refs = try restored.restoredStates().map(\.ref)
+        #expect(refs.count == 1)
         try restored.applyOnlineCheck(Dictionary(uniqueKeysWithValues: refs.map { ($0, .unspent) }))
+        #expect(try restored.balance().spendable == 0)
+
+        // The exchange retires them and adds fresh notes of the new key.
+        let fresh = try h.issuer.issue(8_500, to: restored.publicKey, now: h.clock.now)
+        #expect(try restored.applyRestoreExchange([refs[0]: .exchanged], fresh: [fresh]) == 8_500)
         balance = try restored.balance()
         #expect(balance.spendable == 8_500)
+        #expect(balance.needsOnlineCheck == 0)
+        #expect(try restored.restoredStates().isEmpty)
         #expect(try restored.pay(try bob.createRequest(amount: 100)).amount == 100)
+        // Fresh notes of another key are refused.
+        #expect(walletError { try restored.applyRestoreExchange([:], fresh: [try h.issuer.issue(100, to: alice.publicKey, now: h.clock.now)]) }
+            == .notOwnedByWallet)
     }
 
-    @Test func notesSpentSinceTheBackupAreRetiredByTheCheck() throws {
+    @Test func notesSpentSinceTheBackupAreRetiredByTheExchange() throws {
         let h = try Harness()
         let alice = try h.wallet("alice", funds: [3_000])
         let backup = try alice.exportBackup(passphrase: "pw", cost: .testing)
         let bob = try h.wallet("bob")
         try h.transfer(3_000, from: alice, to: bob)
         let restored = try Wallet.restore(backup, passphrase: "pw", into: h.path("alice2"), keyCost: .testing, environment: h.environment())
-        let refs = try restored.states().map(\.ref)
-        try restored.applyOnlineCheck([refs[0]: .spent])
+        let refs = try restored.restoredStates().map(\.ref)
+        try restored.applyRestoreExchange([refs[0]: .alreadySpent], fresh: [])
         #expect(try restored.balance().spendable == 0)
         #expect(try restored.balance().needsOnlineCheck == 0)
+        #expect(try restored.balance().total == 0)
     }
 
     @Test func wrongPassphraseAndTamperingAreDetected() throws {

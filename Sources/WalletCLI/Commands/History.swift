@@ -101,13 +101,15 @@ struct HistoryShow: AsyncParsableCommand {
             lines.append("chain length   \(d.hops.map(String.init).joined(separator: ", ")) hop(s) (\(d.hops.count) note(s))")
         }
         if e.direction == .sent || e.direction == .received, d.paymentID != nil {
-            lines.append("receipt        \(d.receiptReceivedAt.map { "held, signed at \(time($0))" } ?? "none yet (the payment is pending)")")
+            lines.append("receipt        \(d.receiptReceivedAt.map { "held, signed at \(time($0))" } ?? (e.status == .pending ? "none yet (the payment is pending)" : "none"))")
         }
         let settlement: String =
             switch d.settlement {
             case .pending: "pending: redeem with wallet sync"
             case .settled: "settled in the account"
             case .spentOnward: "paid onward before redeeming (the next holder settles)"
+            case .confirmedByIssuer: "no receipt came back, but the issuer saw the payee redeem it: paid"
+            case .expiredRefunded: "the payee never redeemed it before the notes expired; the issuer refunded the value"
             case .none: "nothing to settle here (the payee redeems)"
             }
         lines.append("settlement     \(settlement)")

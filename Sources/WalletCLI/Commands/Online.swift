@@ -47,9 +47,13 @@ struct Fund: AsyncParsableCommand {
 
 struct Sync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Go online: check restored notes, announce unconfirmed payments, redeem received notes, refresh old ones, report expiries and fraud, auto-recharge.")
+        abstract: "Go online: exchange restored notes, announce and settle payments without a receipt, redeem received notes, refresh old ones, report fraud, auto-recharge.")
     @OptionGroup var common: CommonOptions
-    @Option(help: "Refresh own notes expiring within this many hours.") var refreshWithin: UInt64 = 24
+    @Option(help: "Refresh own notes expiring within this many hours (1 to 720).") var refreshWithin: UInt64 = 24
+
+    func validate() throws {
+        guard (1...720).contains(refreshWithin) else { throw ValidationError("--refresh-within must be between 1 and 720 hours.") }
+    }
 
     func run() async throws {
         try await WalletCLI.run(common) { out in
@@ -58,48 +62,70 @@ struct Sync: AsyncParsableCommand {
                 let client = session.client
                 let currency = try wallet.limits().currency
                 let m = { (v: UInt64) in MoneyText.format(v, currency) }
-                out.note("1/6 checking notes restored from a backup…")
+                let now = Timestamp(Date().timeIntervalSince1970)
+                out.note("1/7 exchanging notes restored from a backup; checking notes held after a lost refresh…")
+                let restored = try await client.exchangeRestoredNotes(of: wallet)
                 let checked = try await client.checkRestoredNotes(of: wallet)
-                out.note("2/6 announcing payments still waiting for a receipt…")
+                out.note("2/7 announcing payments still waiting for a receipt…")
                 let announced = try await client.announcePending(of: wallet)
-                out.note("3/6 redeeming notes received offline…")
+                out.note("3/7 asking the issuer about payments whose receipt never came back…")
+                let settled = try await client.settlePendingPayments(of: wallet, now: now)
+                out.note("4/7 redeeming notes received offline…")
                 let redemption = try await client.redeem(from: wallet)
                 try await client.importAccountHistory(into: wallet)  // online transfers, refunds, charges into history
-                out.note("4/6 refreshing notes near expiry or the hop limit…")
-                let now = Timestamp(Date().timeIntervalSince1970)
+                out.note("5/7 refreshing notes near expiry or the hop limit…")
                 let refreshed = try await client.refreshNotes(of: wallet, expiringWithin: refreshWithin * 3600, now: now)
-                out.note("5/6 reporting double spends caught offline; auto-recharge…")
+                out.note("6/7 reporting double spends caught offline; auto-recharge…")
                 let reported = try await client.reportFraudProofs(of: wallet)
-                let recharged = try await session.applyAutoRecharge()
-                out.note("6/6 done")
+                var recharged: UInt64 = 0
+                var rechargeWarning: String?
+                do {
+                    recharged = try await session.applyAutoRecharge()
+                } catch let e as IssuerClientError where e.status >= 400 && e.status < 500 {
+                    // The account cannot afford it (or the issuer refused it): a warning, and the
+                    // rest of the sync still counts.
+                    rechargeWarning = "Auto-recharge skipped: \(e.description)"
+                }
+                out.note("7/7 done")
                 session.config.lastSync = now
                 try session.save()
-                let expired = try wallet.balance().expired
+                let balance = try wallet.balance()
                 let proofs = try wallet.fraudProofs()
                 let fraudCases = Array(Set(redemption.fraudCases + announced.fraudCases + reported)).sorted()
                 let account = try await client.account()
                 var lines = [
                     "Redeemed \(redemption.redeemed) note(s): \(m(redemption.credited)) credited; account now \(MoneyText.format(signed: account.balance, currency)).",
                 ]
-                if checked.checked > 0 { lines.append("Checked \(checked.checked) restored note(s) online: \(checked.spent) were already spent, the rest are spendable again.") }
+                if restored.exchanged > 0 { lines.append("Exchanged \(restored.exchanged) restored note(s) for \(m(restored.value)) of fresh notes under this wallet's new key.") }
+                if restored.alreadySpent > 0 { lines.append("\(restored.alreadySpent) restored note(s) had already been spent by the old device; retired.") }
+                if restored.expired > 0 { lines.append("\(restored.expired) restored note(s) had expired; the issuer refunds them.") }
+                for refusal in restored.refused { lines.append("Restored note refused by the issuer: \(refusal)") }
+                if checked.checked > 0 { lines.append("Checked \(checked.checked) note(s) held after an interrupted refresh: \(checked.spent) were taken by the issuer, the rest are spendable again.") }
                 if announced.announced > 0 { lines.append("Announced \(announced.announced) unconfirmed transfer(s).") }
+                if settled.confirmed > 0 { lines.append("\(settled.confirmed) payment(s) without a receipt confirmed by the issuer: the payee redeemed them.") }
+                if settled.expired > 0 { lines.append("\(settled.expired) payment(s) were never redeemed before their notes expired; the issuer refunded them (to the payee's account, or yours if the payee has none).") }
+                if settled.stillPending > 0 { lines.append("\(settled.stillPending) payment(s) still wait for the payee to redeem or to send the receipt.") }
                 if refreshed > 0 { lines.append("Refreshed \(m(refreshed)) of old notes.") }
                 if recharged > 0 { lines.append("Auto-recharge bought \(m(recharged)).") }
-                if expired > 0 { lines.append("\(m(expired)) of notes expired offline; the issuer refunds them to the buyer's account.") }
+                if let rechargeWarning { lines.append("Warning: \(rechargeWarning)") }
+                if balance.expired > 0 { lines.append("\(m(balance.expired)) of notes expired offline; the issuer refunds them to the last holder it knows.") }
                 for refusal in redemption.refused { lines.append("Refused by the issuer: \(refusal.code) \(refusal.reason)") }
                 if !fraudCases.isEmpty { lines.append("Double spend: the issuer holds fraud case(s) \(fraudCases.map(String.init).joined(separator: ", ")) against the key that signed twice.") }
                 for proof in proofs { lines.append("Fraud proof held: key \(proof.cheater.map { "\($0.keyID)" } ?? "?") signed two transfers of one note.") }
                 if account.frozen { lines.append("This account is FROZEN after a double spend was charged to it.") }
-                out.result(
-                    [
-                        "redeemed": redemption.redeemed, "credited": redemption.credited, "settled": account.balance,
-                        "frozen": account.frozen, "announced": announced.announced, "refreshed": refreshed, "recharged": recharged,
-                        "checkedRestored": checked.checked, "restoredSpent": checked.spent, "expired": expired,
-                        "fraudCases": fraudCases, "fraudProofs": proofs.map { $0.cheater?.hex ?? "" },
-                        "refused": redemption.refused.map { ["code": $0.code, "reason": $0.reason] },
-                        "spendable": try wallet.balance().spendable,
-                    ],
-                    human: lines.joined(separator: "\n"))
+                var object: [String: Any] = [
+                    "redeemed": redemption.redeemed, "credited": redemption.credited, "settled": account.balance,
+                    "frozen": account.frozen, "announced": announced.announced, "refreshed": refreshed, "recharged": recharged,
+                    "restoredExchanged": restored.exchanged, "restoredValue": restored.value,
+                    "restoredAlreadySpent": restored.alreadySpent, "restoredExpired": restored.expired,
+                    "checkedHeld": checked.checked, "heldTaken": checked.spent,
+                    "paymentsConfirmed": settled.confirmed, "paymentsExpired": settled.expired, "paymentsPending": settled.stillPending,
+                    "expired": balance.expired, "fraudCases": fraudCases, "fraudProofs": proofs.map { $0.cheater?.hex ?? "" },
+                    "refused": redemption.refused.map { ["code": $0.code, "reason": $0.reason] },
+                    "spendable": balance.spendable,
+                ]
+                if let rechargeWarning { object["warnings"] = [rechargeWarning] }
+                out.result(object, human: lines.joined(separator: "\n"))
             }
         }
     }

@@ -5,7 +5,7 @@ import WalletCore
 import WalletSync
 
 struct Status: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Balances: settled (issuer account), offline spendable, reserved, unsettled, risk budget left, last sync.")
+    static let configuration = CommandConfiguration(abstract: "Balances: settled (issuer account); offline total and its parts (spendable, needs sync, needs online check, expired, reserved); unsettled; risk budget left; last sync.")
     @OptionGroup var common: CommonOptions
     @Flag(help: "Do not contact the issuer; show offline balances only.") var offline = false
 
@@ -35,24 +35,29 @@ struct Status: AsyncParsableCommand {
                     out.note("Issuer not reachable: showing offline balances (\(CLIError.from(error).description))")
                 }
             }
-            let held = balance.spendable + balance.reserved + balance.unsettled + balance.needsOnlineCheck
-            let riskLeft = limits.maxOfflineHolding > held ? limits.maxOfflineHolding - held : 0
             let m = { (v: UInt64) in MoneyText.format(v, currency) }
+            // The first lines partition the total (Balance's contract); "of which" lines do not add.
             var human = """
                 \(online ? "● online" : "○ offline")\(frozen ? "  — ACCOUNT FROZEN (a double spend was charged to it)" : "")
                 settled (account)   \(settled.map { MoneyText.format(signed: $0, currency) } ?? "unknown (offline)")
-                offline spendable   \(m(balance.spendable))
-                reserved            \(m(balance.reserved))   (sent, receipt not yet back)
-                unsettled           \(m(balance.unsettled))   (received offline, redeem with: wallet sync)
-                risk budget left    \(m(riskLeft))   (may still hold offline, limit \(m(limits.maxOfflineHolding)))
+                offline total       \(m(balance.total))
+                  spendable         \(m(balance.spendable))
                 """
-            if balance.needsOnlineCheck > 0 { human += "\nneeds online check  \(m(balance.needsOnlineCheck))   (restored; run wallet sync before spending)" }
-            if balance.expired > 0 { human += "\nexpired             \(m(balance.expired))   (refunded to the buyer's account by the issuer)" }
+            if balance.largestPayment < balance.spendable {
+                human += "   (at most \(m(balance.largestPayment)) in one payment: too many small notes)"
+            }
+            if balance.needsRefresh > 0 { human += "\n  needs sync        \(m(balance.needsRefresh))   (at the hop limit or about to expire: run wallet sync to refresh)" }
+            if balance.needsOnlineCheck > 0 { human += "\n  needs online check \(m(balance.needsOnlineCheck))  (restored from a backup: wallet sync exchanges it)" }
+            if balance.expired > 0 { human += "\n  expired           \(m(balance.expired))   (refunded by the issuer to the last holder it knows)" }
+            human += "\n  reserved          \(m(balance.reserved))   (sent, receipt not yet back)"
+            human += "\nunsettled           \(m(balance.unsettled))   (of the above, received offline: redeem with wallet sync)"
+            human += "\nrisk budget left    \(m(balance.riskBudgetLeft))   (may still accept offline, limit \(m(balance.holdingLimit)))"
             human += "\nlast sync           \(config.lastSync.map { Date(timeIntervalSince1970: TimeInterval($0)).description } ?? "never")"
             var object: [String: Any] = [
-                "currency": currency.code, "online": online, "frozen": frozen,
-                "spendable": balance.spendable, "reserved": balance.reserved, "unsettled": balance.unsettled,
-                "needsOnlineCheck": balance.needsOnlineCheck, "expired": balance.expired, "riskBudgetLeft": riskLeft,
+                "currency": currency.code, "online": online, "frozen": frozen, "total": balance.total,
+                "spendable": balance.spendable, "largestPayment": balance.largestPayment, "needsRefresh": balance.needsRefresh,
+                "needsOnlineCheck": balance.needsOnlineCheck, "expired": balance.expired, "reserved": balance.reserved,
+                "unsettled": balance.unsettled, "holding": balance.holding, "riskBudgetLeft": balance.riskBudgetLeft,
                 "maxOfflineHolding": limits.maxOfflineHolding, "walletKey": wallet.publicKey.hex,
             ]
             if let settled { object["settled"] = settled }

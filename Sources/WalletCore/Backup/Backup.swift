@@ -38,9 +38,11 @@ extension Wallet {
         }
     }
 
-    /// Restores a backup into a new wallet directory. Every note that could be spent is marked
-    /// "needs online check": the backup may predate payments made since, and spending such a
-    /// note again would be a double spend (DESIGN §2.4).
+    /// Restores a backup into a new wallet directory, under a new key. Every state the backup
+    /// held is marked restored: never spent offline, exchanged online by the next sync for notes
+    /// of the new key (docs/protocol.md §5.2 rule 5). The backup may predate payments the old
+    /// device made since, and the old device may still spend; a new key means the two devices
+    /// can never sign two transfers of one state with one key (DESIGN §2.4).
     public static func restore(
         _ backup: [UInt8], passphrase: String, into directory: String, keyPassphrase: String? = nil,
         keyCost: PassphraseBox.Cost = .interactive, environment: WalletEnvironment = .live
@@ -59,25 +61,31 @@ extension Wallet {
         default:
             throw .corruptFile("backup key section")
         }
-        guard let key else {
-            throw .corruptFile("backup carries no key (hardware-bound); restore it on the app with online refresh")
-        }
+        // The old key is not needed: restored states are never spent offline, only exchanged
+        // online by the account (§5.2 rule 5), so hardware-bound backups restore too.
+        let oldKey = key.flatMap { try? SoftwareSigner(rawRepresentation: $0).publicKey }
         try makeDirectory(directory)
         let dbPath = (directory as NSString).appendingPathComponent(databaseFileName)
         guard !FileManager.default.fileExists(atPath: dbPath) else { throw .walletExists(directory) }
+        try FileKeyStore.writeNew(path: dbPath, contents: Array(snapshot))
         let store = FileKeyStore(
             path: (directory as NSString).appendingPathComponent(keyFileName), passphrase: keyPassphrase, cost: keyCost)
-        let identity = try store.importKey(key)
-        try FileKeyStore.writeNew(path: dbPath, contents: Array(snapshot))
+        // A new key, so the old device and this one never sign for the same key.
+        let identity = try store.create()
         let wallet = try Wallet(identity: identity, databasePath: dbPath, environment: environment)
         let now = environment.now()
         try wallet.write { db in
             try db.execute(
                 sql: """
-                    UPDATE note_state SET needs_online_check = 1, updated_at = ?
+                    UPDATE note_state SET needs_online_check = ?, updated_at = ?
                     WHERE status IN ('available','received','reserved')
                     """,
-                arguments: [sqlTime(now)])
+                arguments: [Wallet.restoredMark, sqlTime(now)])
+            // Requests made under the old key: a payment for one would be owned by a key this
+            // wallet no longer signs with. A payer who still sends one keeps it pending, and the
+            // issuer pays the old key's account at expiry (§5.2 rule 4).
+            try db.execute(sql: "DELETE FROM payment_request WHERE status = 'open'")
+            if let oldKey { try Wallet.setSetting(db, "restored_from_key", oldKey.bytes) }
         }
         return wallet
     }

@@ -31,25 +31,52 @@ public struct StoredState: Sendable, Equatable {
     /// The proof of the state, as received or built; verified when it was stored.
     public let chain: Chain
     public let status: NoteStatus
-    /// Restored from a backup and not yet confirmed unspent by the issuer.
+    /// Held back from offline spending until the issuer has been asked about it: restored from
+    /// a backup (see `restored`), or handed to the issuer in a refresh whose answer was lost.
     public let needsOnlineCheck: Bool
+    /// Restored from a backup: owned by the old key, never spent offline, exchanged online
+    /// for notes of this wallet's key (docs/protocol.md §5.2 rule 5).
+    public let restored: Bool
 
     public var amount: UInt64 { chain.heldOutput?.amount ?? 0 }
 }
 
 /// Balances in minor units of the wallet's currency.
+///
+/// The first five lines partition everything the wallet holds or has in flight, so they always
+/// add up to `total`: `spendable + needsRefresh + needsOnlineCheck + expired + reserved`.
+/// `unsettled` is not a sixth part: it says how much of those parts was received offline and
+/// is not yet redeemed.
 public struct Balance: Sendable, Equatable, Codable {
     public let currency: Currency
-    /// Can be paid offline now.
+    /// Can be paid offline now: exactly the notes `pay` may use.
     public let spendable: UInt64
-    /// In payments awaiting a receipt.
-    public let reserved: UInt64
-    /// Received offline and not yet redeemed (included in `spendable`).
-    public let unsettled: UInt64
-    /// Restored from a backup; spendable once checked online.
+    /// Held, but not payable until `sync` refreshes them online: at the hop limit, or inside
+    /// the no-spend window before expiry (`WalletEnvironment.expiryMargin`).
+    public let needsRefresh: UInt64
+    /// Restored from a backup; exchanged online by the next sync before any of it is spent.
     public let needsOnlineCheck: UInt64
-    /// Expired before being spent; redeem or refund online.
+    /// Expired before being spent; redeemed or refunded online.
     public let expired: UInt64
+    /// In payments awaiting a receipt (the value sent; the change is back in `spendable`).
+    public let reserved: UInt64
+    /// Of the parts above, received offline and not yet redeemed.
+    public let unsettled: UInt64
+    /// The largest single payment `pay` can make now: `spendable`, unless the value is spread
+    /// over more notes than one payment may carry (`PaymentBundle.maxChains`).
+    public let largestPayment: UInt64
+    /// What counts against the offline holding limit: unexpired notes held (not reserved).
+    public let holding: UInt64
+    /// The limit on `holding` (`Limits.maxOfflineHolding`).
+    public let holdingLimit: UInt64
+
+    /// Everything the wallet holds or has in flight.
+    public var total: UInt64 {
+        Amount.sum([spendable, needsRefresh, needsOnlineCheck, expired, reserved]) ?? Amount.max
+    }
+    /// How much more the wallet may accept offline before it must redeem: the same rule
+    /// `receive` applies.
+    public var riskBudgetLeft: UInt64 { holdingLimit > holding ? holdingLimit - holding : 0 }
 }
 
 /// A payment this wallet signed. `bundle` is what to (re)send, byte for byte.

@@ -55,6 +55,10 @@ public struct HistoryDetail: Sendable, Equatable {
         case settled
         /// Received offline and paid onward before being redeemed: the next holder settles.
         case spentOnward = "spent-onward"
+        /// A payment sent without a receipt, which the issuer saw the payee redeem or spend.
+        case confirmedByIssuer = "confirmed-by-issuer"
+        /// A payment sent whose notes expired unredeemed; the issuer refunded the value.
+        case expiredRefunded = "expired-refunded"
         /// Nothing for this wallet to settle (a payment sent: the payee redeems).
         case none
     }
@@ -433,6 +437,11 @@ extension Wallet {
         parts.hops = bundle.chains.map(\.hops)
         let receipt = row.bytes("receipt")
         if !receipt.isEmpty { parts.receiptAt = try Receipt(decoding: receipt).receivedAt }
+        switch (row["resolution"] as String?).flatMap(PendingResolution.init(rawValue:)) {
+        case .confirmedByIssuer: parts.settlement = .confirmedByIssuer
+        case .expiredUnredeemed: parts.settlement = .expiredRefunded
+        case nil: break
+        }
         // The states this payment spent: a charge for one of them means it was spent twice.
         parts.states = bundle.chains.compactMap { $0.transfers.last?.input.bytes }
         for state in parts.states {

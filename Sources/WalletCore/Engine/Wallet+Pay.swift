@@ -124,23 +124,37 @@ extension Wallet {
             } catch let e as VerificationError {
                 throw WalletError.rejected(e)
             }
-            if payment.status == .completed { return payment }
-            try db.execute(
-                sql: "UPDATE outgoing_payment SET status = 'completed', receipt = ?, updated_at = ? WHERE id = ?",
-                arguments: [bytes.data, sqlTime(now), payment.id.bytes.data])
-            try db.execute(
-                sql: "UPDATE note_state SET status = 'spent', updated_at = ? WHERE spent_by = ? AND status = 'reserved'",
-                arguments: [sqlTime(now), payment.id.bytes.data])
-            try db.execute(
-                sql: """
-                    UPDATE history SET status = 'completed', updated_at = ?
-                    WHERE id = (SELECT history_id FROM outgoing_payment WHERE id = ?)
-                    """,
-                arguments: [sqlTime(now), payment.id.bytes.data])
+            if payment.status == .completed, try resolution(db, payment.id) == nil { return payment }
+            // A receipt that arrives after the issuer settled the payment still completes it properly.
+            try complete(db, payment, receipt: bytes, resolution: nil, history: .completed, error: nil, now: now)
             return OutgoingPayment(
                 id: payment.id, request: payment.request, bundle: payment.bundle, amount: payment.amount,
                 currency: payment.currency, method: payment.method, status: .completed, receipt: receipt)
         }
+    }
+
+    /// Marks a payment complete: no longer reserved, its inputs spent, its history line final.
+    func complete(
+        _ db: Database, _ payment: OutgoingPayment, receipt: [UInt8]?, resolution: PendingResolution?,
+        history status: HistoryEntry.Status, error: String?, now: Timestamp
+    ) throws {
+        try db.execute(
+            sql: "UPDATE outgoing_payment SET status = 'completed', receipt = COALESCE(?, receipt), resolution = ?, updated_at = ? WHERE id = ?",
+            arguments: [receipt?.data, resolution?.rawValue, sqlTime(now), payment.id.bytes.data])
+        try db.execute(
+            sql: "UPDATE note_state SET status = 'spent', updated_at = ? WHERE spent_by = ? AND status = 'reserved'",
+            arguments: [sqlTime(now), payment.id.bytes.data])
+        try db.execute(
+            sql: """
+                UPDATE history SET status = ?, error = ?, updated_at = ?
+                WHERE id = (SELECT history_id FROM outgoing_payment WHERE id = ?)
+                """,
+            arguments: [status.rawValue, error, sqlTime(now), payment.id.bytes.data])
+    }
+
+    func resolution(_ db: Database, _ id: Digest32) throws -> PendingResolution? {
+        try String.fetchOne(db, sql: "SELECT resolution FROM outgoing_payment WHERE id = ?", arguments: [id.bytes.data])
+            .flatMap(PendingResolution.init(rawValue:))
     }
 
     /// The payment made for a request, if any: what to resend after an interruption.
@@ -182,10 +196,9 @@ extension Wallet {
             db,
             sql: """
                 SELECT ref, chain, amount, hops, expires_at FROM note_state
-                WHERE status IN ('available','received') AND needs_online_check = 0 AND currency = ?
-                  AND expires_at > ? AND hops < ?
+                WHERE status IN ('available','received') AND currency = :currency AND \(Self.payableCondition)
                 """,
-            arguments: [currency.code, sqlTime(now &+ env.expiryMargin), maxHops])
+            arguments: ["currency": currency.code, "payable": sqlTime(now &+ env.expiryMargin), "maxHops": maxHops])
         return try rows.map { row in
             StoredCoin(
                 coin: Coin(
@@ -195,19 +208,23 @@ extension Wallet {
         }
     }
 
-    /// The most helpful error when coins do not cover `requested`.
+    /// The most helpful error when the payable notes do not cover `requested`: the value that
+    /// would cover it once synced (restored, or waiting for a refresh) says to sync; value
+    /// spread over too many notes for one payment says so; otherwise there is not enough.
     func shortfall(_ db: Database, coins: [Coin], requested: UInt64, currency: Currency, now: Timestamp) throws -> WalletError {
         let spendable = Amount.sum(coins.map(\.amount)) ?? Amount.max
-        let unchecked = UInt64(
-            clamping: try Int64.fetchOne(
-                db,
-                sql: """
-                    SELECT COALESCE(SUM(amount), 0) FROM note_state
-                    WHERE status IN ('available','received') AND needs_online_check = 1 AND currency = ? AND expires_at > ?
-                    """,
-                arguments: [currency.code, sqlTime(now)]) ?? 0)
-        if spendable < requested && spendable + unchecked >= requested {
-            return .needsOnlineCheck(unchecked, currency: currency)
+        if spendable >= requested {
+            let largest = Amount.sum(coins.map(\.amount).sorted(by: >).prefix(PaymentBundle.maxChains).map { $0 }) ?? Amount.max
+            return .tooManyNotes(largestPayment: largest, currency: currency)
+        }
+        let balance = try balanceLines(db, now: now)
+        if Amount.sum([spendable, balance.needsOnlineCheck]).map({ $0 >= requested }) == true, balance.needsOnlineCheck > 0 {
+            return .needsOnlineCheck(balance.needsOnlineCheck, currency: currency)
+        }
+        if Amount.sum([spendable, balance.needsOnlineCheck, balance.needsRefresh]).map({ $0 >= requested }) == true,
+            balance.needsRefresh > 0
+        {
+            return .needsRefresh(balance.needsRefresh, currency: currency)
         }
         return .insufficientFunds(available: spendable, requested: requested, currency: currency)
     }
@@ -225,7 +242,7 @@ extension Wallet {
     }
 
     static func counterparty(_ request: PaymentRequest) -> String {
-        request.payeeName.isEmpty ? String(request.payee.hex.prefix(16)) : request.payeeName
+        request.payeeName.isEmpty ? request.payee.keyID.hex : request.payeeName
     }
 }
 

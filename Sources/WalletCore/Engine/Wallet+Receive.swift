@@ -98,14 +98,10 @@ extension Wallet {
                 return previous
             }
             let limits = try verifier(db).limits
-            let holding = UInt64(
-                clamping: try Int64.fetchOne(
-                    db,
-                    sql: "SELECT COALESCE(SUM(amount), 0) FROM note_state WHERE status IN ('available','received') AND expires_at > ?",
-                    arguments: [sqlTime(now)]) ?? 0)
+            let holding = try Self.holding(db, now: now)
             let wouldHold = Amount.sum([holding, verified.amount]) ?? Amount.max
             guard wouldHold <= limits.maxOfflineHolding else {
-                throw WalletError.holdingLimitExceeded(limit: limits.maxOfflineHolding, wouldHold: wouldHold)
+                throw WalletError.holdingLimitExceeded(limit: limits.maxOfflineHolding, wouldHold: wouldHold, currency: limits.currency)
             }
             for state in verified.received {
                 guard try !Self.isKnown(db, state.ref) else { throw WalletError.rejected(.duplicatePayment) }
@@ -126,7 +122,7 @@ extension Wallet {
                 ])
             try db.execute(
                 sql: "UPDATE payment_request SET status = 'paid' WHERE nonce = ?", arguments: [request.nonce.bytes.data])
-            let payer = verified.received.first?.spends.last.map { String($0.owner.hex.prefix(16)) } ?? "unknown"
+            let payer = verified.received.first?.spends.last.map { $0.owner.keyID.hex } ?? "unknown"
             try addHistory(
                 db, direction: .received, counterparty: payer, amount: verified.amount, currency: verified.currency,
                 online: method == .online, method: method, status: .completed, reference: verified.paymentID, now: now)

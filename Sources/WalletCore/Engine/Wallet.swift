@@ -238,25 +238,63 @@ public final class Wallet: Sendable {
 
     // MARK: Queries
 
+    /// The wallet's balances; see `Balance` for how the parts add up.
     public func balance() throws(WalletError) -> Balance {
         let now = env.now()
-        return try read { db in
-            let currency = try verifier(db).limits.currency
-            func sum(_ sql: String, _ args: StatementArguments) throws -> UInt64 {
-                UInt64(clamping: try Int64.fetchOne(db, sql: "SELECT COALESCE(SUM(amount), 0) FROM note_state WHERE currency = ? AND " + sql, arguments: [currency.code] + args) ?? 0)
-            }
+        return try read { db in try balanceLines(db, now: now) }
+    }
+
+    func balanceLines(_ db: Database, now: Timestamp) throws -> Balance {
+            let limits = try verifier(db).limits
+            let currency = limits.currency
             let t = sqlTime(now)
+            let payableAfter = sqlTime(now &+ env.expiryMargin)
+            // One pass over the held states; each CASE is one line of `Balance`. The spendable
+            // condition is `spendableCoins`'s, so status and `pay` cannot disagree.
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT
+                      COALESCE(SUM(CASE WHEN expires_at <= :now THEN amount END), 0) AS expired,
+                      COALESCE(SUM(CASE WHEN expires_at > :now AND needs_online_check <> 0 THEN amount END), 0) AS checking,
+                      COALESCE(SUM(CASE WHEN expires_at > :now AND needs_online_check = 0
+                                         AND (expires_at <= :payable OR hops >= :maxHops) THEN amount END), 0) AS refresh,
+                      COALESCE(SUM(CASE WHEN \(Self.payableCondition) THEN amount END), 0) AS spendable,
+                      COALESCE(SUM(CASE WHEN status = 'received' THEN amount END), 0) AS unsettled
+                    FROM note_state WHERE status IN ('available','received') AND currency = :currency
+                    """,
+                arguments: ["now": t, "payable": payableAfter, "maxHops": limits.maxHops, "currency": currency.code])
+            let largest = try Int64.fetchAll(
+                db,
+                sql: "SELECT amount FROM note_state WHERE status IN ('available','received') AND currency = :currency AND \(Self.payableCondition) ORDER BY amount DESC LIMIT :n",
+                arguments: ["payable": payableAfter, "maxHops": limits.maxHops, "currency": currency.code, "n": PaymentBundle.maxChains])
             return Balance(
                 currency: currency,
-                spendable: try sum("status IN ('available','received') AND needs_online_check = 0 AND expires_at > ?", [t]),
+                spendable: row?.amount("spendable") ?? 0,
+                needsRefresh: row?.amount("refresh") ?? 0,
+                needsOnlineCheck: row?.amount("checking") ?? 0,
+                expired: row?.amount("expired") ?? 0,
                 // The value travelling in payments without a receipt; their change is already spendable.
                 reserved: UInt64(clamping: try Int64.fetchOne(
                     db, sql: "SELECT COALESCE(SUM(amount), 0) FROM outgoing_payment WHERE status = 'signed' AND currency = ?",
                     arguments: [currency.code]) ?? 0),
-                unsettled: try sum("status = 'received' AND needs_online_check = 0 AND expires_at > ?", [t]),
-                needsOnlineCheck: try sum("status IN ('available','received') AND needs_online_check = 1 AND expires_at > ?", [t]),
-                expired: try sum("status IN ('available','received') AND expires_at <= ?", [t]))
-        }
+                unsettled: row?.amount("unsettled") ?? 0,
+                largestPayment: Amount.sum(largest.map { UInt64(clamping: $0) }) ?? Amount.max,
+                holding: try Self.holding(db, now: now),
+                holdingLimit: limits.maxOfflineHolding)
+    }
+
+    /// The SQL condition (over `note_state`, with `:payable` = now + expiry margin and
+    /// `:maxHops` bound) for a state `pay` may spend, given it is available or received.
+    static let payableCondition = "needs_online_check = 0 AND expires_at > :payable AND hops < :maxHops"
+
+    /// Value held against the offline holding limit: unexpired available or received notes.
+    /// `receive` refuses a payment that would take this above `Limits.maxOfflineHolding`.
+    static func holding(_ db: Database, now: Timestamp) throws -> UInt64 {
+        UInt64(clamping: try Int64.fetchOne(
+            db,
+            sql: "SELECT COALESCE(SUM(amount), 0) FROM note_state WHERE status IN ('available','received') AND expires_at > ?",
+            arguments: [sqlTime(now)]) ?? 0)
     }
 
     /// Double spends this wallet caught offline, to report online.
@@ -281,7 +319,8 @@ public final class Wallet: Sendable {
                 StoredState(
                     ref: StateRef(uncheckedBytes: row.bytes("ref")), chain: try Chain(decoding: row.bytes("chain")),
                     status: NoteStatus(rawValue: row["status"]) ?? .spent,
-                    needsOnlineCheck: (row["needs_online_check"] as Int64) != 0)
+                    needsOnlineCheck: (row["needs_online_check"] as Int64) != 0,
+                    restored: (row["needs_online_check"] as Int64) == Self.restoredMark)
             }
         }
     }
@@ -294,8 +333,9 @@ public final class Wallet: Sendable {
             for (ref, result) in results {
                 switch result {
                 case .unspent:
+                    // Restored states are exchanged, never released (§5.2 rule 5).
                     try db.execute(
-                        sql: "UPDATE note_state SET needs_online_check = 0, updated_at = ? WHERE ref = ?",
+                        sql: "UPDATE note_state SET needs_online_check = 0, updated_at = ? WHERE ref = ? AND needs_online_check = 1",
                         arguments: [sqlTime(now), ref.bytes.data])
                 case .spent:
                     try db.execute(
@@ -359,16 +399,22 @@ extension Wallet {
         return try write { db in
             let verifier = try verifier(db)
             try updateStates(db, refs, set: "status = 'settled', needs_online_check = 0", where: "status = 'available'", now: now)
-            var added: UInt64 = 0
-            for chain in chains {
-                let state: VerifiedState
-                do { state = try verifier.verify(chain, now: now) } catch let e as VerificationError { throw WalletError.rejected(e) }
-                guard state.owner == publicKey else { throw WalletError.notOwnedByWallet }
-                try Self.recordSpends(db, state)
-                // Fresh notes from the issuer are a purchase paid with the notes handed back.
-                if try insertState(db, state, status: .available, origin: "purchased", now: now) { added += state.amount }
-            }
-            return added
+            return try insertFresh(db, chains, verifier: verifier, now: now)
         }
+    }
+
+    /// Verifies and stores notes the issuer issued to this wallet's key in exchange for notes
+    /// handed back; returns the value added (notes already held add nothing).
+    func insertFresh(_ db: Database, _ chains: [Chain], verifier: NoteVerifier, now: Timestamp) throws -> UInt64 {
+        var added: UInt64 = 0
+        for chain in chains {
+            let state: VerifiedState
+            do { state = try verifier.verify(chain, now: now) } catch let e as VerificationError { throw WalletError.rejected(e) }
+            guard state.owner == publicKey else { throw WalletError.notOwnedByWallet }
+            try Self.recordSpends(db, state)
+            // Fresh notes from the issuer are a purchase paid with the notes handed back.
+            if try insertState(db, state, status: .available, origin: "purchased", now: now) { added += state.amount }
+        }
+        return added
     }
 }

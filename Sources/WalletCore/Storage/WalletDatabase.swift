@@ -112,6 +112,12 @@ enum WalletDatabase {
                     );
                     """)
         }
+        m.registerMigration("v2-payments") { db in
+            // How a payment left the pending state when no receipt came back: 'issuer' (the
+            // issuer saw the payee redeem or spend it) or 'expired' (the note expired unredeemed
+            // and the issuer refunded it to the last holder it knew). NULL: by receipt.
+            try db.execute(sql: "ALTER TABLE outgoing_payment ADD COLUMN resolution TEXT CHECK (resolution IN ('issuer','expired'))")
+        }
         m.registerMigration("v2-history", migrate: migrateHistoryV2)
         return m
     }
