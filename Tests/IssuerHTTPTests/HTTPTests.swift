@@ -127,11 +127,13 @@ import FoundationNetworking
             let anonymous = h.client()
             let next = try await anonymous.refresh(body: .json(.init(refreshToken: tokens.refreshToken))).ok.body.json
             #expect(next.refreshToken != tokens.refreshToken)
-            // Replaying the old token: refused, and the new one dies with it.
+            // Once its successor was used, replaying the old token is theft, not a lost answer
+            // (IssuerConfig.refreshReuseWindow): refused, and the newest token dies with it.
+            let third = try await anonymous.refresh(body: .json(.init(refreshToken: next.refreshToken))).ok.body.json
             guard case .default(401, _) = try await anonymous.refresh(body: .json(.init(refreshToken: tokens.refreshToken))) else {
                 Issue.record("reused refresh token accepted"); return
             }
-            guard case .default(401, _) = try await anonymous.refresh(body: .json(.init(refreshToken: next.refreshToken))) else {
+            guard case .default(401, _) = try await anonymous.refresh(body: .json(.init(refreshToken: third.refreshToken))) else {
                 Issue.record("family not revoked after reuse"); return
             }
         }
