@@ -93,7 +93,10 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-            ]
+            ],
+            // A link to ../WalletAPI/openapi.yaml, compiled into the binary and served as
+            // /openapi.yaml: exactly the document the routes were generated from.
+            resources: [.embedInCode("openapi.yaml")]
         ),
         .executableTarget(
             name: "IssuerServer",

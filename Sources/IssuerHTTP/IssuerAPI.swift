@@ -84,6 +84,26 @@ public struct IssuerAPI: APIProtocol {
         return bytes
     }
 
+    /// A query parameter checked against the range openapi.yaml states for it (the generated
+    /// code decodes types, not ranges): out of range is the client's mistake, answered 400,
+    /// never quietly clamped to something it did not ask for.
+    func query<T: BinaryInteger>(_ value: T?, _ name: String, in range: ClosedRange<T>) throws -> T? {
+        guard let value else { return nil }
+        guard range.contains(value) else {
+            let bound = range.upperBound == T(exactly: Int64.max) ? "at least \(range.lowerBound)" : "from \(range.lowerBound) to \(range.upperBound)"
+            throw HTTPProblem(.badRequest, code: "invalid_parameter", detail: "Query parameter '\(name)' must be \(bound); got \(value).", field: name)
+        }
+        return value
+    }
+
+    /// Ranges of the query parameters, as openapi.yaml states them.
+    enum QueryRange {
+        static let historyLimit = 1...200
+        static let auditLimit = 1...1_000
+        /// Journal and audit ids start at 1.
+        static let before: ClosedRange<Int64> = 1...Int64.max
+    }
+
     func amount(_ value: Int64, field: String = "amount") throws -> UInt64 {
         guard value > 0 else { throw HTTPProblem(.badRequest, code: "invalid_field", detail: "'\(field)' must be positive.", field: field) }
         return UInt64(value)
@@ -156,10 +176,12 @@ public struct IssuerAPI: APIProtocol {
 
     public func getHistory(_ input: Operations.GetHistory.Input) async throws -> Operations.GetHistory.Output {
         let claims = try caller()
-        let entries = try await issuer.history(account: claims.sub, limit: input.query.limit ?? 50, before: input.query.before, kind: input.query.kind)
+        let limit = try query(input.query.limit, "limit", in: QueryRange.historyLimit) ?? 50
+        let before = try query(input.query.before, "before", in: QueryRange.before)
+        let entries = try await issuer.history(account: claims.sub, limit: limit, before: before, kind: input.query.kind)
         return .ok(.init(body: .json(.init(
             entries: entries.map { .init(id: $0.id, kind: $0.kind, amount: $0.amount, reference: $0.reference.map(Base64URL.encode), createdAt: $0.createdAt) },
-            nextBefore: entries.count == (input.query.limit ?? 50) ? entries.last?.id : nil))))
+            nextBefore: entries.count == limit ? entries.last?.id : nil))))
     }
 
     public func fundAccount(_ input: Operations.FundAccount.Input) async throws -> Operations.FundAccount.Output {
@@ -289,7 +311,9 @@ public struct IssuerAPI: APIProtocol {
 
     public func getAuditLog(_ input: Operations.GetAuditLog.Input) async throws -> Operations.GetAuditLog.Output {
         _ = try admin()
-        let entries = try await issuer.auditLog(limit: input.query.limit ?? 100, before: input.query.before)
+        let entries = try await issuer.auditLog(
+            limit: try query(input.query.limit, "limit", in: QueryRange.auditLimit) ?? 100,
+            before: try query(input.query.before, "before", in: QueryRange.before))
         return .ok(.init(body: .json(.init(entries: entries.map {
             .init(id: $0.id, actor: $0.actor, action: $0.action, detail: $0.detail, createdAt: $0.createdAt)
         }))))

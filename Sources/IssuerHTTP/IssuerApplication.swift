@@ -1,7 +1,10 @@
 import Hummingbird
 import IssuerCore
 import Logging
+import Metrics
+import NIOCore
 import OpenAPIHummingbird
+import Prometheus
 
 /// Settings of the HTTP front.
 public struct HTTPSettings: Sendable {
@@ -32,18 +35,42 @@ public enum IssuerApplication {
         logger: Logger = Logger(label: "wallet-server"),
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
+        let api = IssuerAPI(issuer: issuer, tokens: tokens, metrics: metrics, limits: settings.account)
+        let routes = RouteTable()
+        try api.registerHandlers(on: routes)
+        routes.add(.get, "/openapi.yaml")
+
         let router = Router(context: IssuerRequestContext.self)
+        // Metrics first, so it sees every answer as the client does (problems included) and
+        // labels it by its real status; ProblemMiddleware turns every error into a response.
+        router.middlewares.add(MetricsMiddleware<IssuerRequestContext>())
         router.middlewares.add(ProblemMiddleware<IssuerRequestContext>())
         router.middlewares.add(LogRequestsMiddleware(.debug))
-        router.middlewares.add(MetricsMiddleware<IssuerRequestContext>())
+        // A wrong method is refused before the body is read, rate limits counted or tokens checked.
+        routes.installMethodNotAllowed(on: router)
         router.middlewares.add(BodyLimitMiddleware<IssuerRequestContext>(maxBytes: settings.maxBodyBytes))
+        router.middlewares.add(StrictJSONMiddleware<IssuerRequestContext>(maxBytes: settings.maxBodyBytes))
         router.middlewares.add(RateLimitMiddleware(issuer: issuer, writesPerMinutePerIP: settings.writesPerMinutePerIP, loginsPerMinutePerIP: settings.loginsPerMinutePerIP))
         router.middlewares.add(AuthMiddleware(tokens: tokens))
-        let api = IssuerAPI(issuer: issuer, tokens: tokens, metrics: metrics, limits: settings.account)
-        try api.registerHandlers(on: router)
+        routes.installHandlers(on: router)
+        router.get("/openapi.yaml") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: OpenAPIDocument.mediaType],
+                body: .init(byteBuffer: ByteBuffer(bytes: OpenAPIDocument.bytes)))
+        }
         return Application(
             router: router, configuration: .init(address: .hostname(settings.host, port: settings.port)),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? settings.port) },
             logger: logger)
+    }
+}
+
+extension IssuerMetrics {
+    /// Makes this registry the process's swift-metrics backend, so Hummingbird's request
+    /// counters and durations (`hb_requests`, `http_server_request_duration`,
+    /// labelled by route, method and status) are served by `/metrics` too. Once per process:
+    /// swift-metrics refuses a second bootstrap.
+    public func bootstrapSwiftMetrics() {
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
     }
 }

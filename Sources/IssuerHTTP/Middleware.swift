@@ -29,13 +29,19 @@ public struct HTTPProblem: Error, Sendable {
     public let detail: String
     public var field: String?
     public var retryAfter: Int64?
+    /// Methods the path serves, sent as `Allow` with 405 answers (RFC 9110 §15.5.6).
+    public var allow: [HTTPRequest.Method]?
 
-    public init(_ status: HTTPResponse.Status, code: String, detail: String, field: String? = nil, retryAfter: Int64? = nil) {
+    public init(
+        _ status: HTTPResponse.Status, code: String, detail: String, field: String? = nil, retryAfter: Int64? = nil,
+        allow: [HTTPRequest.Method]? = nil
+    ) {
         self.status = status
         self.code = code
         self.detail = detail
         self.field = field
         self.retryAfter = retryAfter
+        self.allow = allow
     }
 
     public static let unauthorized = HTTPProblem(.unauthorized, code: "unauthorized", detail: "Log in: send a valid bearer access token.")
@@ -69,6 +75,7 @@ public struct HTTPProblem: Error, Sendable {
         let data = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
         var headers: HTTPFields = [.contentType: "application/problem+json"]
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        if let allow { headers[.allow] = allow.map(\.rawValue).joined(separator: ", ") }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }
@@ -146,6 +153,47 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
+/// Refuses JSON bodies that hold a key twice in one object, nest deeper than
+/// `StrictJSON.defaultMaxDepth`, or are not JSON, before the generated decoder (which would
+/// silently keep one of two equal keys) sees them. Runs after `BodyLimitMiddleware`, so the
+/// body is already in memory and bounded.
+struct StrictJSONMiddleware<Context: RequestContext>: RouterMiddleware {
+    let maxBytes: Int
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard Self.isJSON(request.headers[.contentType]) else { return try await next(request, context) }
+        var request = request
+        let buffer = try await request.body.collect(upTo: maxBytes)
+        request.body = .init(buffer: buffer)
+        guard buffer.readableBytes > 0 else { return try await next(request, context) }
+        do {
+            try StrictJSON.check(buffer.readableBytesView)
+        } catch {
+            throw Self.problem(error)
+        }
+        return try await next(request, context)
+    }
+
+    /// JSON media types, and no Content-Type at all (the generated decoder then assumes JSON).
+    static func isJSON(_ contentType: String?) -> Bool {
+        guard let contentType else { return true }
+        let media = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        return media.isEmpty || media == "application/json" || media.hasSuffix("+json")
+    }
+
+    static func problem(_ failure: StrictJSON.Failure) -> HTTPProblem {
+        switch failure {
+        case .duplicateKey(let key, let path):
+            let shown = key.count > 64 ? String(key.prefix(64)) + "…" : key
+            return HTTPProblem(.badRequest, code: "duplicate_key", detail: "The JSON object at \(path) has the key \"\(shown)\" more than once; send each key once.")
+        case .tooDeep(let limit):
+            return HTTPProblem(.badRequest, code: "json_too_deep", detail: "The JSON body nests objects and arrays deeper than \(limit) levels.")
+        case .invalid(let reason, let offset):
+            return HTTPProblem(.badRequest, code: "invalid_json", detail: "The body is not valid JSON: \(reason) at byte \(offset).")
+        }
+    }
+}
+
 /// Per-IP limits on every write (and tighter on login), counted in the database so that
 /// several processes share them. Per-account write limits are applied in the handlers.
 struct RateLimitMiddleware: RouterMiddleware {
@@ -155,7 +203,7 @@ struct RateLimitMiddleware: RouterMiddleware {
     let loginsPerMinutePerIP: Int
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.method != .get else { return try await next(request, context) }
+        guard request.method != .get, request.method != .head else { return try await next(request, context) }
         let ip = context.remoteAddress?.ipAddress ?? "unknown"
         let isLogin = request.uri.path.hasPrefix("/v1/auth/")
         let bucket = isLogin ? "ip-auth:\(ip)" : "ip-write:\(ip)"

@@ -47,7 +47,7 @@ struct HTTPHarness {
 
     /// Starts a server, runs `body`, stops the server.
     static func with(
-        _ backend: HTTPBackend = .sqlite, settings: HTTPSettings = HTTPSettings(port: 0),
+        _ backend: HTTPBackend = .sqlite, settings: HTTPSettings = HTTPSettings(port: 0), metrics: IssuerMetrics = IssuerMetrics(),
         clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date().timeIntervalSince1970) },
         _ body: (HTTPHarness) async throws -> Void
     ) async throws {
@@ -64,7 +64,7 @@ struct HTTPHarness {
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "http-tests")
         logger.logLevel = .critical  // the server is cancelled at the end of every test, on purpose
-        let app = try IssuerApplication.make(issuer: issuer, tokens: tokens, settings: settings, logger: logger) { continuation.yield($0) }
+        let app = try IssuerApplication.make(issuer: issuer, tokens: tokens, settings: settings, metrics: metrics, logger: logger) { continuation.yield($0) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await app.runService(gracefulShutdownSignals: []) }
             var iterator = ports.makeAsyncIterator()
