@@ -4,9 +4,7 @@ import Hummingbird
 import IssuerCore
 import IssuerHTTP
 import Logging
-import Metrics
 import OfflineNotes
-import Prometheus
 import SQLStore
 
 /// Options shared by every subcommand: where the data lives and how money behaves.
@@ -42,6 +40,9 @@ struct CommonOptions: ParsableArguments {
     @Option(help: "Double-spend policy: credit-later-receiver (default) or reject-later-receiver.")
     var policy: String = DoubleSpendPolicy.creditLaterReceiver.rawValue
 
+    @Option(help: "Seconds to wait at start for PostgreSQL to answer before giving up (env WALLET_SERVER_DATABASE_WAIT).")
+    var databaseWait: Double = Double(ProcessInfo.processInfo.environment["WALLET_SERVER_DATABASE_WAIT"] ?? "") ?? 30
+
     @Flag(help: "Allow POST /v1/account/fund (development and tests only).")
     var devFunding = ProcessInfo.processInfo.environment["WALLET_SERVER_DEV_FUNDING"] == "1"
 
@@ -50,19 +51,48 @@ struct CommonOptions: ParsableArguments {
         guard let policy = DoubleSpendPolicy(rawValue: policy) else { throw ValidationError("--policy: credit-later-receiver or reject-later-receiver") }
         let now = Timestamp(Date().timeIntervalSince1970)
         let (keyring, secret) = try KeyDirectory(path: keys).load(now: now, noteLifetime: noteLifetime)
-        let db: any SQLDatabase
-        if let postgresURL {
-            db = try PostgresStore(url: postgresURL, logger: logger)
-        } else {
-            let dir = (database as NSString).deletingLastPathComponent
-            if !dir.isEmpty { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
-            db = try SQLiteStore(path: database)
-        }
         let config = IssuerConfig(
             currency: currency, maxOfflineHolding: maxOfflineHolding, maxHops: maxHops, noteLifetime: noteLifetime,
             redemptionGrace: redemptionGrace, policy: policy, devFunding: devFunding)
-        return try await Issuer.open(database: db, keyring: keyring, config: config, challengeSecret: secret)
+        if let postgresURL {
+            guard databaseWait >= 0, databaseWait.isFinite else { throw ValidationError("--database-wait must be a number of seconds ≥ 0") }
+            let db: PostgresStore
+            do {
+                db = try await PostgresStore.connect(url: postgresURL, patience: .milliseconds(Int64(databaseWait * 1_000)), logger: logger)
+            } catch {
+                throw StartupError("\(error). Check --postgres (env WALLET_SERVER_POSTGRES_URL) and that the server is up.")
+            }
+            return try await Issuer.open(database: db, keyring: keyring, config: config, challengeSecret: secret)
+        }
+        // SQLite: a path that cannot be created, opened or read as a database is named with
+        // its cause here, instead of surfacing later as an opaque storage error.
+        let db: SQLiteStore
+        do {
+            // (URL, not NSString: Foundation's deletingLastPathComponent traps on a one-letter path.)
+            let dir = URL(fileURLWithPath: database).deletingLastPathComponent()
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            db = try SQLiteStore(path: database)
+        } catch {
+            throw StartupError("cannot open the SQLite database at \(database): \(Self.describe(error)). Check --database (env WALLET_SERVER_DATABASE).")
+        }
+        do {
+            return try await Issuer.open(database: db, keyring: keyring, config: config, challengeSecret: secret)
+        } catch {
+            throw StartupError("cannot use the SQLite database at \(database): \(error). Check --database (env WALLET_SERVER_DATABASE).")
+        }
     }
+
+    /// Foundation's errors in words (their default description is a dump of the NSError).
+    static func describe(_ error: any Error) -> String {
+        let text = (error as? CocoaError)?.localizedDescription ?? String(describing: error)
+        return text.hasSuffix(".") ? String(text.dropLast()) : text
+    }
+}
+
+/// The server cannot start; ArgumentParser prints it as `Error: <message>` and exits with 1.
+struct StartupError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
 
 @main
@@ -95,7 +125,7 @@ struct Serve: AsyncParsableCommand {
         let secret = try KeyDirectory(path: common.keys).read("secret.key")
         let tokens = AccessTokens(secret: secret)
         let metrics = IssuerMetrics()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics.registry))
+        metrics.bootstrapSwiftMetrics()
         let app = try IssuerApplication.make(
             issuer: issuer, tokens: tokens, settings: HTTPSettings(host: host, port: port), metrics: metrics, logger: logger)
         logger.info("wallet-server on http://\(host):\(port), database \(common.postgresURL == nil ? common.database : "postgres"), currency \(common.currency)")

@@ -19,26 +19,122 @@ public final class PostgresStore: SQLDatabase {
     public var conflictRetries: Int { retries.load(ordering: .relaxed) }
 
     /// Connects to `postgres://user[:password]@host[:port]/database[?search_path=schema]`.
+    /// Nothing is dialled yet: the pool connects on first use and retries without end while
+    /// the server is down. A process starting up should use `connect(url:…)` instead.
     public convenience init(url: String, maxConnections: Int = 20, logger: Logger = Logger(label: "sql.postgres")) throws {
-        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
-            let host = components.host, let user = components.user
-        else { throw SQLError.failed("not a postgres:// URL: \(url)") }
-        let database = components.path.split(separator: "/").first.map(String.init)
-        var config = PostgresClient.Configuration(
-            host: host, port: components.port ?? 5432, username: user, password: components.password,
-            database: database, tls: .disable)
-        config.options.maximumConnections = maxConnections
-        if let schema = components.queryItems?.first(where: { $0.name == "search_path" })?.value {
-            config.options.additionalStartupParameters = [("search_path", schema)]
-        }
-        self.init(configuration: config, logger: logger)
+        self.init(configuration: try Endpoint(url: url).clientConfiguration(maxConnections: maxConnections), logger: logger)
+    }
+
+    /// Checks that PostgreSQL at `url` answers, trying again for at most `patience` while it
+    /// cannot be reached (refused, unresolvable, starting up), then opens the pool. Fails at
+    /// once when the server answers with a refusal that waiting cannot fix (bad password,
+    /// unknown database or user), and after `patience` otherwise, with the last cause.
+    public static func connect(
+        url: String, maxConnections: Int = 20, patience: Duration = .seconds(30), logger: Logger = Logger(label: "sql.postgres")
+    ) async throws -> PostgresStore {
+        let endpoint = try Endpoint(url: url)
+        try await endpoint.waitUntilReachable(patience: patience, logger: logger)
+        return PostgresStore(configuration: endpoint.clientConfiguration(maxConnections: maxConnections), logger: logger)
     }
 
     public init(configuration: PostgresClient.Configuration, logger: Logger) {
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.logger = logger
-        runner = Task { await client.run() }
+        runner = Self.start(client)
+    }
+
+    /// Runs the pool. Where the toolchain allows, the task starts on the spot, so `run()` has
+    /// been entered before the first lease (otherwise postgres-nio warns that it was not).
+    private static func start(_ client: PostgresClient) -> Task<Void, Never> {
+        #if compiler(>=6.2)
+        if #available(macOS 26, iOS 26, *) { return Task.immediate { await client.run() } }
+        #endif
+        return Task { await client.run() }
+    }
+
+    /// Where a URL points, parsed once for the pool and for the start-up probe.
+    struct Endpoint {
+        let host: String
+        let port: Int
+        let user: String
+        let password: String?
+        let database: String?
+        let schema: String?
+
+        init(url: String) throws {
+            guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
+                let host = components.host, let user = components.user
+            else { throw SQLError.failed("not a postgres:// URL: \(url)") }
+            self.host = host
+            port = components.port ?? 5432
+            self.user = user
+            password = components.password
+            database = components.path.split(separator: "/").first.map(String.init)
+            schema = components.queryItems?.first(where: { $0.name == "search_path" })?.value
+        }
+
+        func clientConfiguration(maxConnections: Int) -> PostgresClient.Configuration {
+            var config = PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: database, tls: .disable)
+            config.options.maximumConnections = maxConnections
+            if let schema { config.options.additionalStartupParameters = [("search_path", schema)] }
+            return config
+        }
+
+        func waitUntilReachable(patience: Duration, logger: Logger) async throws {
+            let clock = ContinuousClock()
+            let deadline = clock.now + patience
+            var pause = Duration.milliseconds(100)
+            var attempt = 1
+            while true {
+                var config = PostgresConnection.Configuration(host: host, port: port, username: user, password: password, database: database, tls: .disable)
+                // One attempt may take what is left of the patience (a silent host), never less than 0.1 s.
+                let left = (deadline - clock.now).components
+                config.options.connectTimeout = .nanoseconds(max(100_000_000, left.seconds * 1_000_000_000 + left.attoseconds / 1_000_000_000))
+                do {
+                    let connection = try await PostgresConnection.connect(configuration: config, id: 0, logger: logger)
+                    try? await connection.close()
+                    return
+                } catch {
+                    let cause = Self.describe(error)
+                    if let state = (error as? PSQLError)?.serverInfo?[.sqlState], !Self.transient(sqlState: state) {
+                        throw SQLError.failed("PostgreSQL at \(host):\(port) refused the connection: \(cause)")
+                    }
+                    let left = deadline - clock.now
+                    guard left > .zero else {
+                        throw SQLError.failed("cannot reach PostgreSQL at \(host):\(port) after \(Self.seconds(patience)) s: \(cause)")
+                    }
+                    if attempt == 1 {
+                        logger.warning("PostgreSQL at \(host):\(port) is not reachable (\(cause)); trying again for up to \(Self.seconds(patience)) s")
+                    }
+                    attempt += 1
+                    try await Task.sleep(for: min(pause, left))
+                    pause = min(pause * 2, .seconds(2))
+                }
+            }
+        }
+
+        /// `2`, `0.5`: the patience as the operator gave it.
+        static func seconds(_ d: Duration) -> String {
+            let value = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+            return value == value.rounded() ? String(Int64(value)) : String(value)
+        }
+
+        /// Server refusals worth waiting out: the server is starting, shutting down or full.
+        static func transient(sqlState: String) -> Bool {
+            ["57P03", "57P01", "57P02", "53300", "08006", "08001"].contains(sqlState)
+        }
+
+        /// The cause in words. PSQLError hides everything behind a generic description (it may
+        /// reach end users); here it goes to the operator starting the server.
+        static func describe(_ error: any Error) -> String {
+            guard let psql = error as? PSQLError else { return String(describing: error) }
+            if let message = psql.serverInfo?[.message] {
+                return "\(message) (SQLSTATE \(psql.serverInfo?[.sqlState] ?? "?"))"
+            }
+            if let underlying = psql.underlying { return String(describing: underlying) }
+            return String(describing: psql.code)
+        }
     }
 
     public func close() async {

@@ -1,0 +1,128 @@
+import Foundation
+import SQLStore
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `wallet-server` facing a database it cannot use at start: it must say so and exit, after a
+/// bounded wait, instead of retrying forever or crashing.
+@Suite struct StartupTests {
+    /// What a finished `wallet-server` run left behind.
+    struct Outcome {
+        let status: Int32
+        let stderr: String
+        /// False when the process was still running after the time limit and had to be killed.
+        let exited: Bool
+    }
+
+    /// A running `wallet-server` whose standard error is collected.
+    final class Launched: @unchecked Sendable {  // touched by the test's task only
+        let process = Process()
+        let exit = AsyncStream<Void>.makeStream()
+        let output: Task<Data, Never>
+
+        init(_ arguments: [String]) throws {
+            let binary = try #require(CrashTests.serverBinary, "wallet-server is not built next to the tests; run swift build --build-tests")
+            let dir = NSTemporaryDirectory() + "startup-" + UUID().uuidString
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            process.executableURL = binary
+            process.arguments = ["serve", "--keys", dir + "/keys"] + arguments
+            process.currentDirectoryURL = URL(fileURLWithPath: dir)
+            let stderr = Pipe()
+            process.standardError = stderr
+            process.standardOutput = FileHandle.nullDevice
+            let continuation = exit.continuation
+            process.terminationHandler = { _ in continuation.yield() }
+            try process.run()
+            output = Task.detached { stderr.fileHandleForReading.readDataToEndOfFile() }
+        }
+
+        /// Waits for the process to end; kills it if it is still running after `limit` seconds
+        /// (the behaviour under test is that it does not need killing).
+        func finish(limit: Double = 120) async -> Outcome {
+            let pid = process.processIdentifier
+            let watchdog = Task { () -> Bool in
+                do { try await Task.sleep(for: .seconds(limit)) } catch { return false }
+                kill(pid, SIGKILL)
+                return true
+            }
+            var iterator = exit.stream.makeAsyncIterator()
+            await iterator.next()
+            watchdog.cancel()
+            let killed = await watchdog.value
+            return Outcome(status: process.terminationStatus, stderr: String(decoding: await output.value, as: UTF8.self), exited: !killed)
+        }
+    }
+
+    static func run(_ arguments: [String], limit: Double = 120) async throws -> Outcome {
+        await (try Launched(["--port", "0"] + arguments)).finish(limit: limit)
+    }
+
+    @Test func anUnreachablePostgreSQLIsAClearErrorAfterTheConfiguredWait() async throws {
+        // Nothing listens on port 1 of the loopback: every connection is refused.
+        let outcome = try await Self.run(["--postgres", "postgres://wallet@127.0.0.1:1/wallet", "--database-wait", "2"])
+        #expect(outcome.exited, "wallet-server kept retrying; it was killed")
+        #expect(outcome.status != 0)
+        #expect(outcome.stderr.contains("cannot reach PostgreSQL at 127.0.0.1:1 after 2 s:"), "\(outcome.stderr)")
+        #expect(outcome.stderr.contains("refused"), "the cause is named: \(outcome.stderr)")
+    }
+
+    @Test func anUnusableSQLitePathIsAClearError() async throws {
+        let dir = NSTemporaryDirectory() + "startup-sqlite-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        // Under a regular file (no directory can be made there), a directory, and a file that is not SQLite.
+        let file = dir + "/plain-file"
+        try Data("not a directory".utf8).write(to: URL(fileURLWithPath: file))
+        let garbage = dir + "/garbage.sqlite"
+        try Data(repeating: 0x41, count: 4_096).write(to: URL(fileURLWithPath: garbage))
+        for (path, phrase) in [(file + "/server.sqlite", "cannot open the SQLite database at \(file)/server.sqlite: "),
+                               (dir, "cannot open the SQLite database at \(dir): "),
+                               (garbage, "the SQLite database at \(garbage): ")] {
+            let outcome = try await Self.run(["--database", path])
+            #expect(outcome.exited)
+            #expect(outcome.status != 0, "\(path)")
+            #expect(outcome.stderr.contains(phrase), "\(outcome.stderr)")
+            #expect(!outcome.stderr.contains("Program crashed"), "\(outcome.stderr)")
+        }
+    }
+
+    /// On a live PostgreSQL: a database that does not exist fails at once (waiting cannot fix
+    /// it), and a good start logs no warning about the pool not running yet.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["OW_TEST_POSTGRES_URL"] != nil))
+    func aLivePostgreSQLRefusalFailsFastAndAGoodStartIsQuiet() async throws {
+        let url = try #require(ProcessInfo.processInfo.environment["OW_TEST_POSTGRES_URL"])
+        let base = try #require(URLComponents(string: url))
+        var missing = base
+        missing.path = "/no_such_database_\(UUID().uuidString.prefix(8).lowercased())"
+        let refused = try await Self.run(["--postgres", try #require(missing.string), "--database-wait", "600"], limit: 60)
+        #expect(refused.exited, "a refusal that waiting cannot fix was retried")
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("refused the connection"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("does not exist"), "\(refused.stderr)")
+
+        // A good start (in a schema of its own): serve, answer /health, stop; nothing logged
+        // about the pool not running yet.
+        let schema = "s_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let admin = try PostgresStore(url: url, maxConnections: 1)
+        try await admin.transaction { try await $0.execute("CREATE SCHEMA \(schema)") }
+        await admin.close()
+        let port = Int.random(in: 20_000...60_000)
+        let server = try Launched(["--port", String(port), "--log-level", "warning", "--postgres", url + "?search_path=\(schema)"])
+        var healthy = false
+        for _ in 0..<200 where !healthy {
+            if let (_, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/health")!),
+                (response as? HTTPURLResponse)?.statusCode == 200
+            {
+                healthy = true
+            } else {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        server.process.terminate()
+        let text = await server.finish().stderr
+        #expect(healthy, "\(text)")
+        #expect(!text.contains("hasn't been called"), "\(text)")
+    }
+}
