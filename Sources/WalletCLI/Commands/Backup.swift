@@ -122,11 +122,11 @@ struct Restore: AsyncParsableCommand {
     func run() async throws {
         try await WalletCLI.run(common) { out in
             let home = common.home
-            try home.prepareNew()
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw CLIError("unreadable_file", "Cannot read \(file).", exit: .input)
             }
             let passphrase = try secret(env: "OW_BACKUP_PASSPHRASE", prompt: "Backup passphrase: ")
+            try home.prepareNew()
             out.note("Decrypting…")
             let wallet = try Wallet.restore(Array(data), passphrase: passphrase, into: home.directory, keyPassphrase: WalletHome.passphrase)
             LoginSeal.adopt(wallet, directory: home.directory)
