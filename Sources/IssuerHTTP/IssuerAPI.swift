@@ -245,7 +245,7 @@ public struct IssuerAPI: APIProtocol {
             throw HTTPProblem(.badRequest, code: "invalid_field", detail: "'walletKey' must be a 33-byte compressed P-256 key.", field: "walletKey")
         }
         let chains = try body.chains.enumerated().map { try bytes($0.element, field: "chains[\($0.offset)]") }
-        let (results, notes) = try await issuer.refresh(account: claims.sub, walletKey: key, chains: chains)
+        let (results, notes) = try await issuer.refresh(account: claims.sub, walletKey: key, chains: chains, restore: body.restore ?? false)
         return .ok(.init(body: .json(.init(results: results.map(Self.result), chains: notes.map { Base64URL.encode($0.encoded) }))))
     }
 

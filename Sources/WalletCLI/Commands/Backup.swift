@@ -114,7 +114,7 @@ struct Backup: AsyncParsableCommand {
 
 struct Restore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Restore a backup into a new wallet directory. Restored notes stay unspendable until wallet sync has checked them online.")
+        abstract: "Restore a backup into a new wallet directory, under a new key. Restored notes are exchanged online by the next wallet sync before any can be spent.")
     @OptionGroup var common: CommonOptions
     @Argument(help: "Backup file.") var file: String
     @Option(help: "Issuer URL for the restored wallet (then: wallet login EMAIL).") var server: String?
@@ -135,11 +135,21 @@ struct Restore: AsyncParsableCommand {
             try home.saveConfig(config)
             let balance = try wallet.balance()
             let currency = try wallet.limits().currency
+            let m = { (v: UInt64) in MoneyText.format(v, currency) }
             out.result(
-                ["directory": home.directory, "needsOnlineCheck": balance.needsOnlineCheck, "spendable": balance.spendable],
+                [
+                    "directory": home.directory, "needsOnlineCheck": balance.needsOnlineCheck, "spendable": balance.spendable,
+                    "walletKey": wallet.publicKey.hex, "oldWalletKey": (try wallet.restoredFromKey()?.hex) ?? NSNull(),
+                ],
                 human: """
-                    Restored into \(home.directory).
-                    \(MoneyText.format(balance.needsOnlineCheck, currency)) of notes wait for an online check: log in and run wallet sync before spending them.
+                    Restored into \(home.directory) with a NEW wallet key (\(wallet.publicKey.keyID)).
+                    \(m(balance.needsOnlineCheck)) of restored notes cannot be spent offline: they belong to the old key, which
+                    the old device may still use. Log in (wallet login EMAIL) and run wallet sync: the issuer exchanges
+                    them for fresh notes of this wallet's key. Notes the old device already spent are retired.
+                    The old device: stop using it, and delete its wallet if you still have it. A payment it makes
+                    from a restored note that surfaces later is paid from your account (a restore conflict, not
+                    fraud). If that happens again after a second restore, it is treated as fraud and the account
+                    is frozen.
                     """)
         }
     }
