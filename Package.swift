@@ -215,7 +215,7 @@ let package = Package(
         .testTarget(
             name: "WalletCLITests",
             dependencies: [
-                "WalletCLI", "QRPayload",
+                "WalletCLI", "WalletCore", "NearbySession", "QRPayload",
                 .target(name: "QRImage", condition: .when(platforms: [.linux])),
             ]
         ),

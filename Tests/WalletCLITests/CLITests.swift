@@ -2,6 +2,9 @@
 import Foundation
 import Testing
 
+import NearbySession
+import WalletCore
+
 @testable import WalletCLI
 
 /// The command line's conventions, run as users run it: the built binary, a real server.
@@ -63,6 +66,17 @@ struct CLITests {
         }
         #expect(exits.count > 20)
         for (code, statuses) in exits { #expect(statuses.count == 1, "\(code) exits with \(statuses.sorted())") }
+    }
+
+    /// Errors from the engine and the session map to one status per code, too.
+    @Test func engineErrorsMapToOneExitStatus() {
+        #expect(CLIError.from(WalletError.corruptFile("x")).exit == .input)
+        #expect(CLIError.from(WalletError.wrongPassphrase).exit == .refused)
+        #expect(CLIError.from(WalletError.storage("x")).exit == .failure)
+        let refusal = CLIError.from(NearbyError.refused(code: "double_spend", message: "spent elsewhere"))
+        #expect(refusal.code == "payee_refused")
+        #expect(refusal.exit == .refused)
+        #expect(refusal.description.contains("double_spend"))
     }
 
     // MARK: Against a server

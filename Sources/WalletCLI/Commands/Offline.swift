@@ -354,6 +354,10 @@ enum Outcome {
 
     static func annotate(_ error: any Error, _ outcome: String) -> CLIError {
         let cause = CLIError.from(error)
+        // Resending to a payee that refused would be refused again.
+        let outcome = cause.code == "payee_refused" && outcome != nothingSignedText
+            ? "The payment was signed and is kept in this wallet; wallet sync asks the issuer what became of it."
+            : outcome
         return CLIError(cause.code, "\(cause.description) \(outcome)", exit: cause.exit)
     }
 }

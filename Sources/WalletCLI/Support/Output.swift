@@ -62,11 +62,15 @@ struct CLIError: Error, CustomStringConvertible {
             switch e {
             case .rejected, .doubleSpendDetected: return CLIError(e.code, e.description, exit: .rejected)
             case .storage: return CLIError(e.code, e.description, exit: .failure)
+            // A damaged key file or backup is an unreadable file, whichever command opens it.
+            case .corruptFile: return CLIError(e.code, e.description, exit: .input)
             default: return CLIError(e.code, e.description, exit: .refused)
             }
         case let e as NearbyError:
             switch e {
-            case .refused(let code, let message): return CLIError(code, "The payee refused the payment: \(message)", exit: .refused)
+            // Its own code: the payee's (e.g. double_spend, exit 6 on the payee's side) would
+            // otherwise mean two exit statuses for one code.
+            case .refused(let code, let message): return CLIError("payee_refused", "The payee refused the payment (\(code)): \(message)", exit: .refused)
             default: return CLIError(e.code, e.description, exit: .session)
             }
         case let e as IssuerClientError:
