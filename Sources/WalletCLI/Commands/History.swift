@@ -20,9 +20,10 @@ struct HistoryList: AsyncParsableCommand {
     @Option(help: "Only lines from this time on: a date (2026-11-23, UTC), a date-time (2026-11-23T10:00:00Z) or a Unix time.")
     var since: String?
     @Option(help: "Only lines before this time (a date includes that whole UTC day); same forms as --since.") var until: String?
-    @Option(help: "At most this many entries.") var limit = 50
+    @Option(help: "At most this many entries (1 to 1000).") var limit = 50
 
     func validate() throws {
+        guard (1...1000).contains(limit) else { throw ValidationError("--limit must be between 1 and 1000.") }
         for (name, value) in [("--since", since), ("--until", until)] {
             if let value, HistoryTime.parse(value) == nil {
                 throw ValidationError("\(name) '\(value)' is not a time. Use \(HistoryTime.accepted).")

@@ -288,10 +288,11 @@ struct OnlineSession {
     mutating func applyAutoRecharge() async throws -> UInt64 {
         if let pending = config.pendingPurchase { return try await send(pending) }
         guard let rule = config.autoRecharge else { return 0 }
-        let spendable = try wallet.balance().spendable
+        let balance = try wallet.balance()
+        let spendable = balance.spendable
         guard spendable < rule.threshold, rule.target > spendable else { return 0 }
-        let room = try wallet.limits().maxOfflineHolding
-        let amount = min(rule.target - spendable, room > spendable ? room - spendable : 0)
+        // Never buy past what the wallet may hold offline (the rule `receive` applies).
+        let amount = min(rule.target - spendable, balance.riskBudgetLeft)
         guard amount > 0 else { return 0 }
         return try await purchase(amount)
     }

@@ -7,6 +7,9 @@ import OfflineNotes
 enum WalletDatabase {
     static func open(path: String) throws(WalletError) -> DatabasePool {
         var config = Configuration()
+        // Clients serialize on their own lock (the CLI's directory flock); this is the backstop
+        // for anything that does not, instead of failing at once with "database is locked".
+        config.busyMode = .timeout(10)
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
