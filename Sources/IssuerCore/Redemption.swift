@@ -588,19 +588,13 @@ extension Issuer {
         var out: [(account: Int64, amount: Int64)] = []
         for leaf in leaves where left > 0 {
             let key = try await Self.keyOwner(conn, PublicKeyBytes(uncheckedBytes: leaf.owner))
-            let signer = try await leaf.signer.asyncMap { try await Self.keyOwner(conn, PublicKeyBytes(uncheckedBytes: $0)) } ?? nil
+            var signer: Int64?
+            if let key = leaf.signer { signer = try await Self.keyOwner(conn, PublicKeyBytes(uncheckedBytes: key)) }
             let amount = min(Int64(clamping: leaf.amount), left)
             out.append((key ?? signer ?? purchaser, amount))
             left -= amount
         }
         if left > 0 { out.append((purchaser, left)) }
         return out
-    }
-}
-
-extension Optional {
-    fileprivate func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
-        guard let self else { return nil }
-        return try await transform(self)
     }
 }
