@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "WalletCore", targets: ["WalletCore"]),
         .library(name: "QRPayload", targets: ["QRPayload"]),
         .library(name: "NearbySession", targets: ["NearbySession"]),
+        .library(name: "WalletFlows", targets: ["WalletFlows"]),
+        .library(name: "WalletAppModels", targets: ["WalletAppModels"]),
         .executable(name: "wallet", targets: ["WalletCLI"]),
         .executable(name: "wallet-demo", targets: ["WalletDemo"]),
         .executable(name: "wallet-tamper", targets: ["TamperTool"]),
@@ -197,6 +199,34 @@ let package = Package(
                 "WalletCore", "WalletAPI", "OfflineNotes",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+            ]
+        ),
+        // The flows every client runs (the CLI today, the app next): login with a credential
+        // store, purchase, auto-recharge, the whole sync with progress, nearby pay and receive.
+        .target(
+            name: "WalletFlows",
+            dependencies: ["WalletCore", "WalletSync", "OfflineNotes", "NearbySession", "QRPayload"]
+        ),
+        .testTarget(
+            name: "WalletFlowsTests",
+            dependencies: [
+                "WalletFlows", "WalletCore", "WalletSync", "OfflineNotes", "NearbySession", "QRPayload",
+                "IssuerHTTP", "IssuerCore", "SQLStore", "DevIssuer",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+        // The app's screen models: platform-neutral (Observation, no SwiftUI or UIKit), tested on
+        // Linux; the SwiftUI views bind to them.
+        .target(
+            name: "WalletAppModels",
+            dependencies: ["WalletFlows", "WalletCore", "OfflineNotes", "QRPayload"]
+        ),
+        .testTarget(
+            name: "WalletAppModelsTests",
+            dependencies: [
+                "WalletAppModels", "WalletFlows", "WalletCore", "OfflineNotes", "QRPayload",
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         // `wallet`: the command line (one directory per user; human output or --json).

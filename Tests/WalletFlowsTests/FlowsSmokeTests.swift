@@ -1,0 +1,6 @@
+import Testing
+import WalletFlows
+
+@Suite struct FlowsModuleTests {
+    @Test func theModuleLinks() { _ = WalletFlows.self }
+}
