@@ -4,7 +4,7 @@ import SQLStore
 ///
 /// Money invariants the schema carries:
 /// - `spent_state.state_ref` is the primary key: a note state is spent (by a transfer) or
-///   redeemed at most once, whatever the concurrency (DESIGN §2.3).
+///   redeemed at most once, whatever the concurrency (docs/design.md §2.3).
 /// - every balance change is a `journal` row; postings of one entry sum to zero.
 enum Schema {
     static func ddl(_ dialect: SQLDialect) -> [String] {
@@ -147,7 +147,7 @@ enum Schema {
     }
 
     /// Money columns, with the range each table's values must stay in. Amounts are integers
-    /// (DESIGN §2.1): PostgreSQL's BIGINT holds nothing else, but SQLite stores whatever it is
+    /// (docs/design.md §2.1): PostgreSQL's BIGINT holds nothing else, but SQLite stores whatever it is
     /// given in an INTEGER column — including the REAL it makes of an overflowing `balance + ?`,
     /// which then crashed every later read. `issued_note`'s amounts are non-negative, so
     /// `amount - redeemed` cannot overflow.

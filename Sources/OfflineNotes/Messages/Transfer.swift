@@ -35,7 +35,7 @@ public struct Transfer: WireMessage {
     }
 
     /// Builds and signs a transfer of `input`. The caller guarantees it owns `input`; the
-    /// wallet engine also guarantees it signs at most one transfer per state (DESIGN §2.4).
+    /// wallet engine also guarantees it signs at most one transfer per state (docs/design.md §2.4).
     public static func sign(
         input: StateRef, outputs: [TransferOutput], nonce: Nonce, createdAt: Timestamp,
         signer: some MessageSigner

@@ -36,7 +36,7 @@ public struct Currency: Hashable, Sendable, CustomStringConvertible, Codable {
     }
 }
 
-/// Amount rules shared by every component (DESIGN §2.1): integers in minor units.
+/// Amount rules shared by every component (docs/design.md §2.1): integers in minor units.
 public enum Amount {
     /// The largest amount and the largest sum the protocol accepts: 2^63 − 1, so that every
     /// amount fits a signed 64-bit database column (SQLite INTEGER, PostgreSQL BIGINT).

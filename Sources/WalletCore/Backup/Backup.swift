@@ -42,7 +42,7 @@ extension Wallet {
     /// held is marked restored: never spent offline, exchanged online by the next sync for notes
     /// of the new key (docs/protocol.md §5.2 rule 5). The backup may predate payments the old
     /// device made since, and the old device may still spend; a new key means the two devices
-    /// can never sign two transfers of one state with one key (DESIGN §2.4).
+    /// can never sign two transfers of one state with one key (docs/design.md §2.4).
     public static func restore(
         _ backup: [UInt8], passphrase: String, into directory: String, keyPassphrase: String? = nil,
         keyCost: PassphraseBox.Cost = .interactive, environment: WalletEnvironment = .live

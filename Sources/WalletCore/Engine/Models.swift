@@ -9,7 +9,7 @@ public enum PaymentMethod: String, Sendable, Codable, CaseIterable {
     case online
 }
 
-/// Where a note state stands in this wallet (DESIGN §4).
+/// Where a note state stands in this wallet (docs/design.md §4).
 public enum NoteStatus: String, Sendable, Codable, CaseIterable {
     /// Purchased or change: spendable offline.
     case available

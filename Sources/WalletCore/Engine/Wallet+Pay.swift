@@ -8,7 +8,7 @@ extension Wallet {
     /// Selecting notes, signing the transfers and marking their inputs spent happen in one
     /// database transaction that commits before any byte is returned. Asking again for the same
     /// request returns the same bytes, so an interrupted payment is resent, never re-signed
-    /// (DESIGN §2.4, §2.6).
+    /// (docs/design.md §2.4, §2.6).
     ///
     /// - Parameter amount: required for an open-amount request, otherwise must be nil or equal.
     public func pay(_ request: PaymentRequest, amount: UInt64? = nil, method: PaymentMethod = .qr) throws(WalletError)

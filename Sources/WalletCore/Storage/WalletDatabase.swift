@@ -51,7 +51,7 @@ enum WalletDatabase {
                     );
                     CREATE INDEX note_state_spendable ON note_state(status, currency, expires_at);
                     -- Every spend this wallet made or saw. The primary key makes a second,
-                    -- different transfer of one state impossible to record: DESIGN §2.4 enforced
+                    -- different transfer of one state impossible to record: docs/design.md §2.4 enforced
                     -- by the database, and the evidence for offline double-spend detection.
                     CREATE TABLE spend_edge (
                         state_ref BLOB PRIMARY KEY,
