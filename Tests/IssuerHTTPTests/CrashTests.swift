@@ -41,8 +41,10 @@ import FoundationNetworking
             try process.run()
         }
         var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+        /// Waits up to 30 s (a loaded CI machine starts a server and migrates PostgreSQL slowly):
+        /// a bound on liveness, not a speed check.
         func waitUntilHealthy() async throws {
-            for _ in 0..<100 {
+            for _ in 0..<600 {
                 if let (_, response) = try? await URLSession.shared.data(from: url.appendingPathComponent("health")),
                     (response as? HTTPURLResponse)?.statusCode == 200
                 { return }

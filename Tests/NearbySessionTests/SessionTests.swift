@@ -213,7 +213,9 @@ struct SessionTests {
         let pair = try Pair()
         let (request, ephemeral) = try pair.request(900)
         let network = SimulatedNetwork(.init(mtu: 20))
-        let receiver = try NearbyReceiver(request: request, ephemeral: ephemeral, options: SessionOptions(timeout: .milliseconds(500)))
+        // A generous timeout: at MTU 20 the request takes many frames, and a loaded machine is
+        // slow; the test ends the session itself by closing the network.
+        let receiver = try NearbyReceiver(request: request, ephemeral: ephemeral, options: SessionOptions(timeout: .seconds(20)))
         async let served = try? receiver.serve(network, answer: pair.answer)
         #expect(try await NearbyPayment.fetchRequest(from: network) == request)
         #expect(network.counters.listenerFrames > 1)
