@@ -205,7 +205,10 @@ let package = Package(
         // store, purchase, auto-recharge, the whole sync with progress, nearby pay and receive.
         .target(
             name: "WalletFlows",
-            dependencies: ["WalletCore", "WalletSync", "OfflineNotes", "NearbySession", "QRPayload"]
+            dependencies: [
+                "WalletCore", "WalletSync", "OfflineNotes", "NearbySession", "QRPayload",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .testTarget(
             name: "WalletFlowsTests",
@@ -214,6 +217,10 @@ let package = Package(
                 "IssuerHTTP", "IssuerCore", "SQLStore", "DevIssuer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // A transport that loses answers (the crash tests), under the issuer client.
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         // The app's screen models: platform-neutral (Observation, no SwiftUI or UIKit), tested on
@@ -233,11 +240,10 @@ let package = Package(
         .executableTarget(
             name: "WalletCLI",
             dependencies: [
-                "WalletCore", "WalletSync", "WalletAPI", "OfflineNotes", "NearbySession", "NearbyTCP", "QRPayload",
+                "WalletCore", "WalletSync", "WalletFlows", "OfflineNotes", "NearbySession", "NearbyTCP", "QRPayload",
                 .target(name: "QRImage", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ]
         ),
         // The command line as users run it: the built `wallet` binary against a real wallet-server

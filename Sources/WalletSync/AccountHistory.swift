@@ -24,7 +24,7 @@ extension IssuerClient {
         var before: Int64?
         paging: while true {
             let page: Components.Schemas.History
-            switch try await api.getHistory(query: .init(limit: 200, before: before)) {
+            switch try await call({ try await client.getHistory(query: .init(limit: 200, before: before)) }) {
             case .ok(let ok): page = try ok.body.json
             case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
             }

@@ -46,47 +46,64 @@ public final class IssuerClient: Sendable {
         client = Client(serverURL: serverURL, transport: transport, middlewares: [BearerToken { token.value.withLock { $0 } }])
     }
 
-    /// The generated client, for calls not wrapped here.
+    /// The generated client, for tests and tools that exercise the raw API; clients use the
+    /// typed methods below (their errors are unwrapped, see `call`).
     public var api: Client { client }
 
-    public func config() async throws -> Components.Schemas.ClientConfig {
-        try await client.getConfig().ok.body.json
+    /// The issuer's configuration; malformed trust material is refused here (`bad_config`).
+    public func config() async throws -> IssuerConfiguration {
+        let config = try await call { try await client.getConfig() }.ok.body.json
+        guard let authority = Base64URL.decode(config.authority), let keyset = Base64URL.decode(config.keyset),
+            let limits = Base64URL.decode(config.limits)
+        else { throw IssuerClientError(code: "bad_config", "The server's configuration is malformed.") }
+        return IssuerConfiguration(
+            currency: config.currency, minorUnitDigits: config.minorUnitDigits, quickAmounts: config.quickAmounts,
+            authority: authority, keyset: keyset, limits: limits)
     }
 
     /// Installs (first time: pins) the issuer's authority, keyset and limits into the wallet.
     public func installTrust(into wallet: Wallet) async throws {
         let config = try await config()
-        guard let authority = Base64URL.decode(config.authority).flatMap(PublicKeyBytes.init(bytes:)),
-            let keyset = Base64URL.decode(config.keyset), let limits = Base64URL.decode(config.limits)
+        guard let authority = PublicKeyBytes(bytes: config.authority)
         else { throw IssuerClientError(code: "bad_config", "The server's configuration is malformed.") }
-        try wallet.installTrust(authority: authority, keyset: keyset, limits: limits)
+        try wallet.installTrust(authority: authority, keyset: config.keyset, limits: config.limits)
     }
 
     @discardableResult
-    public func register(email: String, password: String) async throws -> Components.Schemas.AccountInfo {
-        switch try await client.register(body: .json(.init(email: email, password: password))) {
-        case .created(let created): return try created.body.json
+    public func register(email: String, password: String) async throws -> AccountSummary {
+        switch try await call({ try await client.register(body: .json(.init(email: email, password: password))) }) {
+        case .created(let created): return AccountSummary(try created.body.json)
         case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
         }
     }
 
     /// Logs in; later calls carry the access token. Returns the tokens (keep the refresh token).
     @discardableResult
-    public func login(email: String, password: String) async throws -> Components.Schemas.Tokens {
-        switch try await client.login(body: .json(.init(email: email, password: password))) {
+    public func login(email: String, password: String) async throws -> LoginTokens {
+        switch try await call({ try await client.login(body: .json(.init(email: email, password: password))) }) {
         case .ok(let ok):
-            let tokens = try ok.body.json
+            let tokens = LoginTokens(try ok.body.json)
             token.value.withLock { $0 = tokens.accessToken }
             return tokens
         case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
         }
     }
 
+    /// Revokes a refresh token at the issuer. A token the issuer no longer knows (already
+    /// revoked or expired, HTTP 401) counts as revoked: nothing is left to revoke.
+    public func logout(refreshToken: String) async throws {
+        switch try await call({ try await client.logout(body: .json(.init(refreshToken: refreshToken))) }) {
+        case .noContent: return
+        case .default(let status, _) where status == 401: return
+        case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
+        }
+    }
+
     public func useAccessToken(_ value: String?) { token.value.withLock { $0 = value } }
 
-    public func account() async throws -> Components.Schemas.AccountInfo {
-        switch try await client.getAccount() {
-        case .ok(let ok): return try ok.body.json
+    public func account() async throws -> AccountSummary {
+        switch try await call({ try await client.getAccount() }) {
+        case .ok(let ok): return AccountSummary(try ok.body.json)
         case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
         }
     }
@@ -94,21 +111,21 @@ public final class IssuerClient: Sendable {
     /// Registers the wallet's key to the logged-in account, proving possession.
     public func registerKey(of wallet: Wallet) async throws {
         let challenge: Components.Schemas.Challenge
-        switch try await client.keyChallenge() {
+        switch try await call({ try await client.keyChallenge() }) {
         case .ok(let ok): challenge = try ok.body.json
         case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
         }
         guard let raw = Base64URL.decode(challenge.challenge) else { throw IssuerClientError(code: "bad_challenge", "Malformed challenge.") }
         let message = KeyRegistration.message(challenge: raw, account: challenge.accountId)
         let signature = try wallet.identity.signer.sign(message)
-        let out = try await client.registerWalletKey(body: .json(.init(
-            publicKey: Base64URL.encode(wallet.publicKey.bytes), challenge: challenge.challenge, signature: Base64URL.encode(signature))))
+        let out = try await call { try await client.registerWalletKey(body: .json(.init(
+            publicKey: Base64URL.encode(wallet.publicKey.bytes), challenge: challenge.challenge, signature: Base64URL.encode(signature)))) }
         if case .default(let status, let problem) = out { throw IssuerClientError(status, try? problem.body.applicationProblemJson) }
     }
 
     /// Development funding (servers started with --dev-funding).
     public func fund(_ amount: UInt64) async throws {
-        if case .default(let status, let problem) = try await client.fundAccount(body: .json(.init(amount: Int64(amount)))) {
+        if case .default(let status, let problem) = try await call({ try await client.fundAccount(body: .json(.init(amount: Int64(amount)))) }) {
             throw IssuerClientError(status, try? problem.body.applicationProblemJson)
         }
     }
@@ -116,9 +133,9 @@ public final class IssuerClient: Sendable {
     /// Buys notes for the wallet and deposits them. `idempotencyKey` makes a retry safe.
     @discardableResult
     public func purchase(_ amount: UInt64, into wallet: Wallet, idempotencyKey: String = UUID().uuidString) async throws -> UInt64 {
-        let out = try await client.purchaseNotes(
+        let out = try await call { try await client.purchaseNotes(
             headers: .init(idempotencyKey: idempotencyKey),
-            body: .json(.init(walletKey: Base64URL.encode(wallet.publicKey.bytes), amount: Int64(amount))))
+            body: .json(.init(walletKey: Base64URL.encode(wallet.publicKey.bytes), amount: Int64(amount)))) }
         switch out {
         case .ok(let ok):
             let chains = try ok.body.json.chains.map { text -> Chain in
@@ -152,7 +169,7 @@ public final class IssuerClient: Sendable {
         guard !held.isEmpty else { return report }
         for start in stride(from: 0, to: held.count, by: 64) {
             let batch = Array(held[start..<min(start + 64, held.count)])
-            switch try await client.redeemNotes(body: .json(.init(chains: batch.map { Base64URL.encode($0.chain.encoded) }))) {
+            switch try await call({ try await client.redeemNotes(body: .json(.init(chains: batch.map { Base64URL.encode($0.chain.encoded) }))) }) {
             case .ok(let ok):
                 let results = try ok.body.json.results
                 var settled: [StateRef] = []
@@ -179,10 +196,10 @@ public final class IssuerClient: Sendable {
 
     /// Trades a refresh token for new tokens (the old refresh token stops working).
     @discardableResult
-    public func resume(refreshToken: String) async throws -> Components.Schemas.Tokens {
-        switch try await client.refresh(body: .json(.init(refreshToken: refreshToken))) {
+    public func resume(refreshToken: String) async throws -> LoginTokens {
+        switch try await call({ try await client.refresh(body: .json(.init(refreshToken: refreshToken))) }) {
         case .ok(let ok):
-            let tokens = try ok.body.json
+            let tokens = LoginTokens(try ok.body.json)
             token.value.withLock { $0 = tokens.accessToken }
             return tokens
         case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
@@ -198,7 +215,7 @@ public final class IssuerClient: Sendable {
         var checked = 0, spent = 0
         for start in stride(from: 0, to: pending.count, by: 512) {
             let batch = Array(pending[start..<min(start + 512, pending.count)])
-            switch try await client.checkStates(body: .json(.init(states: batch.map { Base64URL.encode($0.ref.bytes) }))) {
+            switch try await call({ try await client.checkStates(body: .json(.init(states: batch.map { Base64URL.encode($0.ref.bytes) }))) }) {
             case .ok(let ok):
                 var results: [StateRef: OnlineStateCheck] = [:]
                 for (state, answer) in zip(batch, try ok.body.json.states) {
@@ -223,7 +240,7 @@ public final class IssuerClient: Sendable {
         for payment in try wallet.pendingPayments() {
             let bundle = try PaymentBundle(decoding: payment.bundle)
             for chain in bundle.chains {
-                switch try await client.announceTransfer(body: .json(.init(chain: Base64URL.encode(chain.encoded)))) {
+                switch try await call({ try await client.announceTransfer(body: .json(.init(chain: Base64URL.encode(chain.encoded)))) }) {
                 case .ok(let ok):
                     let result = try ok.body.json
                     if let fraudCase = result.fraudCase { cases.append(fraudCase) }
@@ -249,8 +266,8 @@ public final class IssuerClient: Sendable {
             // Held first: whatever happens to the request, these are not spent offline again.
             // The next sync's online check releases those the issuer did not take.
             try wallet.holdForOnlineCheck(batch.map(\.ref))
-            let out = try await client.refreshNotes(body: .json(.init(
-                walletKey: Base64URL.encode(wallet.publicKey.bytes), chains: batch.map { Base64URL.encode($0.chain.encoded) })))
+            let out = try await call { try await client.refreshNotes(body: .json(.init(
+                walletKey: Base64URL.encode(wallet.publicKey.bytes), chains: batch.map { Base64URL.encode($0.chain.encoded) }))) }
             switch out {
             case .ok(let ok):
                 let body = try ok.body.json
@@ -271,7 +288,7 @@ public final class IssuerClient: Sendable {
             let report = Components.Schemas.FraudProofReport(
                 chain: Base64URL.encode(proof.chain.encoded), first: Base64URL.encode(proof.first.encoded),
                 second: Base64URL.encode(proof.second.encoded))
-            switch try await client.reportFraudProof(body: .json(report)) {
+            switch try await call({ try await client.reportFraudProof(body: .json(report)) }) {
             case .ok(let ok):
                 if let id = try ok.body.json.fraudCase { cases.append(id) }
             case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
@@ -281,11 +298,11 @@ public final class IssuerClient: Sendable {
     }
 
     /// Pays another account online (no notes move).
-    public func sendOnline(to email: String, amount: UInt64, idempotencyKey: String = UUID().uuidString) async throws
-        -> Components.Schemas.AccountInfo
-    {
-        switch try await client.sendOnline(headers: .init(idempotencyKey: idempotencyKey), body: .json(.init(to: email, amount: Int64(amount)))) {
-        case .ok(let ok): return try ok.body.json
+    public func sendOnline(to email: String, amount: UInt64, idempotencyKey: String = UUID().uuidString) async throws -> AccountSummary {
+        switch try await call({
+            try await client.sendOnline(headers: .init(idempotencyKey: idempotencyKey), body: .json(.init(to: email, amount: Int64(amount))))
+        }) {
+        case .ok(let ok): return AccountSummary(try ok.body.json)
         case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
         }
     }

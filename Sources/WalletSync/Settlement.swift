@@ -35,9 +35,9 @@ extension IssuerClient {
         var report = RestoreExchange()
         for start in stride(from: 0, to: restored.count, by: 64) {
             let batch = Array(restored[start..<min(start + 64, restored.count)])
-            let out = try await client.refreshNotes(body: .json(.init(
+            let out = try await call { try await client.refreshNotes(body: .json(.init(
                 walletKey: Base64URL.encode(wallet.publicKey.bytes), chains: batch.map { Base64URL.encode($0.chain.encoded) },
-                restore: true)))
+                restore: true))) }
             switch out {
             case .ok(let ok):
                 let body = try ok.body.json
@@ -83,7 +83,7 @@ extension IssuerClient {
         var report = PendingSettlement()
         for payment in try wallet.pendingPayments() {
             let paid = try wallet.paidStates(of: payment)
-            switch try await client.checkStates(body: .json(.init(states: paid.map { Base64URL.encode($0.bytes) }))) {
+            switch try await call({ try await client.checkStates(body: .json(.init(states: paid.map { Base64URL.encode($0.bytes) }))) }) {
             case .ok(let ok):
                 let answers = try ok.body.json.states.map(\.status)
                 if answers.contains(where: { $0 == .redeemed || $0 == .spent }) {

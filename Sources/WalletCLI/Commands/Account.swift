@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import OfflineNotes
 import WalletCore
-import WalletAPI
+import WalletFlows
 import WalletSync
 
 struct Init: AsyncParsableCommand {
@@ -51,27 +51,16 @@ struct Init: AsyncParsableCommand {
 func logIn(_ home: WalletHome, server: String?, email: String, register: Bool, out: Output) async throws -> [String: Any] {
     let wallet = try home.openWallet()
     return try await home.withLock {
-        var config = try home.loadConfig()
-        if let server { config.server = server }
-        guard let serverText = config.server, let url = URL(string: serverText) else {
+        let store = home.store
+        let saved = try store.loadLogin().server
+        guard let serverText = server ?? saved, URL(string: serverText) != nil else {
             throw CLIError("server_required", "Say which issuer: --server URL", exit: .usage)
         }
         let password = try secret(env: "OW_PASSWORD", prompt: "Password for \(email): ")
-        let client = IssuerClient(serverURL: url)
-        try await client.installTrust(into: wallet)
-        if register {
-            try await client.register(email: email, password: password)
-            out.note("Account \(email) registered.")
-        }
-        let tokens = try await client.login(email: email, password: password)
-        // Idempotent for the same account, so logging in again from this wallet is fine.
-        try await client.registerKey(of: wallet)
-        config.email = email
-        config.accountId = tokens.accountId
-        config.refreshToken = tokens.refreshToken
-        try home.saveConfig(config)
-        let account = try await client.account()
-        return ["email": email, "accountId": tokens.accountId, "server": serverText, "balance": account.balance, "walletKey": wallet.publicKey.hex]
+        let (session, account) = try await WalletSession.logIn(
+            wallet: wallet, server: server, email: email, password: password, register: register, credentials: store, flowState: store,
+            onRegistered: { out.note("Account \(email) registered.") })
+        return ["email": email, "accountId": session.accountId, "server": serverText, "balance": account.balance, "walletKey": wallet.publicKey.hex]
     }
 }
 
@@ -112,38 +101,19 @@ struct Logout: AsyncParsableCommand {
         try await WalletCLI.run(common) { out in
             let home = common.home
             _ = try home.openWallet()
-            var config = try home.loadConfig()
-            guard let token = config.refreshToken else {
+            // Revoke first, then forget: forgetting can always be done, the issuer only now.
+            let logout = try await WalletSession.logOut(credentials: home.store)
+            guard logout.wasLoggedIn else {
                 out.result(["loggedOut": true, "revoked": false, "wasLoggedIn": false], human: "Not logged in; nothing to do.")
                 return
             }
-            // Revoke first, then forget: forgetting can always be done, the issuer only now.
-            var revoked = false
-            var reason: String?
-            if let server = config.server, let url = URL(string: server) {
-                do {
-                    switch try await IssuerClient(serverURL: url).api.logout(body: .json(.init(refreshToken: token))) {
-                    case .noContent: revoked = true
-                    case .default(let status, _) where status == 401: revoked = true  // already revoked or expired: nothing left to revoke
-                    case .default(let status, let problem):
-                        reason = (try? problem.body.applicationProblemJson)?.detail ?? "the issuer answered HTTP \(status)"
-                    }
-                } catch {
-                    reason = CLIError.from(error).description
-                }
-            } else {
-                reason = "no issuer is configured"
-            }
-            config.refreshToken = nil
-            config.sealedRefreshToken = nil
-            config.accountId = nil
-            try home.saveConfig(config)
+            let revoked = logout.revoked, reason = logout.warning
             var object: [String: Any] = ["loggedOut": true, "revoked": revoked, "wasLoggedIn": true]
             if let reason { object["warning"] = reason }
             out.result(
                 object,
                 human: revoked
-                    ? "Logged out\(config.email.map { " of \($0)" } ?? ""): the issuer revoked the login and this wallet forgot it."
+                    ? "Logged out\(logout.email.map { " of \($0)" } ?? ""): the issuer revoked the login and this wallet forgot it."
                     : "Logged out locally: this wallet forgot the login, but the issuer could not be told (\(reason ?? "unknown")). The login stays valid at the issuer until it expires.")
         }
     }

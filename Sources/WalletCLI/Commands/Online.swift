@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import OfflineNotes
 import WalletCore
+import WalletFlows
 import WalletSync
 
 struct Purchase: AsyncParsableCommand {
@@ -59,40 +60,22 @@ struct Sync: AsyncParsableCommand {
         try await WalletCLI.run(common) { out in
             try await common.home.online { session in
                 let wallet = session.wallet
-                let client = session.client
                 let currency = try wallet.limits().currency
                 let m = { (v: UInt64) in MoneyText.format(v, currency) }
-                let now = Timestamp(Date().timeIntervalSince1970)
-                out.note("1/7 exchanging notes restored from a backup; checking notes held after a lost refresh…")
-                let restored = try await client.exchangeRestoredNotes(of: wallet)
-                let checked = try await client.checkRestoredNotes(of: wallet)
-                out.note("2/7 announcing payments still waiting for a receipt…")
-                let announced = try await client.announcePending(of: wallet)
-                out.note("3/7 asking the issuer about payments whose receipt never came back…")
-                let settled = try await client.settlePendingPayments(of: wallet, now: now)
-                out.note("4/7 redeeming notes received offline…")
-                let redemption = try await client.redeem(from: wallet)
-                try await client.importAccountHistory(into: wallet)  // online transfers, refunds, charges into history
-                out.note("5/7 refreshing notes near expiry or the hop limit…")
-                let refreshed = try await client.refreshNotes(of: wallet, expiringWithin: refreshWithin * 3600, now: now)
-                out.note("6/7 reporting double spends caught offline; auto-recharge…")
-                let reported = try await client.reportFraudProofs(of: wallet)
-                var recharged: UInt64 = 0
-                var rechargeWarning: String?
-                do {
-                    recharged = try await session.applyAutoRecharge()
-                } catch let e as IssuerClientError where e.status >= 400 && e.status < 500 {
-                    // The account cannot afford it (or the issuer refused it): a warning, and the
-                    // rest of the sync still counts.
-                    rechargeWarning = "Auto-recharge skipped: \(e.description)"
+                let report = try await session.sync(refreshWithin: refreshWithin * 3600) { progress in
+                    out.note("\(progress.index)/\(progress.count) \(progress.label)")
                 }
-                out.note("7/7 done")
-                session.config.lastSync = now
-                try session.save()
-                let balance = try wallet.balance()
-                let proofs = try wallet.fraudProofs()
-                let fraudCases = Array(Set(redemption.fraudCases + announced.fraudCases + reported)).sorted()
-                let account = try await client.account()
+                let restored = report.restored
+                let checked = (checked: report.heldChecked, spent: report.heldTaken)
+                let announced = report.announced
+                let settled = report.settlement
+                let redemption = report.redemption
+                let refreshed = report.refreshed
+                let recharged = report.recharged
+                let balance = report.balance
+                let proofs = report.fraudProofs
+                let fraudCases = report.fraudCases
+                let account = report.account
                 var lines = [
                     "Redeemed \(redemption.redeemed) note(s): \(m(redemption.credited)) credited; account now \(MoneyText.format(signed: account.balance, currency)).",
                 ]
@@ -101,13 +84,13 @@ struct Sync: AsyncParsableCommand {
                 if restored.expired > 0 { lines.append("\(restored.expired) restored note(s) had expired; the issuer refunds them.") }
                 for refusal in restored.refused { lines.append("Restored note refused by the issuer: \(refusal)") }
                 if checked.checked > 0 { lines.append("Checked \(checked.checked) note(s) held after an interrupted refresh: \(checked.spent) were taken by the issuer, the rest are spendable again.") }
-                if announced.announced > 0 { lines.append("Announced \(announced.announced) unconfirmed transfer(s).") }
+                if announced > 0 { lines.append("Announced \(announced) unconfirmed transfer(s).") }
                 if settled.confirmed > 0 { lines.append("\(settled.confirmed) payment(s) without a receipt confirmed by the issuer: the payee redeemed them.") }
                 if settled.expired > 0 { lines.append("\(settled.expired) payment(s) were never redeemed before their notes expired; the issuer refunded them (to the payee's account, or yours if the payee has none).") }
                 if settled.stillPending > 0 { lines.append("\(settled.stillPending) payment(s) still wait for the payee to redeem or to send the receipt.") }
                 if refreshed > 0 { lines.append("Refreshed \(m(refreshed)) of old notes.") }
                 if recharged > 0 { lines.append("Auto-recharge bought \(m(recharged)).") }
-                if let rechargeWarning { lines.append("Warning: \(rechargeWarning)") }
+                for warning in report.warnings { lines.append("Warning: \(warning)") }
                 if balance.expired > 0 { lines.append("\(m(balance.expired)) of notes expired offline; the issuer refunds them to the last holder it knows.") }
                 for refusal in redemption.refused { lines.append("Refused by the issuer: \(refusal.code) \(refusal.reason)") }
                 if !fraudCases.isEmpty { lines.append("Double spend: the issuer holds fraud case(s) \(fraudCases.map(String.init).joined(separator: ", ")) against the key that signed twice.") }
@@ -115,7 +98,7 @@ struct Sync: AsyncParsableCommand {
                 if account.frozen { lines.append("This account is FROZEN after a double spend was charged to it.") }
                 var object: [String: Any] = [
                     "redeemed": redemption.redeemed, "credited": redemption.credited, "settled": account.balance,
-                    "frozen": account.frozen, "announced": announced.announced, "refreshed": refreshed, "recharged": recharged,
+                    "frozen": account.frozen, "announced": announced, "refreshed": refreshed, "recharged": recharged,
                     "restoredExchanged": restored.exchanged, "restoredValue": restored.value,
                     "restoredAlreadySpent": restored.alreadySpent, "restoredExpired": restored.expired,
                     "checkedHeld": checked.checked, "heldTaken": checked.spent,
@@ -124,7 +107,7 @@ struct Sync: AsyncParsableCommand {
                     "refused": redemption.refused.map { ["code": $0.code, "reason": $0.reason] },
                     "spendable": balance.spendable,
                 ]
-                if let rechargeWarning { object["warnings"] = [rechargeWarning] }
+                if !report.warnings.isEmpty { object["warnings"] = report.warnings }
                 out.result(object, human: lines.joined(separator: "\n"))
             }
         }

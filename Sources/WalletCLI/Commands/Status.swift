@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import OfflineNotes
 import WalletCore
+import WalletFlows
 import WalletSync
 
 struct Status: AsyncParsableCommand {
@@ -23,12 +24,14 @@ struct Status: AsyncParsableCommand {
             if !offline, config.refreshToken != nil {
                 do {
                     try await home.withLock {
-                        let session = try await OnlineSession.open(home, wallet: wallet)
+                        let session = try await home.resume(wallet)
                         let account = try await session.client.account()
                         settled = account.balance
                         frozen = account.frozen
                         online = true
                     }
+                } catch let e as WalletFlowError {
+                    throw e  // the login is gone: say so, do not pretend to be offline
                 } catch let e as CLIError where e.exit == .login {
                     throw e
                 } catch {

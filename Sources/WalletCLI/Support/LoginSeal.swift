@@ -1,61 +1,19 @@
-import Crypto
 import Foundation
 import Synchronization
 import WalletCore
+import WalletFlows
 
-/// Keeps the saved login (the issuer's refresh token) in `config.json` encrypted whenever the
-/// wallet key file is (`OW_PASSPHRASE`).
-///
-/// The token is sealed with AES-256-GCM under a key derived by HKDF-SHA256 from the wallet's
-/// private key, not with its own scrypt passphrase box. Why: the token rotates on every online
-/// command, so a `PassphraseBox` would cost two more scrypt runs (open and re-seal, ~0.1 s and
-/// 32 MiB each) on top of the one that already opens the key file, on every `status` and `sync`.
-/// Deriving from the key costs nothing extra and protects the token exactly as well as the key
-/// itself: whoever can decrypt the key file (knows the passphrase) can read the token, nobody
-/// else can. HKDF with its own salt and the public key as info keeps this key separate from the
-/// signing use of the scalar.
-///
-/// Without `OW_PASSPHRASE` the key file itself is stored unencrypted (mode 0600), so sealing
-/// the token under it would protect nothing: the token stays plain, in a mode-0600 file.
+/// The token seal of the wallet this process opened (one wallet per process): `config.json`
+/// keeps the login sealed under it when the key file is encrypted (`LoginTokenSeal` says why
+/// and how). Commands that open or create a wallet adopt it; the settings store uses it.
 enum LoginSeal {
-    struct Context: Sendable {
-        let key: SymmetricKey
-        let associatedData: [UInt8]
-        /// The key file is encrypted, so new tokens are saved sealed.
-        let sealsNewTokens: Bool
-    }
+    private static let current = Mutex<LoginTokenSeal?>(nil)
 
-    /// Set when this process opens (or creates) the wallet: one wallet per process.
-    private static let current = Mutex<Context?>(nil)
-    static let label = Array("OW refresh token v1".utf8)
-    static let encryptedKeyMagic = Array("OWK1".utf8)
-
-    /// Remembers `wallet`'s token key for `loadConfig` and `saveConfig`.
+    /// Remembers `wallet`'s token seal for the settings store.
     static func adopt(_ wallet: Wallet, directory: String) {
-        guard let raw = wallet.identity.exportableKey else { return }  // hardware keys: token stays plain
-        let keyFile = FileManager.default.contents(atPath: directory + "/" + Wallet.keyFileName).map(Array.init) ?? []
-        let key = HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: SymmetricKey(data: raw), salt: label, info: wallet.publicKey.bytes, outputByteCount: 32)
-        let context = Context(
-            key: key, associatedData: label + wallet.publicKey.bytes, sealsNewTokens: keyFile.starts(with: encryptedKeyMagic))
-        current.withLock { $0 = context }
+        let seal = LoginTokenSeal(wallet: wallet, directory: directory)
+        current.withLock { $0 = seal }
     }
 
-    static var context: Context? { current.withLock { $0 } }
-
-    /// base64(nonce ‖ ciphertext ‖ tag).
-    static func seal(_ token: String, _ context: Context) throws -> String {
-        let box = try AES.GCM.seal(Array(token.utf8), using: context.key, authenticating: context.associatedData)
-        guard let combined = box.combined else { throw CLIError("storage", "Cannot seal the login token.", exit: .failure) }
-        return combined.base64EncodedString()
-    }
-
-    /// The token, or nil when it does not open under this wallet's key (altered, or another wallet's).
-    static func open(_ sealed: String, _ context: Context) -> String? {
-        guard let data = Data(base64Encoded: sealed),
-            let box = try? AES.GCM.SealedBox(combined: data),
-            let plain = try? AES.GCM.open(box, using: context.key, authenticating: context.associatedData)
-        else { return nil }
-        return String(validating: Array(plain), as: UTF8.self)
-    }
+    static var seal: LoginTokenSeal? { current.withLock { $0 } }
 }

@@ -2,9 +2,9 @@ import ArgumentParser
 import Foundation
 import NearbySession
 import OfflineNotes
-import OpenAPIRuntime
 import QRPayload
 import WalletCore
+import WalletFlows
 import WalletSync
 
 #if canImport(QRImage)
@@ -73,7 +73,18 @@ struct CLIError: Error, CustomStringConvertible {
             case .refused(let code, let message): return CLIError("payee_refused", "The payee refused the payment (\(code)): \(message)", exit: .refused)
             default: return CLIError(e.code, e.description, exit: .session)
             }
+        case let e as WalletFlowError:
+            switch e {
+            case .noServer, .invalidServer:
+                return CLIError("no_server", "No issuer configured. Run: wallet init --server URL (or wallet login --server URL EMAIL).", exit: .login)
+            case .notLoggedIn: return CLIError(e.code, "Not logged in. Run: wallet login EMAIL", exit: .login)
+            case .loginExpired: return CLIError(e.code, "The login has expired or was revoked. Run: wallet login EMAIL", exit: .login)
+            }
+        case let e as FlowStoreError:
+            if case .corrupt = e { return CLIError(e.code, e.description, exit: .input) }
+            return CLIError(e.code, e.description, exit: .failure)
         case let e as IssuerClientError:
+            if e.isUnreachable { return CLIError(e.code, e.description, exit: .offline) }
             if e.status == 401 { return CLIError(e.code, "\(e.description) Log in again: wallet login EMAIL", exit: .login) }
             if e.status == 0 { return CLIError(e.code, e.description, exit: .server) }
             return CLIError(e.code, e.description, exit: .server)
@@ -81,9 +92,6 @@ struct CLIError: Error, CustomStringConvertible {
             return CLIError("unreadable_code", "The QR frames could not be read (\(e)). Scan them again.", exit: .input)
         case let e as VerificationError:
             return CLIError(e.code, "\(e)", exit: .rejected)
-        case let e as ClientError:
-            // The generated client wraps transport failures; what matters is the cause.
-            return from(e.underlyingError)
         default:
             let ns = error as NSError
             if ns.domain == NSURLErrorDomain {

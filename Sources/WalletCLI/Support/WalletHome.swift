@@ -1,8 +1,8 @@
 import Foundation
 import OfflineNotes
 import Synchronization
-import WalletAPI
 import WalletCore
+import WalletFlows
 import WalletSync
 
 #if canImport(Glibc)
@@ -11,31 +11,9 @@ import Glibc
 import Darwin
 #endif
 
-/// The command line's own settings, next to the wallet database (mode 0600).
-struct CLIConfig: Codable, Sendable {
-    struct AutoRecharge: Codable, Sendable {
-        var threshold: UInt64
-        var target: UInt64
-    }
-
-    /// A purchase sent but not known to be finished: retried with the same key, never doubled.
-    struct PendingPurchase: Codable, Sendable {
-        var key: String
-        var amount: UInt64
-    }
-
-    var server: String?
-    var email: String?
-    var accountId: Int64?
-    /// The issuer's refresh token, in memory always plain; on disk plain only when the key file
-    /// is not encrypted (see `LoginSeal`).
-    var refreshToken: String?
-    /// The refresh token sealed under the wallet key (`LoginSeal`), when the key file is encrypted.
-    var sealedRefreshToken: String?
-    var autoRecharge: AutoRecharge?
-    var pendingPurchase: PendingPurchase?
-    var lastSync: Timestamp?
-}
+/// The command line's settings (`config.json`): the login and the flow state, in the format
+/// `WalletFlows.ConfigFileStore` reads and writes.
+typealias CLIConfig = WalletSettings
 
 /// One user's wallet directory: the wallet (key + database) and the command line's settings.
 struct WalletHome {
@@ -73,7 +51,6 @@ struct WalletHome {
         }
     }
 
-    /// Reads the settings; a sealed login token is opened with the wallet this process opened.
     /// For `init` and `restore`: makes the directory (mode 0700) and takes its lock before a
     /// wallet is created in it.
     func prepareNew() throws {
@@ -85,50 +62,20 @@ struct WalletHome {
         try DirectoryLock.acquire(directory)
     }
 
-    func loadConfig() throws -> CLIConfig {
-        guard let data = FileManager.default.contents(atPath: configPath) else { return CLIConfig() }
-        var config: CLIConfig
-        do { config = try JSONDecoder().decode(CLIConfig.self, from: data) } catch {
-            throw CLIError("corrupt_config", "\(configPath) is not valid: \(error). Fix or remove it, then log in again.", exit: .input)
+    /// The settings file as the flows' credential and flow-state store, sealing the login under
+    /// the wallet this process opened.
+    var store: ConfigFileStore {
+        ConfigFileStore(path: configPath, seal: LoginSeal.seal) { path in
+            FileHandle.standardError.write(
+                Data("The saved login in \(path) does not open with this wallet's key; it is dropped. Log in again: wallet login EMAIL\n".utf8))
         }
-        if let sealed = config.sealedRefreshToken, let context = LoginSeal.context {
-            if let token = LoginSeal.open(sealed, context) {
-                config.refreshToken = token
-            } else {
-                FileHandle.standardError.write(
-                    Data("The saved login in \(configPath) does not open with this wallet's key; it is dropped. Log in again: wallet login EMAIL\n".utf8))
-                config.sealedRefreshToken = nil
-            }
-        }
-        return config
     }
 
+    /// Reads the settings; a sealed login token is opened with the wallet this process opened.
+    func loadConfig() throws -> CLIConfig { try store.read() }
+
     /// Writes the settings atomically (temporary file, then rename), readable by the owner only.
-    func saveConfig(_ config: CLIConfig) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        var stored = config
-        if let context = LoginSeal.context {
-            // The wallet is open: its key decides how the token is stored (and a nil token is
-            // forgotten in both forms).
-            if let token = config.refreshToken, context.sealsNewTokens {
-                stored.sealedRefreshToken = try LoginSeal.seal(token, context)
-                stored.refreshToken = nil
-            } else {
-                stored.sealedRefreshToken = nil
-            }
-        } else if config.refreshToken != nil {
-            stored.sealedRefreshToken = nil
-        }
-        let data = try encoder.encode(stored)
-        let temporary = configPath + ".tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            throw CLIError("storage", "Cannot write \(temporary).", exit: .failure)
-        }
-        guard rename(temporary, configPath) == 0 else {
-            throw CLIError("storage", "Cannot replace \(configPath) (errno \(errno)).", exit: .failure)
-        }
-    }
+    func saveConfig(_ config: CLIConfig) throws { try store.write(config) }
 
     /// Makes sure this process holds the directory lock, then runs `body`; a lock taken here
     /// is released afterwards, one already held (by `openWallet`) stays. Online work runs
@@ -214,86 +161,16 @@ enum DirectoryLock {
 extension WalletHome {
     /// Opens the wallet, takes the directory lock, resumes the login, then runs `body` with the
     /// session (every online command goes through here).
-    func online<T>(_ body: (inout OnlineSession) async throws -> T) async throws -> T {
+    func online<T>(_ body: (WalletSession) async throws -> T) async throws -> T {
         let wallet = try openWallet()
         return try await withLock {
-            var session = try await OnlineSession.open(self, wallet: wallet)
-            return try await body(&session)
+            try await body(try await resume(wallet))
         }
     }
-}
-
-/// A logged-in connection to the issuer for one command.
-struct OnlineSession {
-    let client: IssuerClient
-    let wallet: Wallet
-    let home: WalletHome
-    var config: CLIConfig
 
     /// Resumes the saved login (rotating its refresh token) and refreshes the issuer's keys.
-    static func open(_ home: WalletHome, wallet: Wallet) async throws -> OnlineSession {
-        var config = try home.loadConfig()
-        guard let server = config.server, let url = URL(string: server) else {
-            throw CLIError("no_server", "No issuer configured. Run: wallet init --server URL (or wallet login --server URL EMAIL).", exit: .login)
-        }
-        guard let refreshToken = config.refreshToken else {
-            throw CLIError("not_logged_in", "Not logged in. Run: wallet login EMAIL", exit: .login)
-        }
-        let client = IssuerClient(serverURL: url)
-        let tokens: Components.Schemas.Tokens
-        do { tokens = try await client.resume(refreshToken: refreshToken) } catch let e as IssuerClientError where e.status == 401 {
-            config.refreshToken = nil
-            try home.saveConfig(config)
-            throw CLIError("login_expired", "The login has expired or was revoked. Run: wallet login EMAIL", exit: .login)
-        }
-        config.refreshToken = tokens.refreshToken
-        config.accountId = tokens.accountId
-        try home.saveConfig(config)
-        try await client.installTrust(into: wallet)
-        return OnlineSession(client: client, wallet: wallet, home: home, config: config)
-    }
-
-    mutating func save() throws { try home.saveConfig(config) }
-
-    /// Buys notes, remembering the idempotency key first so a crash or a retry never buys twice.
-    mutating func purchase(_ amount: UInt64) async throws -> UInt64 {
-        if let pending = config.pendingPurchase {
-            // Finish the purchase left unfinished first (same key: charged at most once).
-            _ = try await send(pending)
-        }
-        let pending = CLIConfig.PendingPurchase(key: UUID().uuidString, amount: amount)
-        config.pendingPurchase = pending
-        try save()
-        return try await send(pending)
-    }
-
-    /// Sends one remembered purchase. It is forgotten once it succeeded or the issuer refused it
-    /// (4xx: nothing was charged); after a transport failure or a 5xx the outcome is unknown, so
-    /// it stays, and the next online command retries it with the same key.
-    private mutating func send(_ pending: CLIConfig.PendingPurchase) async throws -> UInt64 {
-        do {
-            let bought = try await client.purchase(pending.amount, into: wallet, idempotencyKey: pending.key)
-            config.pendingPurchase = nil
-            try save()
-            return bought
-        } catch let error as IssuerClientError where (400..<500).contains(error.status) && error.status != 429 {
-            config.pendingPurchase = nil
-            try save()
-            throw error
-        }
-    }
-
-    /// Tops the offline balance up to the target when it fell below the threshold.
-    /// Returns the amount bought (0 when nothing was due).
-    mutating func applyAutoRecharge() async throws -> UInt64 {
-        if let pending = config.pendingPurchase { return try await send(pending) }
-        guard let rule = config.autoRecharge else { return 0 }
-        let balance = try wallet.balance()
-        let spendable = balance.spendable
-        guard spendable < rule.threshold, rule.target > spendable else { return 0 }
-        // Never buy past what the wallet may hold offline (the rule `receive` applies).
-        let amount = min(rule.target - spendable, balance.riskBudgetLeft)
-        guard amount > 0 else { return 0 }
-        return try await purchase(amount)
+    func resume(_ wallet: Wallet) async throws -> WalletSession {
+        let store = self.store
+        return try await WalletSession.resume(wallet: wallet, credentials: store, flowState: store)
     }
 }

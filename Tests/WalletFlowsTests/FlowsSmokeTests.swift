@@ -1,6 +1,0 @@
-import Testing
-import WalletFlows
-
-@Suite struct FlowsModuleTests {
-    @Test func theModuleLinks() { _ = WalletFlows.self }
-}

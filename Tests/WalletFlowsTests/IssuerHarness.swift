@@ -1,0 +1,105 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import IssuerCore
+import IssuerHTTP
+import Logging
+import OfflineNotes
+import OpenAPIRuntime
+import OpenAPIURLSession
+import SQLStore
+import Synchronization
+import Testing
+import WalletCore
+import WalletFlows
+import WalletSync
+
+/// A real issuer server (`IssuerHTTP` over SQLite) on a loopback port, the shape of
+/// Tests/IssuerHTTPTests/HTTPHarness.swift cut down to what the flow tests need.
+struct IssuerHarness {
+    let issuer: Issuer
+    let baseURL: URL
+    let dir: String
+
+    /// Starts a server with development funding, runs `body`, stops the server.
+    /// `refreshReuseWindow`: seconds a just-rotated refresh token still works (0: at once dead).
+    static func with(refreshReuseWindow: Int64 = 60, _ body: (IssuerHarness) async throws -> Void) async throws {
+        let dir = NSTemporaryDirectory() + "flows-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let keyring = IssuerKeyring(
+            authority: SoftwareSigner(),
+            issuing: [.init(signer: SoftwareSigner(), validFrom: 0, validUntil: UInt64(Date().timeIntervalSince1970) + 86_400 * 365)])
+        var config = IssuerConfig(currency: Currency("EUR")!, maxOfflineHolding: 100_000, devFunding: true, passwordCost: .testing)
+        config.refreshReuseWindow = refreshReuseWindow
+        let issuer = try await Issuer.open(
+            database: try SQLiteStore(path: dir + "/server.sqlite"), keyring: keyring, config: config,
+            challengeSecret: Array(repeating: 3, count: 32))
+        let tokens = AccessTokens(secret: Array(repeating: 9, count: 32))
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        var logger = Logger(label: "flows-tests")
+        logger.logLevel = .critical  // the server is cancelled at the end of every test, on purpose
+        let app = try IssuerApplication.make(
+            issuer: issuer, tokens: tokens, settings: HTTPSettings(port: 0), metrics: IssuerMetrics(), logger: logger
+        ) { continuation.yield($0) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.runService(gracefulShutdownSignals: []) }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else { throw CancellationError() }
+            try await body(IssuerHarness(issuer: issuer, baseURL: URL(string: "http://127.0.0.1:\(port)")!, dir: dir))
+            group.cancelAll()
+        }
+    }
+
+    /// A fresh wallet in its own directory.
+    func wallet(_ name: String) throws -> (wallet: Wallet, directory: String) {
+        let directory = dir + "/" + name + "-" + UUID().uuidString.prefix(6)
+        return (try Wallet.create(directory: directory, keyCost: .testing), directory)
+    }
+
+    /// A wallet logged in to a new account funded with `funds`, its login in `store`.
+    func loggedIn(_ name: String, funds: UInt64 = 0, store: MemoryFlowStore = MemoryFlowStore(), makeClient: @escaping IssuerClientFactory = { IssuerClient(serverURL: $0) })
+        async throws -> (session: WalletSession, store: MemoryFlowStore)
+    {
+        let (wallet, _) = try wallet(name)
+        let (session, _) = try await WalletSession.logIn(
+            wallet: wallet, server: baseURL.absoluteString, email: "\(name)-\(UUID().uuidString.prefix(6))@flows.test",
+            password: "correct horse battery", register: true, credentials: store, flowState: store, makeClient: makeClient)
+        if funds > 0 { try await session.client.fund(funds) }
+        return (session, store)
+    }
+}
+
+/// The in-memory credential and flow-state store (the test double; it does not ship).
+/// Counts saves so tests can see a token persisted before it is used.
+final class MemoryFlowStore: CredentialStore, FlowStateStore, Sendable {
+    private let state = Mutex<(login: StoredLogin, flow: FlowState, loginSaves: Int)>((StoredLogin(), FlowState(), 0))
+
+    init(login: StoredLogin = StoredLogin(), flow: FlowState = FlowState()) {
+        state.withLock { $0 = (login, flow, 0) }
+    }
+
+    func loadLogin() throws -> StoredLogin { state.withLock { $0.login } }
+    func saveLogin(_ login: StoredLogin) throws {
+        state.withLock {
+            $0.login = login
+            $0.loginSaves += 1
+        }
+    }
+    func loadFlowState() throws -> FlowState { state.withLock { $0.flow } }
+    func saveFlowState(_ flow: FlowState) throws { state.withLock { $0.flow = flow } }
+    var loginSaves: Int { state.withLock { $0.loginSaves } }
+}
+
+/// A transport that forwards every request to the server but loses the answer to the ones
+/// `loses` picks (the request was processed; the client sees a dropped connection) — a crash
+/// or a cut network between sending and hearing back.
+struct LosingTransport: ClientTransport {
+    let base = URLSessionTransport()
+    let loses: @Sendable (String) -> Bool
+
+    func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
+        let answer = try await base.send(request, body: body, baseURL: baseURL, operationID: operationID)
+        if loses(operationID) { throw URLError(.networkConnectionLost) }
+        return answer
+    }
+}
