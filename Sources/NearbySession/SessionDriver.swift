@@ -64,10 +64,29 @@ func drive<M: SessionMachine>(
     progress: (SessionProgress) -> Void
 ) async throws -> PumpOutcome {
     let mtu = pump.connection.mtu
+    // Reported whenever the byte counts move, not only when this side writes: the payer learns
+    // that its last bytes arrived from an ACK it does not answer, and a client shows
+    // "waiting for the receipt" from that moment.
+    var reported: SessionProgress?
+    var written = 0
+    func report(_ machine: M) {
+        var now = machine.progress
+        now.written = max(written, now.acknowledged)
+        if now != reported {
+            reported = now
+            progress(now)
+        }
+    }
     func flush(_ machine: inout M) async -> Bool {
         let frames = machine.frames(mtu: mtu, now: ContinuousClock.now - clock, rto: options.retransmitAfter)
-        do { try await pump.send(frames) } catch { return false }
-        if !frames.isEmpty { progress(machine.progress) }
+        for frame in frames {
+            do { try await pump.send([frame]) } catch { return false }
+            if case .data(let offset, _, let bytes) = frame, offset + bytes.count > written {
+                written = offset + bytes.count
+                report(machine)
+            }
+        }
+        if !frames.isEmpty { report(machine) }
         return true
     }
     guard await flush(&machine) else { return .lost("could not write to the link") }
@@ -82,9 +101,9 @@ func drive<M: SessionMachine>(
         case .frame(let bytes):
             do {
                 let frame = try LinkFrame(decoding: bytes)
-                if let event = try machine.handle(frame, now: ContinuousClock.now - clock) {
-                    try await onEvent(event, &machine)
-                }
+                let event = try machine.handle(frame, now: ContinuousClock.now - clock)
+                report(machine)
+                if let event { try await onEvent(event, &machine) }
             } catch let error as NearbyError {
                 if case .aborted = error {} else { try? await pump.send([.abort(abortCode(for: error).rawValue)]) }
                 throw error

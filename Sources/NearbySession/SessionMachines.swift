@@ -25,10 +25,16 @@ public protocol SessionMachine: Sendable {
 }
 
 public struct SessionProgress: Sendable, Equatable {
+    /// Bytes of this side's stream so far (for the payer: hello and sealed payment, the `n` of
+    /// "k of n").
     public var sent: Int
     public var acknowledged: Int
     public var received: Int
     public var retransmissions: Int
+    /// Bytes of this side's stream written to a link at least once (never below
+    /// `acknowledged`): rises frame by frame, so a slow link (Bluetooth LE) shows "k of n".
+    /// Set by the driver, which sees the writes.
+    public var written: Int = 0
 }
 
 /// Plaintext of the payee's single record: a receipt message (its first byte is the receipt

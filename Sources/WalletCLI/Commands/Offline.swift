@@ -6,6 +6,7 @@ import NearbyTCP
 import OfflineNotes
 import Synchronization
 import WalletCore
+import WalletFlows
 
 #if canImport(Glibc)
 import Glibc
@@ -73,7 +74,15 @@ struct Pay: AsyncParsableCommand {
             let parsed: PaymentRequest
             let given = Self.sessionAddress(request)
             if let address = given {
-                parsed = try await Outcome.nothingSigned { try await home.unlocked { try await Self.fetchRequest(address, payee: payee, out: out) } }
+                parsed = try await Outcome.nothingSigned {
+                    let expected = try NearbyPayFlow.expectedPayee(payee)
+                    out.note("asking \(address.host):\(address.port) for its request…")
+                    // The network is not the payee's screen: the flow keeps the request only if
+                    // its key matches the one the user read from the payee.
+                    return try await home.unlocked {
+                        try await NearbyPayFlow.fetchRequest(from: TCPLink.dialer(host: address.host, port: address.port), payee: expected)
+                    }
+                }
             } else {
                 do { parsed = try PaymentRequest(decoding: try Codes.read(request)) } catch let e as VerificationError {
                     throw CLIError("invalid_request", "This is not a payment request (\(e)).", exit: .input)
@@ -102,20 +111,26 @@ struct Pay: AsyncParsableCommand {
                 guard parsed.sessionKey != nil, let address = tcpHint, let (host, port) = TCPLink.parse(address: address) else {
                     throw CLIError("not_nearby_request", "This request offers no nearby session. Pay it with --via qr. Nothing was signed.", exit: .usage)
                 }
-                let payment = try await Outcome.nothingSigned { try wallet.pay(parsed, amount: value, method: .tcp) }
+                let flow = NearbyPayFlow(wallet: wallet, options: SessionOptions(timeout: .milliseconds(Int64(timeout * 1000))))
+                let payment = try await Outcome.nothingSigned { try flow.sign(parsed, amount: value) }
                 out.note("payment \(payment.id.hex) signed: \(payment.bundle.count) bytes, sha256 \(bundleHash(payment.bundle)) (asked again, the wallet returns these same bytes)")
                 out.note("connecting to \(address)…")
                 let dialer = FaultInjection.dialer(TCPLink.dialer(host: host, port: port))
-                let options = SessionOptions(timeout: .milliseconds(Int64(timeout * 1000)))
                 // The payment is signed and recorded: the database is not needed while the phones talk.
-                let result = try await Outcome.signedAndKept {
+                let session = try await Outcome.signedAndKept {
                     try await home.unlocked {
-                        try await NearbyPayment.pay(request: parsed, bundle: payment.bundle, dialer: dialer, options: options) { progress in
-                            out.note("  sent \(progress.acknowledged)/\(progress.sent) bytes acknowledged")
+                        try await flow.send(payment, dialer: dialer) { progress in
+                            switch progress {
+                            case .sending(let sent, let total): out.note("  sent \(sent)/\(total) bytes")
+                            case .waitingForReceipt: out.note("  all bytes sent; waiting for the receipt")
+                            case .resumed(let link): out.note("  link lost; resuming on link \(link)")
+                            default: break
+                            }
                         }
                     }
                 }
-                let done = try await Outcome.signedAndKept { try wallet.confirm(receipt: result.receipt) }
+                let result = try await Outcome.signedAndKept { try flow.confirm(payment, session: session) }
+                let done = result.payment
                 out.result(
                     [
                         "paymentId": done.id.hex, "bundleSha256": bundleHash(payment.bundle), "amount": done.amount, "status": done.status.rawValue, "transcriptHash": result.transcriptHash.hex,
@@ -139,24 +154,6 @@ extension Pay {
             return nil
         }
         return TCPLink.parse(address: text)
-    }
-
-    /// Fetches the request from a listening payee. The network is not the payee's screen: the
-    /// request is only used if its key matches the one the user read from the payee.
-    static func fetchRequest(_ address: (host: String, port: Int), payee: String?, out: Output) async throws -> PaymentRequest {
-        guard let expected = payee?.lowercased(), expected.count >= 8, expected.allSatisfy(\.isHexDigit) else {
-            throw CLIError(
-                "payee_required", "Paying an address needs --payee with the payee's key id (8+ hex digits from its screen): a request fetched from the network could come from anyone.",
-                exit: .usage)
-        }
-        out.note("asking \(address.host):\(address.port) for its request…")
-        let request = try await NearbyPayment.fetchRequest(from: TCPLink.dialer(host: address.host, port: address.port))
-        guard request.payee.hex == expected || request.payee.keyID.hex.hasPrefix(expected) else {
-            throw CLIError(
-                "payee_mismatch", "The request at that address is for key \(request.payee.keyID), not \(expected).",
-                exit: .refused)
-        }
-        return request
     }
 }
 
@@ -191,10 +188,9 @@ struct Receive: AsyncParsableCommand {
     private func readPayment(_ wallet: Wallet, currency: Currency, out: Output) async throws {
         guard !inputs.isEmpty else { throw CLIError("no_input", "Give the payment's QR text or PNG file(s), or --listen HOST:PORT.", exit: .usage) }
         let bundleBytes = try Codes.read(inputs)
-        let bundle: PaymentBundle
-        do { bundle = try PaymentBundle(decoding: bundleBytes) } catch { throw CLIError("invalid_payment", "This is not a payment (\(error)).", exit: .rejected) }
-        guard let nonce = bundle.chains.first?.transfers.last?.nonce else { throw CLIError("invalid_payment", "The payment holds no transfer.", exit: .rejected) }
-        let received = try wallet.receive(bundleBytes, for: nonce, method: .qr)
+        // Checked here for this command's own message; the wallet finds the request itself.
+        do { _ = try PaymentBundle(decoding: bundleBytes) } catch { throw CLIError("invalid_payment", "This is not a payment (\(error)).", exit: .rejected) }
+        let received = try wallet.receive(bundleBytes, method: .qr)
         let shown = try Codes.show(received.receipt.encoded, png: png, output: out, title: "Receipt")
         out.result(
             ["paymentId": received.id.hex, "amount": received.amount, "receipt": shown.frames, "files": shown.files],
@@ -219,11 +215,20 @@ struct Receive: AsyncParsableCommand {
             throw CLIError("invalid_address", "'\(advertise)' is not HOST:PORT.", exit: .usage)
         }
         let reachable = advertise ?? bound
+        let home = common.home
+        let kept = KeptFlag()
+        let flow = NearbyReceiveFlow(
+            wallet: wallet, options: SessionOptions(timeout: .milliseconds(Int64(timeout * 1000))),
+            // Waiting for a payer can take minutes: other commands may use the wallet meanwhile;
+            // the lock is taken again only to store the payment.
+            accept: { bundle, transcript in try home.locked { try wallet.receive(bundle, method: .tcp, transcriptHash: transcript) } },
+            refusal: { error in
+                let reason = CLIError.from(error)
+                return (reason.code, reason.description)
+            })
         // The session key lives in this process only: the request is good for this listener.
-        let ephemeral = P256.KeyAgreement.PrivateKey()
-        let request = try wallet.createRequest(
-            amount: value, payeeName: name, expiresIn: UInt64(max(60, timeout)), hints: [.tcp(reachable)],
-            sessionKey: PublicKeyBytes(uncheckedBytes: Array(ephemeral.publicKey.compressedRepresentation)))
+        let nearby = try flow.createRequest(amount: value, payeeName: name, expiresIn: UInt64(max(60, timeout)), hints: [.tcp(reachable)])
+        let request = nearby.request
         let shown = try Codes.show(request.encoded, png: png, output: out, title: "Nearby payment request", interactive: false)
         if let requestOut {
             guard FileManager.default.createFile(atPath: requestOut, contents: Data((shown.frames.joined(separator: "\n") + "\n").utf8)) else {
@@ -233,35 +238,29 @@ struct Receive: AsyncParsableCommand {
         out.note("Waiting for a payer on \(bound) for \(value == 0 ? "any amount" : MoneyText.format(value, currency))…")
         out.note("Payers can scan the request, or run: wallet pay \(reachable) --payee \(wallet.publicKey.keyID)")
         out.note(shown.frames.joined(separator: "\n"))
-        let receiver = try NearbyReceiver(request: request, ephemeral: ephemeral, options: SessionOptions(timeout: .milliseconds(Int64(timeout * 1000))))
-        let kept = KeptFlag()
-        let home = common.home
-        let result: NearbyReceiver.Result
+        let result: NearbyReceiveResult
         do {
-            // Waiting for a payer can take minutes: other commands may use the wallet meanwhile;
-            // the lock is taken again only to store the payment.
             result = try await home.unlocked {
-                try await receiver.serve(listener, answer: { bundle, transcript in
-                    do {
-                        let received = try home.locked { try wallet.receive(bundle, for: request.nonce, method: .tcp, transcriptHash: transcript) }
+                try await flow.serve(nearby, on: listener) { progress in
+                    switch progress {
+                    case .verified(let amount, _):
                         kept.value.withLock { $0 = true }
-                        out.note("payment verified: \(MoneyText.format(received.amount, currency)); sending the receipt")
-                        return .receipt(received.receipt.encoded)
-                    } catch {
-                        let reason = CLIError.from(error)
-                        out.note("payment refused: \(reason.description)")
-                        return .refuse(code: reason.code, message: reason.description)
+                        out.note("payment verified: \(MoneyText.format(amount, currency)); sending the receipt")
+                    case .refused(_, let message):
+                        out.note("payment refused: \(message)")
+                    default:
+                        break
                     }
-                })
+                }
             }
         } catch {
-            let cause = CLIError.from(error)
+            let cause = CLIError.from((error as? NearbyReceiveError)?.cause ?? error)
             let outcome = kept.value.withLock { $0 }
                 ? "The payment was verified and kept in this wallet; the payer gets the receipt by running the same wallet pay again (listen again with a new request if needed)."
                 : "Nothing was received; nothing in this wallet changed."
             throw CLIError(cause.code, "\(cause.description) \(outcome)", exit: cause.exit)
         }
-        let receipt = try Receipt(decoding: result.receipt)
+        let receipt = result.receipt
         out.result(
             ["amount": receipt.amount, "paymentId": receipt.paymentID.hex, "payeeKeyId": wallet.publicKey.keyID.hex, "transcriptHash": result.transcriptHash.hex, "links": result.links, "nonce": request.nonce.hex],
             human: "Received \(MoneyText.format(receipt.amount, currency)) over a nearby session (verified offline; settle with wallet sync).")
@@ -353,11 +352,24 @@ enum Outcome {
     }
 
     static func annotate(_ error: any Error, _ outcome: String) -> CLIError {
-        let cause = CLIError.from(error)
+        let cause = (error as? NearbyPayError)?.cliCause ?? CLIError.from(error)
         // Resending to a payee that refused would be refused again.
         let outcome = cause.code == "payee_refused" && outcome != nothingSignedText
             ? "The payment was signed and is kept in this wallet; wallet sync asks the issuer what became of it."
             : outcome
         return CLIError(cause.code, "\(cause.description) \(outcome)", exit: cause.exit)
+    }
+}
+
+extension NearbyPayError {
+    /// This command's code and exit status for the cause; `Outcome` adds the sentence about
+    /// what was signed.
+    var cliCause: CLIError {
+        switch cause {
+        case .payeeKeyRequired: CLIError("payee_required", reason, exit: .usage)
+        case .payeeMismatch: CLIError("payee_mismatch", reason, exit: .refused)
+        case .wallet(let error): CLIError.from(error)
+        case .session(let error): CLIError.from(error)
+        }
     }
 }

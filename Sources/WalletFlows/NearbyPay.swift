@@ -1,0 +1,270 @@
+import NearbySession
+import OfflineNotes
+import Synchronization
+import WalletCore
+
+/// What a nearby payment is doing, in the order it happens, for a progress screen.
+public enum NearbyProgress: Sendable, Equatable {
+    /// Asking a listener found by address for its request (docs/protocol.md §12.7).
+    case fetchingRequest
+    /// The payment is signed and stored; from here on a failure keeps it for resending.
+    case signed(paymentID: Digest32, bytes: Int)
+    /// Opening the first link to the payee.
+    case connecting
+    /// The link is open; the session keys are being agreed (the payer's hello is on its way).
+    case handshake
+    /// `sent` of the session's `total` bytes (the hello and the sealed payment) are written to
+    /// the link; rises frame by frame.
+    case sending(sent: Int, total: Int)
+    /// Every byte is out; the payee's wallet verifies the payment and answers. (The payee's
+    /// acknowledgement of the last bytes travels with its reply, docs/protocol.md §12.4, so
+    /// "delivered" and "answered" arrive together.)
+    case waitingForReceipt
+    /// A dropped link was replaced by link number `link` (2, 3, …) and the session continued
+    /// with the same signed bytes.
+    case resumed(link: Int)
+    /// The payee's receipt is verified and recorded: the payment is complete.
+    case paid
+}
+
+/// The outcome of a completed nearby payment.
+public struct NearbyPayResult: Sendable {
+    /// The payment, now `completed`, with the payee's receipt.
+    public let payment: OutgoingPayment
+    /// The signed bytes that went over the link (the same on every retry).
+    public var bundle: [UInt8] { payment.bundle }
+    /// The session the receipt is bound to.
+    public let transcriptHash: Digest32
+    /// Links opened after the first one.
+    public let reconnects: Int
+    /// Sessions started afresh because the payee no longer knew the old one.
+    public let restarts: Int
+}
+
+/// Why a nearby payment failed, and — what the person paying needs first — whether anything
+/// was signed.
+public struct NearbyPayError: Error, Sendable, CustomStringConvertible {
+    public enum Outcome: Sendable, Equatable {
+        /// Nothing was signed: nothing left the wallet, nothing is reserved.
+        case nothingSigned
+        /// The payment was signed and stored; paying the same request again resends exactly
+        /// these bytes (the wallet never signs twice for one request).
+        case signedAndKept(paymentID: Digest32)
+    }
+
+    public enum Cause: Sendable {
+        /// The wallet refused to sign or to record the receipt (funds, limits, expiry, …).
+        case wallet(WalletError)
+        /// The session failed: link, timeout, the payee's refusal, a receipt not bound to it.
+        case session(NearbyError)
+        /// A request fetched by address needs the payee's key id to check it against.
+        case payeeKeyRequired
+        /// The request at the address is for another key than the one the payee showed.
+        case payeeMismatch(expected: String, found: KeyID)
+    }
+
+    public let outcome: Outcome
+    public let cause: Cause
+
+    public init(_ outcome: Outcome, _ cause: Cause) {
+        self.outcome = outcome
+        self.cause = cause
+    }
+
+    /// The underlying wallet or session error, for clients that map those to their own codes.
+    public var underlying: (any Error)? {
+        switch cause {
+        case .wallet(let e): e
+        case .session(let e): e
+        case .payeeKeyRequired, .payeeMismatch: nil
+        }
+    }
+
+    /// Whether "try again" makes sense: it resends the same signed bytes. Not after the payee
+    /// refused them (it would refuse again), and not when nothing was signed and the wallet
+    /// itself said no.
+    public var canTryAgain: Bool {
+        switch (outcome, cause) {
+        case (_, .session(.refused)): false
+        case (.signedAndKept, _): true
+        case (.nothingSigned, .session): true
+        case (.nothingSigned, _): false
+        }
+    }
+
+    /// What went wrong, without the outcome sentence (clients word that themselves).
+    public var reason: String {
+        switch cause {
+        case .wallet(let e): e.description
+        case .session(let e): e.description
+        case .payeeKeyRequired:
+            "Paying an address needs --payee with the payee's key id (8+ hex digits from its screen): a request fetched from the network could come from anyone."
+        case .payeeMismatch(let expected, let found): "The request at that address is for key \(found), not \(expected)."
+        }
+    }
+
+    public var description: String {
+        switch outcome {
+        case .nothingSigned: "\(reason) Nothing was signed; nothing left this wallet."
+        case .signedAndKept: "\(reason) The payment was signed and kept: paying the same request again resends the same bytes."
+        }
+    }
+}
+
+/// The payer's side of a nearby payment as one library call: sign (or take back the bytes
+/// already signed for this request), run the session over any link, confirm the receipt.
+///
+/// The steps are public too, so a client that must do something between them (the command
+/// line releases its wallet lock while the devices talk) composes the same calls.
+public struct NearbyPayFlow: Sendable {
+    public let wallet: Wallet
+    public let options: SessionOptions
+
+    public init(wallet: Wallet, options: SessionOptions = SessionOptions()) {
+        self.wallet = wallet
+        self.options = options
+    }
+
+    /// Pays a scanned request over `dialer` and returns once the receipt is recorded.
+    /// - Parameter amount: for an open-amount request; otherwise nil or the request's amount.
+    public func pay(
+        _ request: PaymentRequest, amount: UInt64? = nil, dialer: any LinkDialer,
+        progress: @escaping @Sendable (NearbyProgress) -> Void = { _ in }
+    ) async throws(NearbyPayError) -> NearbyPayResult {
+        let payment = try sign(request, amount: amount)
+        progress(.signed(paymentID: payment.id, bytes: payment.bundle.count))
+        let session = try await send(payment, dialer: dialer, progress: progress)
+        let done = try confirm(payment, session: session)
+        progress(.paid)
+        return done
+    }
+
+    /// Pays the payee listening behind `dialer` (an address, not a scanned request): fetches
+    /// its request and pays it only if its key id starts with `payee`, the key id the payee's
+    /// screen shows. A mismatch is refused before anything is signed.
+    public func pay(
+        listenerAt dialer: any LinkDialer, payee: String?, amount: UInt64? = nil,
+        progress: @escaping @Sendable (NearbyProgress) -> Void = { _ in }
+    ) async throws(NearbyPayError) -> NearbyPayResult {
+        let expected = try Self.expectedPayee(payee)
+        progress(.fetchingRequest)
+        let request = try await Self.fetchRequest(from: dialer, payee: expected)
+        return try await pay(request, amount: amount, dialer: dialer, progress: progress)
+    }
+
+    /// Checks the key id a person typed for `pay(listenerAt:)`: at least 8 hex digits, or the
+    /// whole key. Returns it lowercased.
+    public static func expectedPayee(_ text: String?) throws(NearbyPayError) -> String {
+        guard let expected = text?.lowercased(), expected.count >= 8, expected.allSatisfy(\.isHexDigit) else {
+            throw NearbyPayError(.nothingSigned, .payeeKeyRequired)
+        }
+        return expected
+    }
+
+    /// Asks a listener for its request (§12.7) and keeps it only if it is for `payee` (a key id
+    /// prefix of 8+ hex digits, or the whole key): the network is not the payee's screen.
+    public static func fetchRequest(
+        from dialer: any LinkDialer, payee: String?, timeout: Duration = .seconds(10)
+    ) async throws(NearbyPayError) -> PaymentRequest {
+        let expected = try expectedPayee(payee)
+        let request: PaymentRequest
+        do { request = try await NearbyPayment.fetchRequest(from: dialer, timeout: timeout) } catch {
+            throw NearbyPayError(.nothingSigned, .session(error))
+        }
+        guard request.payee.hex == expected || request.payee.keyID.hex.hasPrefix(expected) else {
+            throw NearbyPayError(.nothingSigned, .payeeMismatch(expected: expected, found: request.payee.keyID))
+        }
+        return request
+    }
+
+    /// Signs the payment for `request` and stores it (or returns the bytes already signed for
+    /// it: the wallet is idempotent per request). Fails with nothing signed.
+    public func sign(_ request: PaymentRequest, amount: UInt64? = nil) throws(NearbyPayError) -> OutgoingPayment {
+        guard request.sessionKey != nil else {
+            throw NearbyPayError(.nothingSigned, .session(.notNearbyRequest("it carries no session key")))
+        }
+        do { return try wallet.pay(request, amount: amount, method: .tcp) } catch {
+            throw NearbyPayError(.nothingSigned, .wallet(error))
+        }
+    }
+
+    /// Runs the session for a signed payment and returns the payee's answer, reconnecting and
+    /// resuming after dropped links. Does not touch the wallet, so a client may let other
+    /// work use the wallet meanwhile. Fails with the payment signed and kept.
+    public func send(
+        _ payment: OutgoingPayment, dialer: any LinkDialer, progress: @escaping @Sendable (NearbyProgress) -> Void = { _ in }
+    ) async throws(NearbyPayError) -> NearbyPayment.Result {
+        let reporter = PayProgressReporter(progress)
+        let watched = WatchedDialer(inner: dialer, reporter: reporter)
+        do {
+            return try await NearbyPayment.pay(
+                request: payment.request, bundle: payment.bundle, dialer: watched, options: options,
+                progress: { reporter.session($0) })
+        } catch {
+            throw NearbyPayError(.signedAndKept(paymentID: payment.id), .session(error))
+        }
+    }
+
+    /// Verifies the receipt the session brought back and records the payment as completed.
+    public func confirm(_ payment: OutgoingPayment, session: NearbyPayment.Result) throws(NearbyPayError) -> NearbyPayResult {
+        do {
+            let done = try wallet.confirm(receipt: session.receipt)
+            return NearbyPayResult(
+                payment: done, transcriptHash: session.transcriptHash, reconnects: session.reconnects, restarts: session.restarts)
+        } catch {
+            throw NearbyPayError(.signedAndKept(paymentID: payment.id), .wallet(error))
+        }
+    }
+}
+
+/// Turns link openings and the driver's byte counts into `NearbyProgress`, each event once in
+/// a row (the driver reports every change; a screen needs the steps).
+final class PayProgressReporter: Sendable {
+    private struct State {
+        var links = 0
+        var last: NearbyProgress?
+    }
+    private let sink: @Sendable (NearbyProgress) -> Void
+    private let state = Mutex(State())
+
+    init(_ sink: @escaping @Sendable (NearbyProgress) -> Void) { self.sink = sink }
+
+    func emit(_ event: NearbyProgress) {
+        let fresh = state.withLock { s in
+            guard s.last != event else { return false }
+            s.last = event
+            return true
+        }
+        if fresh { sink(event) }
+    }
+
+    func dialing() {
+        if state.withLock({ $0.links }) == 0 { emit(.connecting) }
+    }
+
+    func connected() {
+        let links = state.withLock { s in
+            s.links += 1
+            return s.links
+        }
+        emit(links == 1 ? .handshake : .resumed(link: links))
+    }
+
+    func session(_ p: SessionProgress) {
+        guard p.sent > 0 else { return }
+        emit(p.written < p.sent ? .sending(sent: p.written, total: p.sent) : .waitingForReceipt)
+    }
+}
+
+/// A dialer that tells the reporter when links open: the session driver reconnects on its own.
+struct WatchedDialer: LinkDialer {
+    let inner: any LinkDialer
+    let reporter: PayProgressReporter
+
+    func connect() async throws -> any LinkConnection {
+        reporter.dialing()
+        let connection = try await inner.connect()
+        reporter.connected()
+        return connection
+    }
+}
