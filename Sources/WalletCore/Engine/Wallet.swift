@@ -26,6 +26,8 @@ public final class Wallet: Sendable {
         self.databasePath = databasePath
         self.db = try WalletDatabase.open(path: databasePath)
         self.env = environment
+        // Snapshot streams held on other instances of this file learn of this one's commits.
+        WalletChangeHub.attach(db, path: databasePath)
     }
 
     /// Creates a new wallet (key and database) in `directory`, which is created if needed.
