@@ -232,7 +232,7 @@ let package = Package(
         .testTarget(
             name: "WalletAppModelsTests",
             dependencies: [
-                "WalletAppModels", "WalletFlows", "WalletCore", "OfflineNotes", "QRPayload",
+                "WalletAppModels", "WalletFlows", "WalletCore", "OfflineNotes", "QRPayload", "DevIssuer",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
