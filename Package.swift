@@ -261,7 +261,7 @@ let package = Package(
         .executableTarget(
             name: "WalletBench",
             dependencies: [
-                "WalletCore", "OfflineNotes", "DevIssuer", "NearbySession", "QRPayload",
+                "WalletCore", "WalletFlows", "OfflineNotes", "DevIssuer", "NearbySession", "QRPayload",
                 .target(name: "QRImage", condition: .when(platforms: [.linux])),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
