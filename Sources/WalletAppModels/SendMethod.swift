@@ -1,0 +1,21 @@
+/// How a payment leaves the phone; the Send button is labelled by it.
+public enum SendMethod: CaseIterable, Hashable, Sendable {
+    /// Offline: the payment shown as QR codes, the receipt scanned back.
+    case qr
+    /// Offline: a nearby session (Bluetooth LE in the app; TCP or the simulated link here).
+    case bluetooth
+    /// Online: from the settled account balance to another account; no notes move.
+    case online
+
+    /// Whether notes move offline (from offline spendable) rather than the account (settled).
+    public var isOffline: Bool { self != .online }
+
+    /// The Send button's label.
+    public var buttonTitle: String {
+        switch self {
+        case .qr: "Via QR"
+        case .bluetooth: "Via Bluetooth"
+        case .online: "Via Internet"
+        }
+    }
+}
