@@ -167,6 +167,27 @@ struct NearbyFlowTests {
         #expect(try pair.payer.balance().spendable == 9_200)
     }
 
+    @Test func anOpenRequestNeedsAnAmountBeforeAnythingIsSigned() async throws {
+        let pair = try NearbyPair()
+        let network = SimulatedNetwork(.init(mtu: 185))
+        let nearby = try pair.receiveFlow.createRequest(amount: 0, payeeName: "tips", hints: [.tcp("127.0.0.1:1")])
+        var failure: NearbyPayError?
+        do { _ = try await pair.payFlow.pay(nearby.request, dialer: network) } catch { failure = error }
+        let error = try #require(failure)
+        #expect(error.outcome == .nothingSigned)
+        guard case .wallet(.amountRequired) = error.cause else {
+            Issue.record("unexpected \(error)")
+            return
+        }
+        #expect(!error.canTryAgain)
+        #expect(network.counters.links == 0)
+
+        async let served = pair.receiveFlow.serve(nearby, on: network)
+        let paid = try await pair.payFlow.pay(nearby.request, amount: 450, dialer: network)
+        #expect(try await served.payment.amount == 450)
+        #expect(paid.payment.amount == 450)
+    }
+
     @Test func aFetchedRequestForAnotherKeyIsRefusedBeforeSigning() async throws {
         let pair = try NearbyPair()
         let network = SimulatedNetwork(.init(mtu: 185))
