@@ -44,6 +44,24 @@ public struct AutoRechargeRule: Codable, Sendable, Equatable {
     }
 }
 
+/// Why an auto-recharge rule is not accepted.
+public enum AutoRechargeRuleError: Error, Sendable, Equatable {
+    /// The target must be above the threshold (else nothing would ever be bought).
+    case targetNotAboveThreshold
+    /// The target is above what the wallet may hold offline (the limit, minor units).
+    case aboveHoldingLimit(UInt64)
+}
+
+extension AutoRechargeRule {
+    /// A rule the settings screen may save: target above threshold and within the issuer's
+    /// offline holding limit (`maxOfflineHolding`, nil while the wallet has no limits yet).
+    public init(validatingThreshold threshold: UInt64, target: UInt64, maxOfflineHolding: UInt64?) throws(AutoRechargeRuleError) {
+        guard target > threshold else { throw .targetNotAboveThreshold }
+        if let limit = maxOfflineHolding, target > limit { throw .aboveHoldingLimit(limit) }
+        self.init(threshold: threshold, target: target)
+    }
+}
+
 /// The small state the online flows keep between runs (none of it secret).
 public struct FlowState: Sendable, Equatable {
     public var pendingPurchase: PendingPurchase?

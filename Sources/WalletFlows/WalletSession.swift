@@ -163,6 +163,15 @@ public final class WalletSession: Sendable {
     /// The issuer's view of the account.
     public func account() async throws -> AccountSummary { try await client.account() }
 
+    /// Pays another account online from the settled balance (no notes move) and records the
+    /// transfer in the wallet's history at once (the next sync ties it to its journal entry).
+    /// Returns the account after the transfer.
+    public func sendOnline(to email: String, amount: UInt64) async throws -> AccountSummary {
+        let account = try await client.sendOnline(to: email, amount: amount)
+        _ = try wallet.recordOnlineTransfer(to: email, amount: amount)
+        return account
+    }
+
     // MARK: Purchase
 
     /// Buys `amount` of notes into the wallet. The idempotency key is saved BEFORE the request

@@ -46,9 +46,9 @@ public final class IssuerClient: Sendable {
         client = Client(serverURL: serverURL, transport: transport, middlewares: [BearerToken { token.value.withLock { $0 } }])
     }
 
-    /// The generated client, for tests and tools that exercise the raw API; clients use the
-    /// typed methods below (their errors are unwrapped, see `call`).
-    public var api: Client { client }
+    /// The generated client, for this package's tests and tools that exercise the raw API (not
+    /// public: clients use the typed methods below, whose errors are unwrapped, see `call`).
+    package var api: Client { client }
 
     /// The issuer's configuration; malformed trust material is refused here (`bad_config`).
     public func config() async throws -> IssuerConfiguration {

@@ -68,4 +68,14 @@ struct ConfigFileStoreTests {
         try plain.saveLogin(StoredLogin(server: "http://s", refreshToken: "visible"))
         #expect(try String(contentsOfFile: dir + "/plain.json", encoding: .utf8).contains("\"refreshToken\" : \"visible\""))
     }
+
+    @Test func anAutoRechargeRuleMustBuySomethingWithinTheHoldingLimit() throws {
+        #expect(throws: AutoRechargeRuleError.targetNotAboveThreshold) {
+            try AutoRechargeRule(validatingThreshold: 1_000, target: 1_000, maxOfflineHolding: nil)
+        }
+        #expect(throws: AutoRechargeRuleError.aboveHoldingLimit(5_000)) {
+            try AutoRechargeRule(validatingThreshold: 1_000, target: 6_000, maxOfflineHolding: 5_000)
+        }
+        #expect(try AutoRechargeRule(validatingThreshold: 1_000, target: 5_000, maxOfflineHolding: 5_000) == AutoRechargeRule(threshold: 1_000, target: 5_000))
+    }
 }

@@ -144,6 +144,19 @@ struct SessionFlowTests {
         }
     }
 
+    @Test func anOnlineTransferShowsInHistoryAtOnceAndOnceAfterSync() async throws {
+        try await IssuerHarness.with { h in
+            let (alice, _) = try await h.loggedIn("payer", funds: 3_000)
+            let (bob, _) = try await h.loggedIn("payee")
+            let bobEmail = try #require(try await bob.account().email)
+            #expect(try await alice.sendOnline(to: bobEmail, amount: 1_000).balance == 2_000)
+            #expect(try alice.wallet.history().filter { $0.counterparty == bobEmail }.count == 1)
+            _ = try await alice.sync(refreshWithin: 3_600)
+            #expect(try alice.wallet.history().filter { $0.counterparty == bobEmail }.count == 1)  // tied, not doubled
+            #expect(try await bob.account().balance == 1_000)
+        }
+    }
+
     @Test func anUnaffordableAutoRechargeIsAWarningNotAnError() async throws {
         try await IssuerHarness.with { h in
             let (session, store) = try await h.loggedIn("broke")

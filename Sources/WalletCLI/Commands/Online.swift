@@ -126,8 +126,7 @@ struct SendOnline: AsyncParsableCommand {
                 let wallet = session.wallet
                 let currency = try wallet.limits().currency
                 let value = try MoneyText.parse(amount, currency: currency)
-                let account = try await session.client.sendOnline(to: to, amount: value)
-                try wallet.recordOnlineTransfer(to: to, amount: value)  // in history now; sync ties it to its journal entry
+                let account = try await session.sendOnline(to: to, amount: value)
                 out.result(
                     ["to": to, "amount": value, "settled": account.balance],
                     human: "Sent \(MoneyText.format(value, currency)) to \(to). Account now \(MoneyText.format(signed: account.balance, currency)).")
@@ -164,11 +163,14 @@ struct Settings: AsyncParsableCommand {
                     }
                     let threshold = try MoneyText.parse(below, currency: currency)
                     let target = try MoneyText.parse(to, currency: currency)
-                    guard target > threshold else { throw CLIError("invalid_setting", "The target must be above the threshold.", exit: .usage) }
-                    if let limit = try? wallet.limits().maxOfflineHolding, target > limit {
+                    let limit = try? wallet.limits().maxOfflineHolding
+                    do {
+                        config.autoRecharge = try AutoRechargeRule(validatingThreshold: threshold, target: target, maxOfflineHolding: limit)
+                    } catch AutoRechargeRuleError.targetNotAboveThreshold {
+                        throw CLIError("invalid_setting", "The target must be above the threshold.", exit: .usage)
+                    } catch AutoRechargeRuleError.aboveHoldingLimit(let limit) {
                         throw CLIError("invalid_setting", "The target is above the offline holding limit \(MoneyText.format(limit, currency)).", exit: .usage)
                     }
-                    config.autoRecharge = .init(threshold: threshold, target: target)
                 }
                 try home.saveConfig(config)
                 var object: [String: Any] = ["server": config.server ?? NSNull(), "email": config.email ?? NSNull()]
