@@ -109,8 +109,19 @@ public struct NearbyReceiveFlow: Sendable {
     /// `options.timeout` passes. Closes the listener when done.
     public func serve(
         _ nearby: NearbyRequest, on listener: any LinkListener,
-        progress: @escaping @Sendable (NearbyReceiveProgress) -> Void = { _ in }
+        progress report: @escaping @Sendable (NearbyReceiveProgress) -> Void = { _ in }
     ) async throws(NearbyReceiveError) -> NearbyReceiveResult {
+        // Each step once in a row: the driver reports every byte count that moves, from
+        // several links at once when a payer reconnects.
+        let last = Mutex<NearbyReceiveProgress?>(nil)
+        let progress: @Sendable (NearbyReceiveProgress) -> Void = { event in
+            let fresh = last.withLock { l in
+                guard l != event else { return false }
+                l = event
+                return true
+            }
+            if fresh { report(event) }
+        }
         let kept = Mutex<[ReceivedPayment]>([])
         let receiver: NearbyReceiver
         do { receiver = try NearbyReceiver(request: nearby.request, ephemeral: nearby.ephemeral, options: options) } catch {
