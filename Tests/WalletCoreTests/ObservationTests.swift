@@ -165,6 +165,29 @@ final class SnapshotProbe: Sendable {
         #expect(try #require(await bobSeen.next()).balance.spendable == 3_500)
     }
 
+    /// Writes through this instance (seen by GRDB) and another (forwarded) interleave: every
+    /// snapshot is at least as new as the one before, and the last state always arrives.
+    @Test func interleavedWritersNeverMakeTheStreamGoBack() async throws {
+        let h = try Harness()
+        let screen = try h.wallet("bob")
+        let other = try h.reopen("bob")
+        let seen = SnapshotProbe(screen.snapshots())
+        defer { seen.cancel() }
+        #expect(try #require(await seen.next()).balance.total == 0)
+
+        let writes = Task.detached {
+            for i in 1...20 { try h.fund(i.isMultiple(of: 2) ? screen : other, [UInt64(i)]) }
+        }
+        try await writes.value
+        var spendable: UInt64 = 0
+        while spendable < 210 {
+            let snapshot = try #require(await seen.next())
+            #expect(snapshot.balance.spendable > spendable)
+            spendable = snapshot.balance.spendable
+        }
+        #expect(spendable == 210)
+    }
+
     @Test func identicalStatesAreNotEmittedAgain() async throws {
         let h = try Harness()
         let alice = try h.wallet("alice", funds: [1_000])
@@ -279,6 +302,8 @@ func mainActorIsFree(within seconds: Double = 10) -> Bool {
         let got = try await bob.receive(sent.bundle, for: request.nonce)
         try await alice.confirm(receipt: got.receipt.encoded)
         #expect(try await alice.balance().spendable == 3_800)
+        // The payment found by its own nonce: the same payment, so the same receipt.
+        #expect(try await bob.receive(sent.bundle, method: .qr).id == got.id)
         #expect(try await bob.snapshot().balance.unsettled == 1_200)
         #expect(try await alice.history().first?.status == .completed)
         // Typed errors come through unchanged.

@@ -151,6 +151,13 @@ public struct AsyncWallet: Sendable {
         }
     }
 
+    /// `Wallet.receive(_:method:transcriptHash:)`: the request is found from the payment itself.
+    public func receive(
+        _ bundleBytes: [UInt8], method: PaymentMethod = .qr, transcriptHash: Digest32? = nil
+    ) async throws(WalletError) -> ReceivedPayment {
+        try await run { w throws(WalletError) in try w.receive(bundleBytes, method: method, transcriptHash: transcriptHash) }
+    }
+
     /// `Wallet.pendingPayments()`.
     public func pendingPayments() async throws(WalletError) -> [OutgoingPayment] {
         try await run { w throws(WalletError) in try w.pendingPayments() }

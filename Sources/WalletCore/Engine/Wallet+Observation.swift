@@ -112,8 +112,17 @@ enum SnapshotObservation {
             }
         }
 
-        let token = WalletChangeHub.add(
-            .init(pool: ObjectIdentifier(wallet.db), notify: { queue.async { reread() } }), path: wallet.databasePath)
+        // A burst of commits elsewhere queues one re-read, not one per commit. The flag drops
+        // before the read starts, so a commit during the read queues the next one.
+        let queued = Mutex(false)
+        @Sendable func wake() {
+            guard queued.withLock({ q in defer { q = true }; return !q }) else { return }
+            queue.async {
+                queued.withLock { $0 = false }
+                reread()
+            }
+        }
+        let token = WalletChangeHub.add(.init(pool: ObjectIdentifier(wallet.db), notify: wake), path: wallet.databasePath)
         // The region is fixed and the fetch trivial: GRDB decides *when*, `reread` reads *what*.
         let observation = ValueObservation.tracking(
             regions: Wallet.snapshotTables.map { Table($0) }, fetch: { _ in () })
