@@ -210,17 +210,25 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .testTarget(
-            name: "WalletFlowsTests",
+        // Test support shared by the wallet-side test targets (a real issuer on loopback, the
+        // in-memory flow store, a transport that loses answers). No product ships it.
+        .target(
+            name: "WalletTestSupport",
             dependencies: [
-                "WalletFlows", "WalletCore", "WalletSync", "OfflineNotes", "NearbySession", "QRPayload",
-                "IssuerHTTP", "IssuerCore", "SQLStore", "DevIssuer",
+                "WalletFlows", "WalletCore", "WalletSync", "OfflineNotes", "IssuerHTTP", "IssuerCore", "SQLStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-                // A transport that loses answers (the crash tests), under the issuer client.
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .testTarget(
+            name: "WalletFlowsTests",
+            dependencies: [
+                "WalletFlows", "WalletTestSupport", "WalletCore", "WalletSync", "OfflineNotes", "NearbySession", "QRPayload",
+                "IssuerCore", "DevIssuer",
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
             ]
         ),
         // The app's screen models: platform-neutral (Observation, no SwiftUI or UIKit), tested on
@@ -232,7 +240,7 @@ let package = Package(
         .testTarget(
             name: "WalletAppModelsTests",
             dependencies: [
-                "WalletAppModels", "WalletFlows", "WalletCore", "OfflineNotes", "QRPayload", "DevIssuer",
+                "WalletAppModels", "WalletFlows", "WalletTestSupport", "WalletCore", "WalletSync", "OfflineNotes", "QRPayload", "DevIssuer",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

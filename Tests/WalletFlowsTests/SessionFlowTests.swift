@@ -5,6 +5,7 @@ import Testing
 import WalletCore
 import WalletFlows
 import WalletSync
+import WalletTestSupport
 
 /// The online flows against a real wallet-server on loopback (SQLite).
 @Suite("Online flows: login, purchase, auto-recharge, sync")

@@ -9,21 +9,20 @@ import OpenAPIRuntime
 import OpenAPIURLSession
 import SQLStore
 import Synchronization
-import Testing
 import WalletCore
 import WalletFlows
 import WalletSync
 
-/// A real issuer server (`IssuerHTTP` over SQLite) on a loopback port, the shape of
-/// Tests/IssuerHTTPTests/HTTPHarness.swift cut down to what the flow tests need.
-struct IssuerHarness {
-    let issuer: Issuer
-    let baseURL: URL
-    let dir: String
+/// A real issuer server (`IssuerHTTP` over SQLite, development funding on) on a loopback port,
+/// for the tests of the flows and the app's models. Test support: not part of any product.
+public struct IssuerHarness: Sendable {
+    public let issuer: Issuer
+    public let baseURL: URL
+    public let dir: String
 
     /// Starts a server with development funding, runs `body`, stops the server.
     /// `refreshReuseWindow`: seconds a just-rotated refresh token still works (0: at once dead).
-    static func with(refreshReuseWindow: Int64 = 60, _ body: (IssuerHarness) async throws -> Void) async throws {
+    public static func with(refreshReuseWindow: Int64 = 60, _ body: (IssuerHarness) async throws -> Void) async throws {
         let dir = NSTemporaryDirectory() + "flows-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let keyring = IssuerKeyring(
@@ -51,13 +50,13 @@ struct IssuerHarness {
     }
 
     /// A fresh wallet in its own directory.
-    func wallet(_ name: String) throws -> (wallet: Wallet, directory: String) {
+    public func wallet(_ name: String) throws -> (wallet: Wallet, directory: String) {
         let directory = dir + "/" + name + "-" + UUID().uuidString.prefix(6)
         return (try Wallet.create(directory: directory, keyCost: .testing), directory)
     }
 
     /// A wallet logged in to a new account funded with `funds`, its login in `store`.
-    func loggedIn(_ name: String, funds: UInt64 = 0, store: MemoryFlowStore = MemoryFlowStore(), makeClient: @escaping IssuerClientFactory = { IssuerClient(serverURL: $0) })
+    public func loggedIn(_ name: String, funds: UInt64 = 0, store: MemoryFlowStore = MemoryFlowStore(), makeClient: @escaping IssuerClientFactory = { IssuerClient(serverURL: $0) })
         async throws -> (session: WalletSession, store: MemoryFlowStore)
     {
         let (wallet, _) = try wallet(name)
@@ -71,33 +70,35 @@ struct IssuerHarness {
 
 /// The in-memory credential and flow-state store (the test double; it does not ship).
 /// Counts saves so tests can see a token persisted before it is used.
-final class MemoryFlowStore: CredentialStore, FlowStateStore, Sendable {
+public final class MemoryFlowStore: CredentialStore, FlowStateStore, Sendable {
     private let state = Mutex<(login: StoredLogin, flow: FlowState, loginSaves: Int)>((StoredLogin(), FlowState(), 0))
 
-    init(login: StoredLogin = StoredLogin(), flow: FlowState = FlowState()) {
+    public init(login: StoredLogin = StoredLogin(), flow: FlowState = FlowState()) {
         state.withLock { $0 = (login, flow, 0) }
     }
 
-    func loadLogin() throws -> StoredLogin { state.withLock { $0.login } }
-    func saveLogin(_ login: StoredLogin) throws {
+    public func loadLogin() throws -> StoredLogin { state.withLock { $0.login } }
+    public func saveLogin(_ login: StoredLogin) throws {
         state.withLock {
             $0.login = login
             $0.loginSaves += 1
         }
     }
-    func loadFlowState() throws -> FlowState { state.withLock { $0.flow } }
-    func saveFlowState(_ flow: FlowState) throws { state.withLock { $0.flow = flow } }
-    var loginSaves: Int { state.withLock { $0.loginSaves } }
+    public func loadFlowState() throws -> FlowState { state.withLock { $0.flow } }
+    public func saveFlowState(_ flow: FlowState) throws { state.withLock { $0.flow = flow } }
+    public var loginSaves: Int { state.withLock { $0.loginSaves } }
 }
 
 /// A transport that forwards every request to the server but loses the answer to the ones
 /// `loses` picks (the request was processed; the client sees a dropped connection) — a crash
 /// or a cut network between sending and hearing back.
-struct LosingTransport: ClientTransport {
+public struct LosingTransport: ClientTransport {
     let base = URLSessionTransport()
     let loses: @Sendable (String) -> Bool
 
-    func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
+    public init(loses: @escaping @Sendable (String) -> Bool) { self.loses = loses }
+
+    public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
         let answer = try await base.send(request, body: body, baseURL: baseURL, operationID: operationID)
         if loses(operationID) { throw URLError(.networkConnectionLost) }
         return answer
