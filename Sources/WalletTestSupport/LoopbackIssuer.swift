@@ -22,7 +22,10 @@ public struct IssuerHarness: Sendable {
 
     /// Starts a server with development funding, runs `body`, stops the server.
     /// `refreshReuseWindow`: seconds a just-rotated refresh token still works (0: at once dead).
-    public static func with(refreshReuseWindow: Int64 = 60, _ body: (IssuerHarness) async throws -> Void) async throws {
+    /// `body` runs on the caller's actor (`isolation`), so `@MainActor` tests drive screen models in it.
+    public static func with(
+        refreshReuseWindow: Int64 = 60, isolation: isolated (any Actor)? = #isolation, _ body: (IssuerHarness) async throws -> Void
+    ) async throws {
         let dir = NSTemporaryDirectory() + "flows-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let keyring = IssuerKeyring(

@@ -1,0 +1,103 @@
+import Observation
+
+/// The biometric lock in front of the wallet: when it is on in Settings, the wallet is locked
+/// at launch and whenever the app returns from the background, and only `unlock()` (Face ID /
+/// Touch ID through the `BiometricGate`) or the passphrase fallback opens it again. A failed or
+/// cancelled attempt leaves it locked with a message.
+@Observable @MainActor
+public final class LockModel {
+    /// What the lock screen shows.
+    public enum State: Equatable, Sendable {
+        case unlocked
+        case locked
+        /// The system's biometric prompt is up.
+        case authenticating
+    }
+
+    /// Why the lock cannot be turned on, or why unlocking failed.
+    public enum LockError: Error, Equatable, Sendable, CustomStringConvertible {
+        case biometricsUnavailable
+        case notRecognized
+        case wrongPassphrase
+        case noFallback
+        case cannotSave(String)
+
+        public var description: String {
+            switch self {
+            case .biometricsUnavailable: "This device has no Face ID or Touch ID set up; set it up in the system settings first."
+            case .notRecognized: "Not recognized. Try again, or unlock with your passphrase."
+            case .wrongPassphrase: "Wrong passphrase. Try again."
+            case .noFallback: "This wallet has no passphrase; unlock with Face ID or Touch ID."
+            case .cannotSave(let reason): "The lock setting could not be saved (\(reason))."
+            }
+        }
+    }
+
+    /// The key of the on/off setting in the `SettingsStore` ("true" when on).
+    public static let settingsKey = "biometricLock"
+    /// The reason shown in the system prompt.
+    public static let reason = "Unlock your wallet"
+
+    public private(set) var state: State = .unlocked
+    /// Whether the lock is turned on (persisted).
+    public private(set) var isEnabled: Bool
+    /// Why the last attempt failed; cleared by the next attempt.
+    public private(set) var message: LockError?
+
+    public var isLocked: Bool { state != .unlocked }
+    /// Whether the passphrase fallback is offered.
+    public var hasFallback: Bool { verifyPassphrase != nil }
+
+    private let gate: any BiometricGate
+    private let settings: any SettingsStore
+    private let verifyPassphrase: (@Sendable (String) async -> Bool)?
+
+    /// - Parameter verifyPassphrase: checks the wallet passphrase for the fallback (nil when the
+    ///   wallet has none: biometrics only).
+    public init(gate: any BiometricGate, settings: any SettingsStore, verifyPassphrase: (@Sendable (String) async -> Bool)? = nil) {
+        self.gate = gate
+        self.settings = settings
+        self.verifyPassphrase = verifyPassphrase
+        isEnabled = settings.string(forKey: Self.settingsKey) == "true"
+    }
+
+    /// The app launched: locked when the lock is on.
+    public func launched() { if isEnabled { state = .locked } }
+
+    /// The app went to the background: lock now, so the app switcher's snapshot and the return
+    /// both show the lock screen.
+    public func enteredBackground() { if isEnabled { state = .locked } }
+
+    /// Turns the lock on (only where biometrics are available) or off, and saves the choice.
+    public func setEnabled(_ on: Bool) async throws(LockError) {
+        if on, !(await gate.isAvailable) { throw .biometricsUnavailable }
+        do { try settings.set(on ? "true" : nil, forKey: Self.settingsKey) } catch { throw .cannotSave(error.description) }
+        isEnabled = on
+        if !on { state = .unlocked }
+    }
+
+    /// Asks for Face ID / Touch ID; unlocked only when it passes.
+    public func unlock() async {
+        guard state == .locked else { return }
+        message = nil
+        state = .authenticating
+        let passed = await gate.authenticate(reason: Self.reason)
+        // Backgrounded meanwhile, or unlocked by the passphrase: the later event wins.
+        guard state == .authenticating else { return }
+        state = passed ? .unlocked : .locked
+        if !passed { message = .notRecognized }
+    }
+
+    /// The fallback: unlocks with the wallet passphrase.
+    public func unlock(passphrase: String) async {
+        guard state == .locked else { return }
+        guard let verifyPassphrase else {
+            message = .noFallback
+            return
+        }
+        message = nil
+        let passed = await verifyPassphrase(passphrase)
+        guard state == .locked else { return }
+        if passed { state = .unlocked } else { message = .wrongPassphrase }
+    }
+}
