@@ -1,0 +1,194 @@
+import Foundation
+import Observation
+import OfflineNotes
+import WalletCore
+
+/// "x ago" for a number of seconds, as the history rows and "Updated x ago" show it.
+public enum RelativeTime {
+    public static func ago(_ seconds: UInt64) -> String {
+        switch seconds {
+        case ..<60: "just now"
+        case ..<3_600: "\(seconds / 60) min ago"
+        case ..<86_400: "\(seconds / 3_600) h ago"
+        default: "\(seconds / 86_400) d ago"
+        }
+    }
+}
+
+/// The Transactions tab's history: filter chips with counts, the rows, and the detail sheet.
+///
+/// The rows come from the wallet's snapshot stream (its newest `Wallet.maxSnapshotHistory`
+/// lines), so a payment received, a sync's imports or a failed send appear without a reload,
+/// and the chip counts always agree with the rows. Older lines are the next step's paging.
+@Observable
+@MainActor
+public final class HistoryModel {
+    /// The filter chips, in order.
+    public enum Filter: String, CaseIterable, Sendable {
+        case all, offline, online, pending, failed
+
+        public var title: String { rawValue.prefix(1).uppercased() + rawValue.dropFirst() }
+
+        public func includes(_ entry: HistoryEntry) -> Bool {
+            switch self {
+            case .all: true
+            case .offline: !entry.online
+            case .online: entry.online
+            case .pending: entry.status == .pending
+            case .failed: entry.status == .failed
+            }
+        }
+    }
+
+    /// One row as drawn.
+    public struct Row: Equatable, Sendable, Identifiable {
+        public let id: Int64
+        public let direction: HistoryEntry.Direction
+        public let counterparty: String
+        /// "5 min ago".
+        public let relativeTime: String
+        public let createdAt: Timestamp
+        /// The method badge: "QR", "Bluetooth", "Nearby", "Online".
+        public let method: String
+        /// Signed money text: "+25.00 EUR" for money in, "−25.00 EUR" for money out.
+        public let amountText: String
+        public let amount: UInt64
+        public let status: HistoryEntry.Status
+        /// What went wrong, on failed rows.
+        public let error: String?
+        /// Whether the money came in (received, purchased, funded, refunded).
+        public var isIncoming: Bool { ![.sent, .charged].contains(direction) }
+    }
+
+    /// The detail sheet: the proof behind one line.
+    public struct Detail: Equatable, Sendable {
+        public let row: Row
+        /// The longest chain of transfers behind the notes (hops since issue); nil without notes.
+        public let chainLength: Int?
+        /// The other side's key id, as screens show keys.
+        public let counterpartyKey: String?
+        /// When the receipt was signed; nil while none is held.
+        public let receiptAt: Timestamp?
+        public let settlement: HistoryDetail.Settlement
+        /// "Settled", "Waiting to be redeemed", …
+        public let settlementText: String
+        /// The issuer's fraud case numbers touching this line (empty: none).
+        public let fraudCases: [Int64]
+        /// The kinds of double spend involved ("proof_held", "fraud_recovery", …).
+        public let fraudKinds: [String]
+        public let journalEntries: Int
+    }
+
+    public let wallet: Wallet
+    public var filter: Filter = .all
+    /// All lines observed, newest first.
+    public private(set) var entries: [HistoryEntry] = []
+    /// The open detail sheet, if any.
+    public private(set) var detail: Detail?
+    /// Why the history or a detail could not be read.
+    public private(set) var problem: String?
+
+    private let clock: any AppClock
+    private var task: Task<Void, Never>?
+
+    public init(wallet: Wallet, clock: any AppClock = SystemClock()) {
+        self.wallet = wallet
+        self.clock = clock
+    }
+
+    // MARK: What the screen shows
+
+    /// The chips with their counts.
+    public var counts: [Filter: Int] {
+        Dictionary(uniqueKeysWithValues: Filter.allCases.map { f in (f, entries.filter(f.includes).count) })
+    }
+
+    /// The rows under the selected chip, newest first.
+    public var rows: [Row] {
+        let now = clock.now()
+        return entries.filter(filter.includes).map { Self.row($0, now: now) }
+    }
+
+    /// The empty state's text, when the selected chip has no rows.
+    public var emptyText: String? {
+        guard rows.isEmpty else { return nil }
+        return filter == .all ? "No transactions yet. Buy notes or receive a payment to start." : "No \(filter.rawValue) transactions."
+    }
+
+    // MARK: Lifecycle
+
+    /// The screen appeared: observe the wallet's history.
+    public func appear() {
+        guard task == nil else { return }
+        let wallet = self.wallet
+        task = Task { [weak self] in
+            do {
+                for try await snapshot in wallet.snapshots(recent: Wallet.maxSnapshotHistory) {
+                    guard let self else { return }
+                    self.entries = snapshot.recent
+                }
+            } catch {
+                self?.problem = "The history could not be read (\(error))."
+            }
+        }
+    }
+
+    public func disappear() {
+        task?.cancel()
+        task = nil
+    }
+
+    /// A tap on a row: reads the line's proof off the main actor and opens the detail.
+    public func open(_ id: Int64) async {
+        do {
+            guard let found = try await AsyncWallet(wallet).historyDetail(id) else {
+                problem = "That transaction is no longer in the wallet."
+                return
+            }
+            detail = Self.detail(found, now: clock.now())
+        } catch {
+            problem = "The transaction could not be read (\(error))."
+        }
+    }
+
+    public func closeDetail() { detail = nil }
+
+    // MARK: Building rows
+
+    static func row(_ e: HistoryEntry, now: Timestamp) -> Row {
+        let incoming = ![.sent, .charged].contains(e.direction)
+        let money = Currency(e.currency).map { "\(Amount.format(e.amount, currency: $0)) \($0)" } ?? "\(e.amount) \(e.currency)"
+        return Row(
+            id: e.id, direction: e.direction, counterparty: e.counterparty,
+            relativeTime: RelativeTime.ago(now > e.createdAt ? now - e.createdAt : 0), createdAt: e.createdAt,
+            method: methodBadge(e), amountText: (incoming ? "+" : "−") + money, amount: e.amount, status: e.status,
+            error: e.status == .failed ? (e.error ?? "Failed") : e.error)
+    }
+
+    static func methodBadge(_ e: HistoryEntry) -> String {
+        switch PaymentMethod(rawValue: e.method) {
+        case .qr: "QR"
+        case .bluetooth: "Bluetooth"
+        case .tcp: "Nearby"
+        case .online: "Online"
+        case nil: e.online ? "Online" : e.method.capitalized
+        }
+    }
+
+    static func detail(_ d: HistoryDetail, now: Timestamp) -> Detail {
+        let settlementText: String =
+            switch d.settlement {
+            case .pending: "Waiting to be redeemed at the next sync"
+            case .settled: "Settled in the account"
+            case .spentOnward: "Paid onward before redemption; the next holder settles it"
+            case .confirmedByIssuer: "Confirmed by the issuer (the payee redeemed it)"
+            case .expiredRefunded: "Expired unredeemed; refunded to the account"
+            case .none: "Nothing to settle here; the payee redeems it"
+            }
+        return Detail(
+            row: row(d.entry, now: now), chainLength: d.hops.max(), counterpartyKey: d.counterpartyKey.map { "\($0)" },
+            receiptAt: d.receiptReceivedAt, settlement: d.settlement, settlementText: settlementText,
+            fraudCases: Array(Set(d.fraud.flatMap(\.caseIDs))).sorted(), fraudKinds: d.fraud.map(\.kind),
+            journalEntries: d.journal.count)
+    }
+}
