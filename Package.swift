@@ -215,7 +215,7 @@ let package = Package(
         .target(
             name: "WalletTestSupport",
             dependencies: [
-                "WalletFlows", "WalletCore", "WalletSync", "OfflineNotes", "IssuerHTTP", "IssuerCore", "SQLStore",
+                "WalletFlows", "WalletCore", "WalletSync", "OfflineNotes", "IssuerHTTP", "IssuerCore", "SQLStore", "DevIssuer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
@@ -235,12 +235,13 @@ let package = Package(
         // Linux; the SwiftUI views bind to them.
         .target(
             name: "WalletAppModels",
-            dependencies: ["WalletFlows", "WalletCore", "OfflineNotes", "QRPayload"]
+            dependencies: ["WalletFlows", "WalletCore", "OfflineNotes", "QRPayload", "NearbySession"]
         ),
         .testTarget(
             name: "WalletAppModelsTests",
             dependencies: [
                 "WalletAppModels", "WalletFlows", "WalletTestSupport", "WalletCore", "WalletSync", "OfflineNotes", "QRPayload", "DevIssuer",
+                "NearbySession",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -1,10 +1,14 @@
 import Foundation
+import NearbySession
 import Observation
 import OfflineNotes
+import QRPayload
+import WalletCore
+import WalletFlows
 
-/// The Send screen's state before anything is signed: recipient, amount, method, description,
-/// the summary card and the checklist of what is still missing. Logic only; the payment itself
-/// (signing, sending, waiting for the receipt) is the flow layer's, called by the next step.
+/// The Send screen: recipient, amount, method, description, the summary card and the checklist
+/// of what is still missing; then, after confirmation, the payment itself through the flow
+/// layer (`send()`), its progress in `phase`, and "Try again" (`tryAgain()`).
 ///
 /// The recipient is either a scanned payment request (paid offline, by QR or Bluetooth: it
 /// carries the payee's key and the nonce the payment binds to) or a typed account email (paid
@@ -91,6 +95,19 @@ public final class SendModel: FocusableForm {
     public var settled: UInt64 { didSet { amount.maximum = available } }
     /// Set by `submit()` when everything is in: the confirmation to show before signing.
     public private(set) var confirmation: Summary?
+    /// Where the payment is (see `SendPhase`).
+    public private(set) var phase: SendPhase = .editing
+    /// What `send()` pays with; nil until the app (or a test) provides it.
+    public var services: SendServices?
+    /// QR: the signed payment as QR frames for the payee to scan (shown while waiting for the
+    /// receipt; animate through them when there are several). Empty otherwise.
+    public private(set) var paymentFrames: [String] = []
+    /// The payment once signed: "Try again" resends exactly these bytes.
+    public private(set) var signedPayment: OutgoingPayment?
+    /// QR: why the last scanned receipt was not accepted (the payment still waits for one).
+    public private(set) var receiptError: String?
+    /// Bumped by every run, so progress from an earlier run cannot move a later one's phase.
+    private var run = 0
 
     private var typedAccount = ""
     private var scannedRequest: PaymentRequest?
@@ -168,8 +185,10 @@ public final class SendModel: FocusableForm {
     /// The form's primary action (also Return on the last field): shows the confirmation when
     /// nothing is missing; otherwise focuses the field to fix first.
     public func submit() {
+        guard !phase.isBusy else { return }
         guard let summary else {
             confirmation = nil
+            phase = .editing
             switch missing.first {
             case .recipient?, .validAccount?: focus.focus(.recipient)
             case .amount?, .funds?: if !isAmountLocked { focus.focus(.amount) }
@@ -179,10 +198,171 @@ public final class SendModel: FocusableForm {
         }
         focus.clearFocus()
         confirmation = summary
+        phase = .confirming(summary)
     }
 
     /// Back from the confirmation to edit.
-    public func dismissConfirmation() { confirmation = nil }
+    public func dismissConfirmation() {
+        guard !phase.isBusy else { return }
+        confirmation = nil
+        phase = .editing
+    }
+
+    // MARK: Paying
+
+    /// The confirmation's Send: runs the chosen method and returns when the payment is paid,
+    /// failed, or (QR) waits for the receipt to be scanned. Does nothing unless confirming.
+    public func send() async {
+        guard case .confirming(let summary) = phase, let recipient else { return }
+        guard let services else {
+            phase = .failed(message: "The wallet is not open yet. Close this screen and try again.", canTryAgain: false)
+            return
+        }
+        switch recipient {
+        case .account(let email): await sendOnline(to: email, amount: summary.amount, session: services.session)
+        case .request(let request):
+            let amount = request.isOpenAmount ? summary.amount : nil
+            if summary.method == .qr {
+                await signForQR(request, amount: amount, wallet: services.wallet)
+            } else {
+                await payNearby(request, amount: amount, services: services)
+            }
+        }
+    }
+
+    /// "Try again" after a failure that allows it: resends the payment already signed (the
+    /// same bytes; the payee's wallet accepts a payment once), or shows its QR frames again.
+    public func tryAgain() async {
+        guard case .failed(_, true) = phase, case .request(let request)? = recipient, let services else { return }
+        if method == .qr, let payment = signedPayment {
+            paymentFrames = (try? QRFrames.encode(payment.bundle)) ?? paymentFrames
+            phase = .waitingForReceipt
+        } else {
+            await payNearby(request, amount: request.isOpenAmount ? amount.minorUnits : nil, services: services)
+        }
+    }
+
+    /// QR: the payee's receipt, scanned back (from `ScanAssembler`'s `.confirm`). A receipt
+    /// that is not for this payment leaves it waiting, with `receiptError` saying why.
+    public func acceptReceipt(_ receipt: Receipt) async {
+        guard phase == .waitingForReceipt, method == .qr, let services, let payment = signedPayment else { return }
+        // The wallet would confirm any of its pending payments' receipts; this screen waits
+        // for this payment's (an old receipt still on the payee's screen must not mark it paid).
+        guard receipt.paymentID == payment.id else {
+            receiptError = "This receipt is not for this payment (it is for \(Amount.format(receipt.amount, currency: receipt.currency)) \(receipt.currency)). Scan the receipt the payee shows for it."
+            return
+        }
+        do {
+            let done = try await AsyncWallet(services.wallet).confirm(receipt: receipt.encoded)
+            receiptError = nil
+            phase = .paid(amount: done.amount)
+        } catch {
+            receiptError = "This receipt is not for this payment (\(error.description)). Scan the receipt the payee shows for it."
+        }
+    }
+
+    private func signForQR(_ request: PaymentRequest, amount: UInt64?, wallet: Wallet) async {
+        phase = .signing
+        do {
+            let payment = try await AsyncWallet(wallet).pay(request, amount: amount, method: .qr)
+            signedPayment = payment
+            paymentFrames = try QRFrames.encode(payment.bundle)
+            receiptError = nil
+            phase = .waitingForReceipt
+        } catch let error as WalletError {
+            phase = .failed(message: SendFailure.message(for: error) + " Nothing was paid.", canTryAgain: false)
+        } catch {
+            // Too many frames for one code sequence: the payment is signed and kept (paying
+            // the same request by Bluetooth resends it).
+            phase = .failed(message: "The payment is too large to show as QR codes (\(error)). Pay it by Bluetooth.", canTryAgain: false)
+        }
+    }
+
+    private func payNearby(_ request: PaymentRequest, amount: UInt64?, services: SendServices) async {
+        guard let dialer = services.dialer else {
+            phase = .failed(message: "Bluetooth is not available. Turn it on, or pay by QR.", canTryAgain: false)
+            return
+        }
+        run += 1
+        let thisRun = run
+        let flow = NearbyPayFlow(wallet: services.wallet, options: services.sessionOptions)
+        let payment: OutgoingPayment
+        if let signed = signedPayment {
+            payment = signed
+        } else {
+            phase = .signing
+            switch await Self.sign(flow, request, amount: amount) {
+            case .success(let p): payment = p
+            case .failure(let error):
+                phase = .failed(message: SendFailure.message(for: error), canTryAgain: error.canTryAgain)
+                return
+            }
+            signedPayment = payment
+        }
+        phase = .sending(sent: 0, total: payment.bundle.count)
+        // The flow reports from the session's threads; a stream keeps the events in order and
+        // is drained before the outcome is shown, so no late event overwrites it.
+        let (events, sink) = AsyncStream.makeStream(of: NearbyProgress.self)
+        let watcher = Task { @MainActor [weak self] in
+            for await event in events { self?.progressed(event, run: thisRun) }
+        }
+        let outcome = await Self.deliver(flow, payment, dialer: dialer) { sink.yield($0) }
+        sink.finish()
+        await watcher.value
+        switch outcome {
+        case .success(let done): phase = .paid(amount: done.payment.amount)
+        case .failure(let error): phase = .failed(message: SendFailure.message(for: error), canTryAgain: error.canTryAgain)
+        }
+    }
+
+    private func progressed(_ event: NearbyProgress, run: Int) {
+        guard run == self.run, phase.isBusy else { return }
+        switch event {
+        case .sending(let sent, let total): phase = .sending(sent: sent, total: total)
+        case .waitingForReceipt: phase = .waitingForReceipt
+        case .fetchingRequest, .signed, .connecting, .handshake, .resumed, .paid: break
+        }
+    }
+
+    private func sendOnline(to email: String, amount: UInt64, session: WalletSession?) async {
+        guard let session else {
+            phase = .failed(message: "Log in to the issuer to send online.", canTryAgain: false)
+            return
+        }
+        phase = .contactingServer
+        do {
+            _ = try await session.sendOnline(to: email, amount: amount)
+            phase = .paid(amount: amount)
+        } catch {
+            // Not retried blindly: an answer lost after the issuer moved the money would make
+            // a second transfer. The history shows whether this one went through.
+            phase = .failed(
+                message: "The transfer to \(email) did not go through: \(error). Check the history before sending again.",
+                canTryAgain: false)
+        }
+    }
+
+    /// Signing reads and writes the database and signs: off the main actor.
+    @concurrent
+    private nonisolated static func sign(_ flow: NearbyPayFlow, _ request: PaymentRequest, amount: UInt64?) async
+        -> Result<OutgoingPayment, NearbyPayError>
+    {
+        Result { () throws(NearbyPayError) in try flow.sign(request, amount: amount) }
+    }
+
+    /// The session, then the receipt's verification and write: off the main actor.
+    @concurrent
+    private nonisolated static func deliver(
+        _ flow: NearbyPayFlow, _ payment: OutgoingPayment, dialer: any LinkDialer,
+        progress: @escaping @Sendable (NearbyProgress) -> Void
+    ) async -> Result<NearbyPayResult, NearbyPayError> {
+        do {
+            let session = try await flow.send(payment, dialer: dialer, progress: progress)
+            return .success(try flow.confirm(payment, session: session))
+        } catch {
+            return .failure(error)
+        }
+    }
 
     // MARK: What the screen shows
 

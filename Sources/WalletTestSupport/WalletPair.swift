@@ -1,0 +1,33 @@
+import DevIssuer
+import Foundation
+import NearbySession
+import OfflineNotes
+import WalletCore
+
+/// A payer and a payee wallet trusting one in-process dev issuer (no server), the payer funded
+/// with one note: the smallest real setup for offline payments in tests. Test support only.
+public final class WalletPair: @unchecked Sendable {
+    // @unchecked: every stored property is immutable and itself thread-safe (Wallet is Sendable).
+    public let root = NSTemporaryDirectory() + "wallet-pair-" + UUID().uuidString
+    public let issuer: DevIssuer
+    public let payer: Wallet
+    public let payee: Wallet
+
+    /// - Parameter funds: the payer's one note, in minor units of EUR.
+    public init(funds: UInt64 = 10_000) throws {
+        let now = Timestamp(Date().timeIntervalSince1970)
+        issuer = try DevIssuer(currency: Currency("EUR")!, now: now, maxHops: 8, maxOfflineHolding: 1_000_000)
+        payer = try Wallet.create(directory: root + "/payer", keyCost: .testing)
+        payee = try Wallet.create(directory: root + "/payee", keyCost: .testing)
+        for w in [payer, payee] {
+            try w.installTrust(authority: issuer.authority.publicKey, keyset: issuer.keyset.encoded, limits: issuer.limits.encoded)
+        }
+        if funds > 0 { try payer.deposit([try issuer.issue(funds, to: payer.publicKey, now: now)]) }
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: root) }
+
+    /// Short timers so a lost frame costs milliseconds; no assertion may depend on them.
+    public static let sessionOptions = SessionOptions(
+        retransmitAfter: .milliseconds(30), timeout: .seconds(20), linger: .milliseconds(200))
+}
