@@ -86,16 +86,22 @@ public final class ReceiveModel: FocusableForm {
     private let hints: [TransportHint]
     private let sessionOptions: SessionOptions
     private let expiresIn: UInt64
+    private let frameBytes: Int
     private var nearby: NearbyRequest?
+    /// The generation `submit()` started (Return on the last field), for whoever must wait for it.
+    @ObservationIgnored public private(set) var pendingGeneration: Task<Void, Never>?
 
     /// - Parameters:
     ///   - hints: where payers reach this phone nearby (the app's Bluetooth address; a
     ///     simulated or TCP address in tests). The request carries them and a session key.
     ///   - expiresIn: seconds the request stays valid.
+    ///   - frameBytes: message bytes per QR frame (smaller codes scan more easily, more frames).
     public init(
         wallet: Wallet, currency: Currency, payeeName: String = "", hints: [TransportHint],
-        sessionOptions: SessionOptions = SessionOptions(), expiresIn: UInt64 = 600, locale: Locale = .current
+        sessionOptions: SessionOptions = SessionOptions(), expiresIn: UInt64 = 600, frameBytes: Int = 600,
+        locale: Locale = .current
     ) {
+        self.frameBytes = frameBytes
         self.wallet = wallet
         self.currency = currency
         self.payeeName = payeeName
@@ -122,7 +128,7 @@ public final class ReceiveModel: FocusableForm {
             focus.focus(.amount)
             return
         }
-        Task { await generate() }
+        pendingGeneration = Task { await generate() }
     }
 
     /// Creates and stores the request (with a fresh nearby session key) and shows its frames.
@@ -140,7 +146,7 @@ public final class ReceiveModel: FocusableForm {
             phase = .failed(message: "The request could not be created: \(error.description)")
         case .success(let made):
             do {
-                requestFrames = try QRFrames.encode(made.request.encoded)
+                requestFrames = try QRFrames.encode(made.request.encoded, chunkSize: frameBytes)
             } catch {
                 phase = .failed(message: "The request does not fit in QR codes (\(error)). Shorten the name.")
                 return
@@ -222,7 +228,7 @@ public final class ReceiveModel: FocusableForm {
         let bytes = bundle.encoded
         do {
             let received = try await AsyncWallet(wallet).receive(bytes, method: .qr)
-            receiptFrames = try QRFrames.encode(received.receipt.encoded)
+            receiptFrames = try QRFrames.encode(received.receipt.encoded, chunkSize: frameBytes)
             incoming = Incoming(
                 paymentID: received.id, amount: received.amount, currency: received.currency,
                 payerKeyID: Self.payerKeyID(of: bytes), method: .qr)

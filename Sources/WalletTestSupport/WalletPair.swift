@@ -25,6 +25,13 @@ public final class WalletPair: @unchecked Sendable {
         if funds > 0 { try payer.deposit([try issuer.issue(funds, to: payer.publicKey, now: now)]) }
     }
 
+    /// A third wallet (say, Carol) trusting the same issuer, with no funds.
+    public func otherWallet(_ name: String) throws -> Wallet {
+        let wallet = try Wallet.create(directory: root + "/" + name, keyCost: .testing)
+        try wallet.installTrust(authority: issuer.authority.publicKey, keyset: issuer.keyset.encoded, limits: issuer.limits.encoded)
+        return wallet
+    }
+
     deinit { try? FileManager.default.removeItem(atPath: root) }
 
     /// Short timers so a lost frame costs milliseconds; no assertion may depend on them.
