@@ -4,6 +4,7 @@ import OfflineNotes
 import Testing
 import WalletAppModels
 import WalletCore
+import WalletFlows
 import WalletTestSupport
 
 /// Send and Receive driving the real flows: two real wallets (one dev issuer), the simulated
@@ -216,5 +217,54 @@ import WalletTestSupport
             #expect(!canTryAgain)
             #expect(try await aliceSession.account().balance == 2_000)
         }
+    }
+
+    @Test func aRefusingPayeeIsReportedAndNotRetried() async throws {
+        let pair = try WalletPair(funds: 10_000)
+        // Bob's wallet says no to whatever arrives (as it does to a payment it cannot accept).
+        let refusing = NearbyReceiveFlow(
+            wallet: pair.payee, options: WalletPair.sessionOptions, accept: { _, _ in throw WalletError.requestAlreadyPaid })
+        let nearby = try refusing.createRequest(amount: 600, payeeName: "Bob", hints: Self.hints)
+        let network = SimulatedNetwork(.init(mtu: 185))
+        let alice = SendModel(currency: Self.eur, offlineSpendable: 10_000, settled: 0, locale: Self.locale)
+        alice.services = SendServices(wallet: pair.payer, dialer: network, sessionOptions: WalletPair.sessionOptions)
+        alice.useRequest(nearby.request)
+        alice.submit()
+        async let served: Void = { _ = try? await refusing.serve(nearby, on: network) }()
+        await alice.send()
+        network.close()
+        await served
+        guard case .failed(let message, let canTryAgain) = alice.phase else {
+            Issue.record("expected a failure, got \(alice.phase)")
+            return
+        }
+        #expect(message.hasPrefix("The payee's wallet refused the payment: "))
+        #expect(message.contains(WalletError.requestAlreadyPaid.description))
+        #expect(!canTryAgain, "the payee would refuse the same bytes again")
+        await alice.tryAgain()
+        #expect(alice.phase == .failed(message: message, canTryAgain: false), "Try again does nothing when not offered")
+    }
+
+    @Test func aRequestInAnotherCurrencyIsRefusedBeforeSigning() async throws {
+        let pair = try WalletPair(funds: 10_000)
+        let usd = Currency("USD")!
+        let request = try PaymentRequest(
+            payee: pair.payee.publicKey, currency: usd, amount: 500, nonce: Nonce(uncheckedBytes: Array(repeating: 9, count: 16)),
+            expiresAt: Timestamp(Date().timeIntervalSince1970) + 600, payeeName: "Bob", hints: Self.hints,
+            sessionKey: pair.payee.publicKey)
+        // A screen that believes it holds dollars: the checklist passes, the wallet knows better.
+        let alice = SendModel(currency: usd, offlineSpendable: 10_000, settled: 0, locale: Self.locale)
+        alice.services = SendServices(wallet: pair.payer, dialer: SimulatedNetwork(.init(mtu: 185)), sessionOptions: WalletPair.sessionOptions)
+        alice.useRequest(request)
+        alice.submit()
+        await alice.send()
+        guard case .failed(let message, let canTryAgain) = alice.phase else {
+            Issue.record("expected a failure, got \(alice.phase)")
+            return
+        }
+        #expect(message.contains("another wallet's currency"))
+        #expect(message.contains("Nothing was paid"))
+        #expect(!canTryAgain)
+        #expect(try pair.payer.balance().spendable == 10_000)
     }
 }
