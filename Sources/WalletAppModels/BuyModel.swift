@@ -45,13 +45,13 @@ public final class BuyModel: FocusableForm {
     /// What a purchase did.
     public struct Bought: Equatable, Sendable {
         public let amount: UInt64
-        /// Offline spendable after it.
-        public let offlineSpendable: UInt64
+        /// Offline spendable after it (nil when it could not be read).
+        public let offlineSpendable: UInt64?
         /// The account's settled balance after it (nil when it could not be read).
         public let settled: Int64?
         public let riskBudgetLeft: UInt64
 
-        public init(amount: UInt64, offlineSpendable: UInt64, settled: Int64?, riskBudgetLeft: UInt64) {
+        public init(amount: UInt64, offlineSpendable: UInt64?, settled: Int64?, riskBudgetLeft: UInt64) {
             self.amount = amount
             self.offlineSpendable = offlineSpendable
             self.settled = settled
@@ -106,15 +106,21 @@ public final class BuyModel: FocusableForm {
         }
         focus.clearFocus()
         phase = .buying
+        let bought: UInt64
         do {
-            let bought = try await session.purchase(value)
-            let balance = try await AsyncWallet(session.wallet).balance()
-            update(balance)
-            let settled = try? await session.account().balance
-            phase = .bought(Bought(amount: bought, offlineSpendable: balance.spendable, settled: settled, riskBudgetLeft: balance.riskBudgetLeft))
+            bought = try await session.purchase(value)
         } catch {
-            fail(Self.buyError(error, limit: holdingLimit, currency: currency))
+            return fail(Self.buyError(error, limit: holdingLimit, currency: currency))
         }
+        // The notes are in the wallet now: a failed read afterwards must not report the
+        // purchase as failed (the person would buy again).
+        let balance = try? await AsyncWallet(session.wallet).balance()
+        if let balance { update(balance) }
+        let settled = try? await session.account().balance
+        phase = .bought(
+            Bought(
+                amount: bought, offlineSpendable: balance?.spendable, settled: settled,
+                riskBudgetLeft: balance?.riskBudgetLeft ?? riskBudgetLeft))
     }
 
     /// "Buy more" after a result or an error: back to the form, the amount kept.

@@ -71,6 +71,8 @@ public final class SettingsModel: FocusableForm {
 
     private let settings: any SettingsStore
     private let biometrics: any BiometricGate
+    /// Read once: the preview is recomputed on every redraw and must not hit the database.
+    private let walletCurrency: Currency?
 
     /// Loads every persisted value. Without a saved rule: off, 20 and 100.
     public init(session: WalletSession, home: HomeModel, settings: any SettingsStore, biometrics: any BiometricGate) {
@@ -79,6 +81,7 @@ public final class SettingsModel: FocusableForm {
         self.settings = settings
         self.biometrics = biometrics
         let currency = try? session.wallet.limits().currency
+        walletCurrency = currency
         let rule = (try? session.flowState.loadFlowState())?.autoRecharge
         autoRechargeOn = rule != nil
         if let rule, let currency {
@@ -95,7 +98,7 @@ public final class SettingsModel: FocusableForm {
 
     // MARK: Auto-recharge
 
-    public var currency: Currency? { try? session.wallet.limits().currency }
+    public var currency: Currency? { home.currency ?? walletCurrency }
 
     /// Steppers: move by one step, clamped to the range.
     public func stepThreshold(up: Bool) { threshold = Self.step(threshold, up: up, by: Self.thresholdStep, in: Self.thresholdRange) }
