@@ -153,6 +153,8 @@ public final class SendModel: FocusableForm {
     /// A fixed amount fills and locks the amount; the method becomes an offline one
     /// (Bluetooth when the payee listens nearby, QR otherwise).
     public func useRequest(_ request: PaymentRequest) {
+        guard !phase.isBusy else { return }
+        if signedPayment?.request.nonce != request.nonce { forgetPayment() }
         scannedRequest = request
         typedAccount = ""
         if !request.isOpenAmount { amount.set(minorUnits: request.amount) }
@@ -163,10 +165,24 @@ public final class SendModel: FocusableForm {
     }
 
     /// Removes the scanned request (its fixed amount is unlocked, the text is kept).
-    public func clearRequest() { scannedRequest = nil }
+    public func clearRequest() {
+        scannedRequest = nil
+        forgetPayment()
+    }
 
-    /// Whether the amount is the request's and cannot be edited.
-    public var isAmountLocked: Bool { scannedRequest.map { !$0.isOpenAmount } ?? false }
+    /// Another recipient: a payment signed for the old one is not this screen's any more (it
+    /// stays in the wallet's pending payments, and paying that request again resends it).
+    private func forgetPayment() {
+        signedPayment = nil
+        paymentFrames = []
+        receiptError = nil
+        if !phase.isBusy { phase = .editing }
+        confirmation = nil
+    }
+
+    /// Whether the amount cannot be edited: it is the request's, or a payment is signed for it
+    /// (Try again resends those bytes, so the amount they carry is the amount).
+    public var isAmountLocked: Bool { signedPayment != nil || (scannedRequest.map { !$0.isOpenAmount } ?? false) }
 
     /// The amount field's text; ignored while the amount is the request's.
     public var amountText: String {

@@ -267,4 +267,33 @@ import WalletTestSupport
         #expect(!canTryAgain)
         #expect(try pair.payer.balance().spendable == 10_000)
     }
+
+    @Test func aSignedOpenAmountIsLockedAndAnotherRequestStartsAfresh() async throws {
+        let pair = try WalletPair(funds: 10_000)
+        let bob = try await Self.bobsRequest(pair, amount: "")  // open amount
+        let silent = SimulatedNetwork(.init(mtu: 185))
+        guard case .send(let request) = try Self.scan(bob.requestFrames) else { throw ScanError.nothingEntered }
+        let alice = SendModel(currency: Self.eur, offlineSpendable: 10_000, settled: 0, locale: Self.locale)
+        alice.services = SendServices(
+            wallet: pair.payer, dialer: silent, sessionOptions: SessionOptions(retransmitAfter: .milliseconds(30), timeout: .milliseconds(200)))
+        alice.useRequest(request)
+        alice.amountText = "5"
+        alice.submit()
+        await alice.send()
+        silent.close()
+        guard case .failed(_, true) = alice.phase else {
+            Issue.record("expected a failure to retry, got \(alice.phase)")
+            return
+        }
+        #expect(alice.isAmountLocked, "Try again resends the signed 5.00")
+        alice.amountText = "9"
+        #expect(alice.amount.minorUnits == 500)
+        #expect(alice.signedPayment?.amount == 500)
+
+        let other = try await Self.bobsRequest(pair, amount: "2")
+        guard case .send(let second) = try Self.scan(other.requestFrames) else { throw ScanError.nothingEntered }
+        alice.useRequest(second)
+        #expect(alice.signedPayment == nil && alice.phase == .editing, "a new recipient, a new payment")
+        #expect(alice.amount.minorUnits == 200)
+    }
 }
