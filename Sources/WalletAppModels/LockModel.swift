@@ -14,33 +14,31 @@ public final class LockModel {
         case authenticating
     }
 
-    /// Why the lock cannot be turned on, or why unlocking failed.
+    /// Why unlocking failed. (Turning the lock on and off is `SettingsModel.setBiometricLock`.)
     public enum LockError: Error, Equatable, Sendable, CustomStringConvertible {
-        case biometricsUnavailable
         case notRecognized
         case wrongPassphrase
         case noFallback
-        case cannotSave(String)
 
         public var description: String {
             switch self {
-            case .biometricsUnavailable: "This device has no Face ID or Touch ID set up; set it up in the system settings first."
             case .notRecognized: "Not recognized. Try again, or unlock with your passphrase."
             case .wrongPassphrase: "Wrong passphrase. Try again."
             case .noFallback: "This wallet has no passphrase; unlock with Face ID or Touch ID."
-            case .cannotSave(let reason): "The lock setting could not be saved (\(reason))."
             }
         }
     }
 
-    /// The key of the on/off setting in the `SettingsStore` ("true" when on).
-    public static let settingsKey = "biometricLock"
+    /// The key of the on/off setting in the `SettingsStore` ("true" when on): the one the
+    /// Settings screen writes, so its toggle is what locks.
+    public static let settingsKey = SettingsModel.biometricKey
     /// The reason shown in the system prompt.
     public static let reason = "Unlock your wallet"
 
     public private(set) var state: State = .unlocked
-    /// Whether the lock is turned on (persisted).
-    public private(set) var isEnabled: Bool
+    /// Whether the lock is turned on: read from the store each time, so a change made on the
+    /// Settings screen applies at the next launch or return without telling this model.
+    public var isEnabled: Bool { settings.string(forKey: Self.settingsKey) == "true" }
     /// Why the last attempt failed; cleared by the next attempt.
     public private(set) var message: LockError?
 
@@ -58,7 +56,6 @@ public final class LockModel {
         self.gate = gate
         self.settings = settings
         self.verifyPassphrase = verifyPassphrase
-        isEnabled = settings.string(forKey: Self.settingsKey) == "true"
     }
 
     /// The app launched: locked when the lock is on.
@@ -67,14 +64,6 @@ public final class LockModel {
     /// The app went to the background: lock now, so the app switcher's snapshot and the return
     /// both show the lock screen.
     public func enteredBackground() { if isEnabled { state = .locked } }
-
-    /// Turns the lock on (only where biometrics are available) or off, and saves the choice.
-    public func setEnabled(_ on: Bool) async throws(LockError) {
-        if on, !(await gate.isAvailable) { throw .biometricsUnavailable }
-        do { try settings.set(on ? "true" : nil, forKey: Self.settingsKey) } catch { throw .cannotSave(error.description) }
-        isEnabled = on
-        if !on { state = .unlocked }
-    }
 
     /// Asks for Face ID / Touch ID; unlocked only when it passes.
     public func unlock() async {

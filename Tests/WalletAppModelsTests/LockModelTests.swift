@@ -10,8 +10,7 @@ import WalletAppModels
         lock.launched()
         #expect(!lock.isLocked, "off by default: launching does not lock")
 
-        try await lock.setEnabled(true)
-        #expect(settings.string(forKey: LockModel.settingsKey) == "true", "the choice is persisted")
+        try settings.set("true", forKey: SettingsModel.biometricKey)  // what the Settings toggle saves
         let relaunched = LockModel(gate: gate, settings: settings)
         relaunched.launched()
         #expect(relaunched.state == .locked, "on after a restart: locked at launch")
@@ -30,13 +29,16 @@ import WalletAppModels
         #expect(gate.reasons.count == 3, "an unlocked wallet does not prompt")
     }
 
-    @Test func cannotBeTurnedOnWithoutBiometrics() async {
+    @Test func theSettingsToggleIsWhatLocks() throws {
         let settings = InMemorySettingsStore()
         let lock = LockModel(gate: NoBiometrics(), settings: settings)
-        await #expect(throws: LockModel.LockError.biometricsUnavailable) { try await lock.setEnabled(true) }
-        #expect(!lock.isEnabled && settings.string(forKey: LockModel.settingsKey) == nil)
         lock.enteredBackground()
-        #expect(!lock.isLocked)
+        #expect(!lock.isLocked, "off: going to the background does not lock")
+        try settings.set("true", forKey: SettingsModel.biometricKey)
+        lock.enteredBackground()
+        #expect(lock.isLocked, "turned on in Settings after this model was made: it locks")
+        try settings.set("false", forKey: SettingsModel.biometricKey)
+        #expect(!lock.isEnabled)
     }
 
     @Test func thePassphraseFallbackUnlocks() async throws {

@@ -1,0 +1,102 @@
+import Foundation
+import OfflineNotes
+import Testing
+import WalletAppModels
+import WalletCore
+import WalletFlows
+import WalletSync
+import WalletTestSupport
+
+/// The shared app model against a real issuer: connectivity returning syncs once, alerts once.
+@MainActor
+@Suite struct AppModelTests {
+    static func appModel(
+        connectivity: ManualConnectivity, scheduler: RecordingScheduler = RecordingScheduler(),
+        notifier: RecordingNotifier = RecordingNotifier(), settings: InMemorySettingsStore = InMemorySettingsStore()
+    ) -> AppModel {
+        AppModel(
+            settings: settings, connectivity: connectivity, scheduler: scheduler, notifier: notifier,
+            lock: LockModel(gate: NoBiometrics(), settings: settings))
+    }
+
+    @Test func connectivityReturningRunsOneSyncAndOneAutoRecharge() async throws {
+        try await IssuerHarness.with { h in
+            let (session, store) = try await h.loggedIn("alice", funds: 20_000)
+            try store.updateFlowState { $0.autoRecharge = AutoRechargeRule(threshold: 1_000, target: 3_000) }
+            let network = ManualConnectivity(.offline)
+            let scheduler = RecordingScheduler()
+            let app = Self.appModel(connectivity: network, scheduler: scheduler)
+            app.start(wallet: AsyncWallet(session.wallet), session: session)
+            #expect(await untilTrue { network.subscriberCount == 1 })
+            #expect(app.syncCount == 0, "starting offline does not sync")
+
+            // Back online, a flap, online again — all before the model's task sees any of them.
+            network.set(.online)
+            network.set(.offline)
+            network.set(.online)
+            #expect(await untilTrue { app.syncCount == 1 && app.syncState == .idle && app.lastReport != nil })
+            // Bounded settle: any late event would have started a second sync by now.
+            #expect(await untilTrue { app.connectivity == .online })
+            #expect(app.syncCount == 1, "events during the sync joined it")
+            let report = try #require(app.lastReport)
+            #expect(report.recharged == 3_000, "the auto-recharge bought up to the target once")
+            #expect(try session.wallet.balance().spendable == 3_000)
+            #expect(try await session.account().balance == 17_000, "charged once")
+            #expect(scheduler.pending == report.syncedAt + 3_600, "the next background sync is scheduled after it")
+
+            // Going offline and back later is a new return: one more sync, nothing more to buy.
+            network.set(.offline)
+            #expect(await untilTrue { app.connectivity == .offline })
+            network.set(.online)
+            #expect(await untilTrue { app.syncCount == 2 && app.syncState == .idle })
+            #expect(try await session.account().balance == 17_000)
+        }
+    }
+
+    @Test func aFraudCaseIsAlertedOnce() async throws {
+        try await IssuerHarness.with { h in
+            let (alice, _) = try await h.loggedIn("alice", funds: 10_000)
+            let (bob, _) = try await h.loggedIn("bob")
+            _ = try await alice.purchase(1_000)
+
+            // Alice pays Bob offline, then signs the same note to Bob again outside her wallet
+            // (a tampered phone). Bob's wallet catches it and keeps the proof; every sync
+            // reports the proof, and the issuer names the same case each time.
+            let first = try bob.wallet.createRequest(amount: 1_000)
+            let paid = try alice.wallet.pay(first, amount: 1_000)
+            _ = try bob.wallet.receive(paid.bundle, for: first.nonce)
+            let spent = try #require(try PaymentBundle(decoding: paid.bundle).chains.first)
+            let note = Chain(note: spent.note)
+            let again = try bob.wallet.createRequest(amount: note.note.amount)
+            let second = try Transfer.sign(
+                input: note.heldRef, outputs: [TransferOutput(owner: bob.wallet.publicKey, amount: note.note.amount)],
+                nonce: again.nonce, createdAt: UInt64(Date().timeIntervalSince1970), signer: alice.wallet.identity.signer)
+            #expect(throws: WalletError.self) {
+                try bob.wallet.receive(PaymentBundle(chains: [note.appending(second, holding: 0)]).encoded, for: again.nonce)
+            }
+            #expect(try bob.wallet.fraudProofs().count == 1)
+
+            let notifier = RecordingNotifier()
+            let settings = InMemorySettingsStore()
+            let app = Self.appModel(connectivity: ManualConnectivity(.online), notifier: notifier, settings: settings)
+            app.start(wallet: AsyncWallet(bob.wallet), session: bob)
+            let report = try #require(await app.sync())
+            #expect(report.fraudCases.count == 1, "the issuer opened a case from Bob's proof")
+            let expected = report.fraudCases.map { WalletAlert.fraud(amount: 0, currency: report.balance.currency, caseReference: "case \($0)") }
+            #expect(notifier.posted == expected)
+            #expect(app.alerts == expected)
+
+            let next = try #require(await app.sync())
+            #expect(next.fraudCases == report.fraudCases, "the case is named again by the next sync")
+            #expect(notifier.posted == expected, "but not posted again")
+
+            // A restarted app (same settings) does not post it again either.
+            let restarted = Self.appModel(connectivity: ManualConnectivity(.online), notifier: notifier, settings: settings)
+            restarted.start(wallet: AsyncWallet(bob.wallet), session: bob)
+            _ = try #require(await restarted.sync())
+            #expect(notifier.posted == expected)
+            app.dismiss(expected[0])
+            #expect(app.alerts.isEmpty, "dismissed by the person")
+        }
+    }
+}
