@@ -33,6 +33,8 @@ public final class SettingsModel: FocusableForm {
 
     /// Why a setting was not saved.
     public enum SettingsError: Error, Equatable, Sendable, CustomStringConvertible {
+        /// A value off its stepper's range or step (only a bug in the view or a damaged save).
+        case outOfRange(field: Field, range: ClosedRange<UInt64>, step: UInt64)
         case targetNotAboveThreshold
         case targetAboveHoldingLimit(limit: UInt64, currency: Currency)
         case biometricsUnavailable
@@ -42,6 +44,8 @@ public final class SettingsModel: FocusableForm {
 
         public var description: String {
             switch self {
+            case .outOfRange(let field, let range, let step):
+                "The \(field) must be between \(range.lowerBound) and \(range.upperBound), in steps of \(step)."
             case .targetNotAboveThreshold: "The target must be above the threshold, or nothing would be bought."
             case .targetAboveHoldingLimit(let limit, let currency):
                 "The target is above what the wallet may hold offline (\(Amount.format(limit, currency: currency)) \(currency)); choose a lower one."
@@ -129,6 +133,12 @@ public final class SettingsModel: FocusableForm {
         do {
             var rule: AutoRechargeRule?
             if autoRechargeOn {
+                guard Self.onGrid(threshold, Self.thresholdRange, Self.thresholdStep) else {
+                    throw SettingsError.outOfRange(field: .threshold, range: Self.thresholdRange, step: Self.thresholdStep)
+                }
+                guard Self.onGrid(target, Self.targetRange, Self.targetStep) else {
+                    throw SettingsError.outOfRange(field: .target, range: Self.targetRange, step: Self.targetStep)
+                }
                 let limits = try session.wallet.limits()
                 guard let t = AmountParser.minorUnits(ofMajor: threshold, currency: limits.currency),
                     let g = AmountParser.minorUnits(ofMajor: target, currency: limits.currency)
@@ -237,9 +247,22 @@ public final class SettingsModel: FocusableForm {
         return false
     }
 
+    /// One step up or down, landing on the grid (a value saved off it, e.g. by the command
+    /// line, snaps to the neighbouring grid point), clamped to the range.
     static func step(_ value: UInt64, up: Bool, by step: UInt64, in range: ClosedRange<UInt64>) -> UInt64 {
-        let next = up ? value + step : (value >= step ? value - step : 0)
+        guard value >= range.lowerBound else { return range.lowerBound }
+        let offset = value - range.lowerBound
+        let below = range.lowerBound + offset / step * step
+        let next: UInt64 =
+            if up { below + step }
+            else if below < value { below }
+            else { below >= range.lowerBound + step ? below - step : range.lowerBound }
         return min(range.upperBound, max(range.lowerBound, next))
+    }
+
+    /// In the range and on its steps (counted from the range's start).
+    static func onGrid(_ value: UInt64, _ range: ClosedRange<UInt64>, _ step: UInt64) -> Bool {
+        range.contains(value) && (value - range.lowerBound) % step == 0
     }
 
     /// Minor units to whole units (rounded down; the steppers hold whole units).

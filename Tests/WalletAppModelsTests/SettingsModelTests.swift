@@ -41,6 +41,17 @@ struct SettingsModelTests {
             for _ in 0..<100 { settings.stepTarget(up: false) }
             #expect(settings.target == 50)
 
+            // Off-grid values (saved by the command line, say) snap to the grid on the next step.
+            settings.threshold = 45
+            settings.stepThreshold(up: true)
+            #expect(settings.threshold == 50)
+            settings.threshold = 45
+            settings.stepThreshold(up: false)
+            #expect(settings.threshold == 40)
+            settings.target = 2_000
+            settings.stepTarget(up: false)
+            #expect(settings.target == 1_000)
+
             // A target not above the threshold is refused and nothing is saved.
             settings.autoRechargeOn = true
             settings.threshold = 60
@@ -49,6 +60,16 @@ struct SettingsModelTests {
             #expect(settings.error == .targetNotAboveThreshold)
             #expect(try store.loadFlowState().autoRecharge == nil)
 
+            // Off the steppers' grid (a damaged value, a view bug): refused, not rounded silently.
+            settings.threshold = 45
+            settings.target = 150
+            #expect(!settings.saveAutoRecharge())
+            #expect(settings.error == .outOfRange(field: .threshold, range: 10...500, step: 10))
+            settings.threshold = 40
+            settings.target = 1_025
+            #expect(!settings.saveAutoRecharge())
+            #expect(settings.error == .outOfRange(field: .target, range: 50...1000, step: 25))
+            #expect(try store.loadFlowState().autoRecharge == nil)
             settings.threshold = 40
             settings.target = 150
             #expect(settings.preview == .willRechargeNow(to: 15_000))
