@@ -89,6 +89,20 @@ public final class AppModel {
         }
     }
 
+    // MARK: App lifecycle (the SwiftUI scene phase calls these)
+
+    /// The app launched: the lock closes when it is on.
+    public func launched() { lock.launched() }
+
+    /// The app went to the background: the lock closes when it is on.
+    public func enteredBackground() { lock.enteredBackground() }
+
+    /// The system's background refresh ran (BGAppRefreshTask): one sync, joined with any
+    /// running one. Returns whether it succeeded (the task's completion flag).
+    public func runBackgroundSync() async -> Bool {
+        await sync() != nil
+    }
+
     /// Stops following connectivity and withdraws the background sync (logout).
     public func stop() async {
         monitorTask?.cancel()

@@ -53,6 +53,40 @@ import WalletTestSupport
         }
     }
 
+    @Test func theLifecycleLocksAndABackgroundSyncWithoutSessionFails() async throws {
+        let settings = InMemorySettingsStore([SettingsModel.biometricKey: "true"])
+        let gate = ScriptedBiometricGate([true])
+        let app = AppModel(
+            settings: settings, connectivity: ManualConnectivity(.offline), scheduler: RecordingScheduler(),
+            notifier: RecordingNotifier(), lock: LockModel(gate: gate, settings: settings))
+        app.launched()
+        #expect(app.lock.isLocked)
+        await app.lock.unlock()
+        #expect(!app.lock.isLocked)
+        app.enteredBackground()
+        #expect(app.lock.isLocked)
+        #expect(await app.runBackgroundSync() == false, "no session: nothing synced, reported as failed")
+        #expect(app.syncCount == 0)
+    }
+
+    @Test func aSyncThatCannotReachTheIssuerFailsWithAMessageAndCanRunAgain() async throws {
+        var kept: WalletSession?
+        try await IssuerHarness.with { h in kept = try await h.loggedIn("dora").session }
+        let session = try #require(kept)  // its server has stopped now
+        let network = ManualConnectivity(.offline)
+        let notifier = RecordingNotifier()
+        let app = Self.appModel(connectivity: network, notifier: notifier)
+        app.start(wallet: AsyncWallet(session.wallet), session: session)
+        #expect(await app.sync() == nil)
+        guard case .failed(let message) = app.syncState else {
+            Issue.record("expected a failed sync, got \(app.syncState)")
+            return
+        }
+        #expect(message.contains("Cannot reach the issuer"))
+        #expect(notifier.posted.isEmpty)
+        #expect(await app.sync() == nil && app.syncCount == 2, "a failed sync does not block the next one")
+    }
+
     @Test func aFraudCaseIsAlertedOnce() async throws {
         try await IssuerHarness.with { h in
             let (alice, _) = try await h.loggedIn("alice", funds: 10_000)
