@@ -198,6 +198,7 @@ public final class AppModel {
         let alertedExpired = settings.string(forKey: Self.alertedExpiredKey).flatMap { UInt64($0) } ?? 0
         if expired != alertedExpired {
             try? settings.set(expired == 0 ? nil : String(expired), forKey: Self.alertedExpiredKey)
+            // The balance gives the expired value, not the number of notes (count 0: unknown).
             if expired > 0 { await post(.expired(count: 0, amount: expired, currency: currency)) }
         }
     }
