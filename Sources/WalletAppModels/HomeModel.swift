@@ -70,6 +70,11 @@ public final class HomeModel {
     /// Why the settled balance or the snapshot could not be read (shown as a banner).
     public private(set) var problem: String?
 
+    /// Runs the app's one sync (`AppModel.sync`: never two at once on one login); nil when this
+    /// model runs it on the session itself. Returns nil when the sync failed.
+    public typealias SyncRunner = @MainActor () async -> SyncReport?
+
+    private let runSync: SyncRunner?
     private let monitor: any ConnectivityMonitor
     private let clock: any AppClock
     private let refreshWithin: UInt64
@@ -77,11 +82,14 @@ public final class HomeModel {
 
     /// - Parameters:
     ///   - refreshWithin: notes expiring within this many seconds are refreshed by a sync.
+    ///   - runSync: the app's sync runner, so pull-to-refresh joins a sync already running
+    ///     (after connectivity returned, say) instead of starting a second one.
     public init(
         session: WalletSession, connectivity: any ConnectivityMonitor, clock: any AppClock = SystemClock(),
-        recentCount: Int = 5, refreshWithin: UInt64 = 86_400
+        recentCount: Int = 5, refreshWithin: UInt64 = 86_400, runSync: SyncRunner? = nil
     ) {
         self.session = session
+        self.runSync = runSync
         self.monitor = connectivity
         self.clock = clock
         self.recentCount = max(0, recentCount)
@@ -177,20 +185,36 @@ public final class HomeModel {
     public func refresh() async {
         guard !isSyncing else { return }
         refreshState = .syncing(nil)
+        if let runSync {
+            // The runner reports progress and errors itself (AppModel.syncState).
+            if let report = await runSync() {
+                apply(report)
+                refreshState = .idle
+            } else {
+                refreshState = .failed("Sync failed; pull to try again.")
+            }
+            return
+        }
         do {
             for try await event in session.syncEvents(refreshWithin: refreshWithin, now: clock.now()) {
                 switch event {
                 case .progress(let progress): refreshState = .syncing(progress)
-                case .finished(let report):
-                    settled = report.account.balance
-                    lastSync = report.syncedAt
-                    problem = nil
+                case .finished(let report): apply(report)
                 }
             }
             refreshState = .idle
         } catch {
             refreshState = .failed("Sync failed: \(Self.message(error))")
         }
+    }
+
+    /// Takes in a sync run elsewhere (the app's sync when the network came back, a background
+    /// sync): the settled balance and "Updated" follow it. The offline balances need nothing:
+    /// the snapshot stream saw the sync's writes.
+    public func apply(_ report: SyncReport) {
+        settled = report.account.balance
+        lastSync = report.syncedAt
+        problem = nil
     }
 
     /// An error in words: the issuer's own description, "offline" for an unreachable issuer.

@@ -64,6 +64,26 @@ struct HomeModelTests {
         }
     }
 
+    @Test func aSyncRunElsewhereReachesTheHomeScreenAndPullToRefreshUsesTheAppsRunner() async throws {
+        try await IssuerHarness.with { h in
+            let (session, _) = try await h.loggedIn("runner", funds: 3_000)
+            let runs = SyncRunCounter()
+            let clock = TestClock(1_800_000_000)
+            let home = HomeModel(session: session, connectivity: ManualConnectivity(.online), clock: clock) {
+                runs.value += 1
+                return try? await session.sync(refreshWithin: 0, now: clock.now())
+            }
+            // A sync run by someone else (the app when the network came back) is applied.
+            try await session.client.fund(1_000)
+            home.apply(try await session.sync(refreshWithin: 0, now: 1_799_999_000))
+            #expect(home.settled == 4_000 && home.lastSync == 1_799_999_000)
+            #expect(home.freshness.description == "Updated 16 min ago")
+            // Pull-to-refresh goes through the runner.
+            await home.refresh()
+            #expect(runs.value == 1 && home.refreshState == .idle && home.lastSync == 1_800_000_000)
+        }
+    }
+
     @Test func theBadgeFollowsTheConnectivityMonitorAndStopsWhenTheScreenGoes() async throws {
         try await IssuerHarness.with { @MainActor h in
             let (session, _) = try await h.loggedIn("badge")
@@ -102,4 +122,9 @@ struct HomeModelTests {
         #expect(message.contains("cannot be reached"))
         #expect(home.freshness == .neverSynced)
     }
+}
+
+@MainActor
+private final class SyncRunCounter {
+    var value = 0
 }
