@@ -88,6 +88,7 @@ public final class ReceiveModel: FocusableForm {
     private let expiresIn: UInt64
     private let frameBytes: Int
     private var nearby: NearbyRequest?
+    @ObservationIgnored private var activeListener: (any LinkListener)?
     /// The generation `submit()` started (Return on the last field), for whoever must wait for it.
     @ObservationIgnored public private(set) var pendingGeneration: Task<Void, Never>?
 
@@ -191,6 +192,8 @@ public final class ReceiveModel: FocusableForm {
     public func listen(on listener: any LinkListener) async {
         guard phase == .showingRequest, let nearby else { return }
         listening = .waiting
+        activeListener = listener
+        defer { activeListener = nil }
         let payers = Mutex<[Digest32: KeyID]>([:])
         let wallet = self.wallet
         let flow = NearbyReceiveFlow(
@@ -234,11 +237,20 @@ public final class ReceiveModel: FocusableForm {
                 payerKeyID: Self.payerKeyID(of: bytes), method: .qr)
             scanError = nil
             phase = .received
+            // Paid by QR: nobody else will pay this request nearby.
+            stopListening()
         } catch let error as WalletError {
             scanError = "This payment was not accepted: \(error.description)"
         } catch {
             scanError = "The receipt could not be shown as QR codes (\(error)). The payment is in the wallet."
         }
+    }
+
+    /// Closes the nearby listener (the screen closed, or the request was paid another way);
+    /// `listen(on:)` then returns.
+    public func stopListening() {
+        activeListener?.close()
+        activeListener = nil
     }
 
     private func progressed(_ event: NearbyReceiveProgress) {

@@ -125,4 +125,36 @@ import WalletTestSupport
         #expect(message.contains("Nothing was received"))
         #expect(bob.phase == .showingRequest, "the code stays up for a QR payment")
     }
+
+    @Test func aQRPaymentWhileListeningStopsTheListener() async throws {
+        let pair = try WalletPair()
+        let bob = Self.model(pair.payee)
+        bob.amount.text = "1"
+        await bob.generate()
+        let network = SimulatedNetwork(.init(mtu: 185))
+        // Bob listens nearby (with the default, long timeout) while Alice pays by QR.
+        async let listened: Void = bob.listen(on: network)
+        while bob.listening == .idle { await Task.yield() }  // the listener is up
+        let alice = SendModel(currency: Self.eur, offlineSpendable: 10_000, settled: 0, locale: Self.locale)
+        alice.services = SendServices(wallet: pair.payer)
+        alice.useRequest(try #require(bob.request))
+        alice.method = .qr
+        alice.submit()
+        await alice.send()
+        guard case .receive(let bundle) = try SendFlowModelTests.scan(alice.paymentFrames) else {
+            Issue.record("not a payment")
+            return
+        }
+        await bob.receiveScanned(bundle)
+        await #expect(throws: (any Error).self, "the listener is closed: no payer can connect any more") {
+            _ = try await network.connect()
+        }
+        await listened
+        #expect(bob.phase == .received)
+        #expect(bob.incoming?.amount == 100)
+        guard case .stopped = bob.listening else {
+            Issue.record("expected the listener stopped, got \(bob.listening)")
+            return
+        }
+    }
 }
