@@ -29,6 +29,9 @@ public final class AppModel {
 
     public private(set) var wallet: AsyncWallet?
     public private(set) var session: WalletSession?
+    /// The home screen's model, made with the session and wired to this model's sync, so
+    /// pull-to-refresh and a return online share one sync and both update the screen.
+    public private(set) var home: HomeModel?
     public private(set) var connectivity: Connectivity = .offline
     public private(set) var syncState: SyncState = .idle
     public private(set) var lastReport: SyncReport?
@@ -74,6 +77,11 @@ public final class AppModel {
     public func start(wallet: AsyncWallet, session: WalletSession?) {
         self.wallet = wallet
         self.session = session
+        home = session.map { session in
+            HomeModel(session: session, connectivity: monitor, clock: clock, refreshWithin: refreshWithin) { [weak self] in
+                await self?.sync()
+            }
+        }
         monitorTask?.cancel()
         if session != nil {
             // Background sync from the start, not only after the first foreground sync.
@@ -107,6 +115,8 @@ public final class AppModel {
     public func stop() async {
         monitorTask?.cancel()
         monitorTask = nil
+        home?.disappear()
+        home = nil
         session = nil
         await scheduler.cancelSync()
     }
@@ -164,6 +174,8 @@ public final class AppModel {
         case .success(let report):
             syncState = .idle
             lastReport = report
+            // Settled balance and "Updated" on home, whoever started the sync.
+            home?.apply(report)
             await raiseAlerts(from: report)
             await scheduleBackgroundSync(after: report.syncedAt)
             return report

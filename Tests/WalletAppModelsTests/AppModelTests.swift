@@ -50,6 +50,12 @@ import WalletTestSupport
             network.set(.online)
             #expect(await untilTrue { app.syncCount == 2 && app.syncState == .idle })
             #expect(try await session.account().balance == 17_000)
+
+            // Home shows the sync it did not start, and its pull-to-refresh is the app's sync.
+            let home = try #require(app.home)
+            #expect(home.settled == 17_000 && home.lastSync == app.lastReport?.syncedAt)
+            await home.refresh()
+            #expect(app.syncCount == 3 && home.refreshState == .idle)
         }
     }
 
