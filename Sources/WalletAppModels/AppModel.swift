@@ -1,7 +1,9 @@
+import Foundation
 import Observation
 import OfflineNotes
 import WalletCore
 import WalletFlows
+import WalletSync
 
 /// The one source of truth every screen observes: the wallet, its session, connectivity, the
 /// sync in progress and the alerts. Screens read and act through this object, never through
@@ -52,6 +54,8 @@ public final class AppModel {
     private let refreshWithin: UInt64
     private let backgroundInterval: UInt64
     private var syncTask: Task<SyncReport?, Never>?
+    /// Set when the wallet was opened offline: resumes the saved login.
+    private var resumeLogin: (@Sendable () async throws -> WalletSession)?
     private var monitorTask: Task<Void, Never>?
 
     /// - Parameters:
@@ -111,10 +115,40 @@ public final class AppModel {
         await sync() != nil
     }
 
+    /// App launch: opens the wallet off the main actor and resumes the saved login, then
+    /// `start`s. When the issuer cannot be reached the wallet opens without a session (it pays
+    /// and receives offline) and the next return online, or `sync()`, resumes the login first.
+    /// A refused login (`WalletFlowError.loginExpired`) is thrown: show onboarding's log in.
+    public func open(
+        directory: String, passphrase: String? = nil, credentials: any CredentialStore, flowState: any FlowStateStore,
+        makeClient: @escaping IssuerClientFactory = { IssuerClient(serverURL: $0) }
+    ) async throws {
+        let wallet = try await AsyncWallet.open(directory: directory, passphrase: passphrase)
+        let resume: @Sendable () async throws -> WalletSession = {
+            try await WalletSession.resume(wallet: wallet.wallet, credentials: credentials, flowState: flowState, makeClient: makeClient)
+        }
+        do {
+            let session = try await resume()
+            resumeLogin = nil
+            start(wallet: wallet, session: session)
+        } catch let error as IssuerClientError where error.isUnreachable {
+            resumeLogin = resume
+            start(wallet: wallet, session: nil)
+        }
+    }
+
+    /// A login resumed later (opened offline): from now on the screens use it.
+    private func adopt(_ session: WalletSession) {
+        resumeLogin = nil
+        guard let wallet else { return }
+        start(wallet: wallet, session: session)
+    }
+
     /// Stops following connectivity and withdraws the background sync (logout).
     public func stop() async {
         monitorTask?.cancel()
         monitorTask = nil
+        resumeLogin = nil
         home?.disappear()
         home = nil
         session = nil
@@ -125,7 +159,7 @@ public final class AppModel {
         let previous = connectivity
         connectivity = state
         // Only a return counts: the current state reported at subscription is not a change.
-        if previous == .offline, state == .online, session != nil { _ = startSync() }
+        if previous == .offline, state == .online, session != nil || resumeLogin != nil { _ = startSync() }
     }
 
     /// Runs a sync now (pull-to-refresh, a background task), or joins the one running.
@@ -139,7 +173,9 @@ public final class AppModel {
     /// two auto-recharges side by side could both buy.
     private func startSync() -> Task<SyncReport?, Never>? {
         if let syncTask { return syncTask }
-        guard let session else { return nil }
+        let session = self.session
+        let resumeLogin = self.resumeLogin
+        guard session != nil || resumeLogin != nil else { return nil }
         syncCount += 1
         syncState = .syncing(nil)
         let now = clock.now()
@@ -148,7 +184,17 @@ public final class AppModel {
         let task = Task { () -> SyncReport? in
             let result: Result<SyncReport, any Error>
             do {
-                result = .success(try await session.sync(refreshWithin: refreshWithin, now: now) { [self] progress in
+                let current: WalletSession
+                if let session {
+                    current = session
+                } else {
+                    // Opened offline: the saved login is resumed first (inside this one sync,
+                    // so a second "online" cannot resume, and rotate the token, twice).
+                    guard let resumeLogin else { return nil }
+                    current = try await resumeLogin()
+                    self.adopt(current)
+                }
+                result = .success(try await current.sync(refreshWithin: refreshWithin, now: now) { [self] progress in
                     Task { @MainActor in self.progressed(progress) }
                 })
             } catch {

@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNotes
+import Synchronization
 import Testing
 import WalletAppModels
 import WalletCore
@@ -91,6 +92,31 @@ import WalletTestSupport
         #expect(message.contains("Cannot reach the issuer"))
         #expect(notifier.posted.isEmpty)
         #expect(await app.sync() == nil && app.syncCount == 2, "a failed sync does not block the next one")
+    }
+
+    @Test func openedOfflineTheLoginIsResumedWhenTheNetworkReturns() async throws {
+        try await IssuerHarness.with { h in
+            let (wallet, directory) = try h.wallet("erin")
+            let store = MemoryFlowStore()
+            _ = try await WalletSession.logIn(
+                wallet: wallet, server: h.baseURL.absoluteString, email: "erin-\(UUID().uuidString.prefix(6))@app.test",
+                password: "correct horse battery", register: true, credentials: store, flowState: store)
+            let reachable = Mutex(false)
+            let dead = try #require(URL(string: "http://127.0.0.1:1"))
+            let network = ManualConnectivity(.offline)
+            let app = Self.appModel(connectivity: network)
+            try await app.open(directory: directory, credentials: store, flowState: store) { url in
+                IssuerClient(serverURL: reachable.withLock { $0 } ? url : dead)
+            }
+            #expect(app.wallet != nil && app.session == nil, "offline launch: the wallet opens, the login waits")
+            #expect(await untilTrue { network.subscriberCount == 1 })
+
+            reachable.withLock { $0 = true }
+            network.set(.online)
+            #expect(await untilTrue { app.syncCount == 1 && app.syncState == .idle && app.lastReport != nil })
+            #expect(app.session != nil && app.home != nil, "the resumed login is the app's session now")
+            #expect(await app.sync() != nil && app.syncCount == 2)
+        }
     }
 
     @Test func aFraudCaseIsAlertedOnce() async throws {
