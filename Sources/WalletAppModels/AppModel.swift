@@ -212,18 +212,21 @@ public final class AppModel {
     }
 
     private func finish(_ result: Result<SyncReport, any Error>) async -> SyncReport? {
-        defer { syncTask = nil }
         switch result {
         case .failure(let error):
+            syncTask = nil
             syncState = .failed("Sync failed: \(error)")
             return nil
         case .success(let report):
+            await raiseAlerts(from: report)
+            await scheduleBackgroundSync(after: report.syncedAt)
+            // All in one main-actor turn, after the awaits: whoever sees `.idle` (or the new
+            // report) can start the next sync instead of joining this one.
+            syncTask = nil
             syncState = .idle
             lastReport = report
             // Settled balance and "Updated" on home, whoever started the sync.
             home?.apply(report)
-            await raiseAlerts(from: report)
-            await scheduleBackgroundSync(after: report.syncedAt)
             return report
         }
     }
