@@ -34,6 +34,7 @@ public final class AppModel {
     /// The home screen's model, made with the session and wired to this model's sync, so
     /// pull-to-refresh and a return online share one sync and both update the screen.
     public private(set) var home: HomeModel?
+    /// Offline until the monitor says otherwise.
     public private(set) var connectivity: Connectivity = .offline
     public private(set) var syncState: SyncState = .idle
     public private(set) var lastReport: SyncReport?
@@ -81,6 +82,7 @@ public final class AppModel {
     public func start(wallet: AsyncWallet, session: WalletSession?) {
         self.wallet = wallet
         self.session = session
+        home?.disappear()
         home = session.map { session in
             HomeModel(session: session, connectivity: monitor, clock: clock, refreshWithin: refreshWithin) { [weak self] in
                 await self?.sync()
@@ -158,7 +160,8 @@ public final class AppModel {
     private func connectivityChanged(to state: Connectivity) {
         let previous = connectivity
         connectivity = state
-        // Only a return counts: the current state reported at subscription is not a change.
+        // Offline → online counts. The model starts out offline, so a launch while online is a
+        // return too (one sync on launch); a re-subscription reporting the same state is not.
         if previous == .offline, state == .online, session != nil || resumeLogin != nil { _ = startSync() }
     }
 

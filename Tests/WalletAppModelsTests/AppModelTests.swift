@@ -120,6 +120,16 @@ import WalletTestSupport
         }
     }
 
+    @Test func aLaunchWhileOnlineSyncsOnce() async throws {
+        try await IssuerHarness.with { h in
+            let (session, _) = try await h.loggedIn("fred")
+            let app = Self.appModel(connectivity: ManualConnectivity(.online))
+            app.start(wallet: AsyncWallet(session.wallet), session: session)
+            #expect(await untilTrue { app.syncCount == 1 && app.lastReport != nil })
+            #expect(app.connectivity == .online && app.syncCount == 1)
+        }
+    }
+
     @Test func aFraudCaseIsAlertedOnce() async throws {
         try await IssuerHarness.with { h in
             let (alice, _) = try await h.loggedIn("alice", funds: 10_000)
