@@ -237,10 +237,13 @@ public final class OnboardingModel: FocusableForm {
         guard let url = Self.url(server) else { throw OnboardingError.invalidServer(server) }
         activity = .checkingAccount
         let client = makeClient(url)
-        if mode == .register { try await client.register(email: email, password: password) }
+        if mode == .register {
+            try await client.register(email: email, password: password)
+            // The account exists now: a retry after a failed login, or going back and forth,
+            // logs in instead of registering twice.
+            mode = .logIn
+        }
         _ = try await client.login(email: email, password: password)
-        // Registered: logging in from here on (going back and forth must not register twice).
-        mode = .logIn
         activity = nil
         move(to: .wallet)
     }

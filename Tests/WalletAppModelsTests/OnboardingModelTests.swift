@@ -39,6 +39,7 @@ import WalletTestSupport
             await model.submitStep()
             #expect(model.error == nil)
             #expect(model.step == .wallet && model.focus.focused == .passphrase)
+            #expect(model.mode == .logIn, "registered: going back and on again logs in, it does not register twice")
 
             model.passphrase = "wallet pass 1"
             model.passphraseConfirmation = "wallet pass 2"
