@@ -6,31 +6,13 @@ import Synchronization
 import Testing
 import WalletCore
 import WalletFlows
+import WalletTestSupport
 
-/// A payer and a payee wallet trusting one dev issuer; the payer holds one 100.00 note.
-/// (Shaped like the pair in NearbySessionTests: test targets cannot share it.)
-final class NearbyPair: @unchecked Sendable {
-    let root = NSTemporaryDirectory() + "nearby-flow-tests-" + UUID().uuidString
-    let issuer: DevIssuer
-    let payer: Wallet
-    let payee: Wallet
+/// The shared pair (WalletTestSupport) with this suite's flows.
+typealias NearbyPair = WalletPair
 
-    init(funds: UInt64 = 10_000) throws {
-        let now = Timestamp(Date().timeIntervalSince1970)
-        issuer = try DevIssuer(currency: Currency("EUR")!, now: now, maxHops: 8, maxOfflineHolding: 1_000_000)
-        payer = try Wallet.create(directory: root + "/payer", keyCost: .testing)
-        payee = try Wallet.create(directory: root + "/payee", keyCost: .testing)
-        for w in [payer, payee] {
-            try w.installTrust(authority: issuer.authority.publicKey, keyset: issuer.keyset.encoded, limits: issuer.limits.encoded)
-        }
-        try payer.deposit([try issuer.issue(funds, to: payer.publicKey, now: now)])
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: root) }
-
-    /// Short timers so a lost frame costs milliseconds; no assertion depends on them.
-    static let options = SessionOptions(retransmitAfter: .milliseconds(30), timeout: .seconds(20), linger: .milliseconds(200))
-
+extension WalletPair {
+    static var options: SessionOptions { sessionOptions }
     var payFlow: NearbyPayFlow { NearbyPayFlow(wallet: payer, options: Self.options) }
     var receiveFlow: NearbyReceiveFlow { NearbyReceiveFlow(wallet: payee, options: Self.options) }
 }
