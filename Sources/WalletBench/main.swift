@@ -1,5 +1,5 @@
 // Protocol benchmark. Prints ratios against a reference measured in the same run, because
-// this machine's speed varies minute to minute (../shared/TOOLCHAIN.md).
+// this machine's speed varies minute to minute (docs/benchmarks.md).
 //
 //   swift run -c release wallet-bench [--quick]
 //
