@@ -212,23 +212,18 @@ public final class IssuerClient: Sendable {
     public func checkRestoredNotes(of wallet: Wallet) async throws -> (checked: Int, spent: Int) {
         // Restored states are exchanged (`exchangeRestoredNotes`), never released by a check.
         let pending = try wallet.states().filter { $0.needsOnlineCheck && !$0.restored }
-        var checked = 0, spent = 0
-        for start in stride(from: 0, to: pending.count, by: 512) {
-            let batch = Array(pending[start..<min(start + 512, pending.count)])
-            switch try await call({ try await client.checkStates(body: .json(.init(states: batch.map { Base64URL.encode($0.ref.bytes) }))) }) {
-            case .ok(let ok):
-                var results: [StateRef: OnlineStateCheck] = [:]
-                for (state, answer) in zip(batch, try ok.body.json.states) {
-                    // Only "unspent" frees a note; anything the issuer has seen spent is retired.
-                    let isUnspent = answer.status == .unspent || answer.status == .unknown
-                    results[state.ref] = isUnspent ? .unspent : .spent
-                    if !isUnspent { spent += 1 }
-                }
-                try wallet.applyOnlineCheck(results)
-                checked += batch.count
-            case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
-            }
+        let statuses = try await stateStatuses(pending.map(\.ref))
+        var results: [StateRef: OnlineStateCheck] = [:]
+        var spent = 0
+        for state in pending {
+            guard let status = statuses[state.ref] else { continue }
+            // Only "unspent" frees a note; anything the issuer has seen spent is retired.
+            let isUnspent = status == .unspent || status == .unknown
+            results[state.ref] = isUnspent ? .unspent : .spent
+            if !isUnspent { spent += 1 }
         }
+        if !results.isEmpty { try wallet.applyOnlineCheck(results) }
+        let checked = results.count
         return (checked, spent)
     }
 

@@ -81,24 +81,36 @@ extension IssuerClient {
     /// refunded it. Call after `announcePending`.
     public func settlePendingPayments(of wallet: Wallet, now: Timestamp) async throws -> PendingSettlement {
         var report = PendingSettlement()
-        for payment in try wallet.pendingPayments() {
-            let paid = try wallet.paidStates(of: payment)
-            switch try await call({ try await client.checkStates(body: .json(.init(states: paid.map { Base64URL.encode($0.bytes) }))) }) {
-            case .ok(let ok):
-                let answers = try ok.body.json.states.map(\.status)
-                if answers.contains(where: { $0 == .redeemed || $0 == .spent }) {
-                    // The payee holds the whole bundle: one chain redeemed or spent proves it.
-                    try wallet.resolvePending(payment.request.nonce, .confirmedByIssuer)
-                    report.confirmed += 1
-                } else if now >= (try wallet.redemptionDeadline(of: payment)) {
-                    try wallet.resolvePending(payment.request.nonce, .expiredUnredeemed)
-                    report.expired += 1
-                } else {
-                    report.stillPending += 1
-                }
-            case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
+        let pending = try wallet.pendingPayments().map { ($0, try wallet.paidStates(of: $0)) }
+        // One question for every paid state of every pending payment (512 per request).
+        let statuses = try await stateStatuses(pending.flatMap(\.1))
+        for (payment, paid) in pending {
+            let answers = paid.compactMap { statuses[$0] }
+            if answers.contains(where: { $0 == .redeemed || $0 == .spent }) {
+                // The payee holds the whole bundle: one chain redeemed or spent proves it.
+                try wallet.resolvePending(payment.request.nonce, .confirmedByIssuer)
+                report.confirmed += 1
+            } else if now >= (try wallet.redemptionDeadline(of: payment)) {
+                try wallet.resolvePending(payment.request.nonce, .expiredUnredeemed)
+                report.expired += 1
+            } else {
+                report.stillPending += 1
             }
         }
         return report
+    }
+
+    /// What the issuer knows of each state, asked 512 at a time (the API's limit).
+    func stateStatuses(_ refs: [StateRef]) async throws -> [StateRef: Components.Schemas.StateAnswer.StatesPayloadPayload.StatusPayload] {
+        var out: [StateRef: Components.Schemas.StateAnswer.StatesPayloadPayload.StatusPayload] = [:]
+        for start in stride(from: 0, to: refs.count, by: 512) {
+            let batch = Array(refs[start..<min(start + 512, refs.count)])
+            switch try await call({ try await client.checkStates(body: .json(.init(states: batch.map { Base64URL.encode($0.bytes) }))) }) {
+            case .ok(let ok):
+                for (ref, answer) in zip(batch, try ok.body.json.states) { out[ref] = answer.status }
+            case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
+            }
+        }
+        return out
     }
 }
