@@ -112,6 +112,39 @@ import WalletCore
         try await h.expectBooksBalance()
     }
 
+    /// Rule 5 through the other door: the old device's sync announces its payment before the
+    /// payee redeems. The announcement opens the restore conflict (no freeze), and the payee's
+    /// redemption is then paid once, from the account.
+    @Test(arguments: Backend.available)
+    func anAnnouncedPaymentFromTheOldDeviceIsARestoreConflict(_ backend: Backend) async throws {
+        let h = try await IssuerHarness(backend)
+        let (alice, oldDevice) = try await h.user("alice", funds: 4_000, purchase: 4_000)
+        let (bob, bobWallet) = try await h.user("bob")
+        let backup = try oldDevice.exportBackup(passphrase: "correct horse battery", cost: .testing)
+        let clock = h.clock
+        let restored = try Wallet.restore(
+            backup, passphrase: "correct horse battery", into: NSTemporaryDirectory() + "restored-" + UUID().uuidString,
+            keyCost: .testing, environment: WalletEnvironment(now: { clock.now }))
+        try await h.registerKey(account: alice, signer: restored.identity.signer)
+        _ = try await h.issuer.refresh(
+            account: alice, walletKey: restored.publicKey, chains: try restored.restoredStates().map(\.chain.encoded), restore: true)
+
+        let paid = try h.pay(1_500, from: oldDevice, to: bobWallet)
+        let announced = try await h.issuer.announce(account: alice, chain: paid[0].encoded)
+        guard case .conflict(let caseID, 0) = announced else {
+            Issue.record("expected a conflict without credit, got \(announced)")
+            return
+        }
+        #expect(try await !h.issuer.account(alice).frozen)
+        #expect(try await h.issuer.fraudCases().map(\.status) == ["restore_conflict"])
+        for _ in 0..<2 { _ = try await h.issuer.redeem(account: bob, chains: paid.map(\.encoded)) }
+        #expect(try await h.balance(bob) == 1_500)
+        #expect(try await h.balance(alice) == -1_500)
+        #expect(try await h.issuer.fraudCases().map(\.id) == [caseID])
+        #expect(try await !h.issuer.account(alice).frozen)
+        try await h.expectBooksBalance()
+    }
+
     /// Rule 5: a state the old device spent (and its payee redeemed) before the restore is
     /// retired by the exchange, with no fraud case against the honest owner.
     @Test(arguments: Backend.available)
