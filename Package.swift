@@ -1,9 +1,12 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// Dependencies point one way: clients → WalletCore → OfflineNotes.
-// OfflineNotes is the pure protocol (no I/O, clock and randomness injected);
-// WalletCore adds keys, storage and the pay/receive engine on top of it.
+// Sources/ is laid out by tier, and dependencies point one way down it:
+//   Clients (wallet CLI; the iOS app in App/) → Wallet (app models → flows → sync → engine;
+//   nearby session, QR) → Protocol (offline notes, the HTTP API contract)
+//   Issuer (server → HTTP → core → SQL store) → Protocol
+//   System: C libraries from Debian. Testing and Tools: never shipped in a product.
+// Each target's dependencies are exactly the modules its sources import.
 let package = Package(
     name: "OfflineWallet",
     platforms: [.macOS(.v15), .iOS(.v18)],
@@ -40,10 +43,29 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
+        // MARK: - Protocol: the wire contracts both sides speak
+        // The offline-note protocol (docs/protocol.md): pure Swift, no I/O; clock and randomness come in.
         .target(
             name: "OfflineNotes",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Sources/Protocol/OfflineNotes"
         ),
+        // Types, client and server protocol generated from openapi.yaml at build time, so the
+        // document and the routes cannot drift apart. Shared by the server and the wallet's sync.
+        .target(
+            name: "WalletAPI",
+            dependencies: [
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ],
+            path: "Sources/Protocol/WalletAPI",
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+
+        // MARK: - Wallet: everything a client stands on
+        // The wallet engine: keys, storage, pay / receive / confirm, balances, history, backup.
         .target(
             name: "WalletCore",
             dependencies: [
@@ -51,18 +73,102 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
-            ]
+            ],
+            path: "Sources/Wallet/WalletCore"
         ),
-        // The system SQLite (libsqlite3-dev), for the server's async SQL layer.
-        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // The wallet's online side: talking to the issuer, in the project's own types.
+        .target(
+            name: "WalletSync",
+            dependencies: [
+                "WalletCore", "WalletAPI", "OfflineNotes",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+            ],
+            path: "Sources/Wallet/WalletSync"
+        ),
+        // QR payloads: Base45 text and numbered, checksummed frames (no wallet dependency).
+        .target(
+            name: "QRPayload",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Sources/Wallet/QRPayload"
+        ),
+        // QR images on Linux: libqrencode to encode, libpng to write and read, zbar to decode.
+        // (The app uses CoreImage and AVFoundation.)
+        .target(
+            name: "QRImage",
+            dependencies: [
+                .target(name: "CQREncode", condition: .when(platforms: [.linux])),
+                .target(name: "CZBar", condition: .when(platforms: [.linux])),
+                .target(name: "CPNG", condition: .when(platforms: [.linux])),
+            ],
+            path: "Sources/Wallet/QRImage"
+        ),
+        // The encrypted, resumable payer/payee session (shared with the app, which runs it over
+        // Bluetooth LE); sans-I/O machines and drivers over a link protocol.
+        .target(
+            name: "NearbySession",
+            dependencies: [
+                "OfflineNotes",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Sources/Wallet/NearbySession"
+        ),
+        // Nearby-session links over TCP (the command line's radio).
+        .target(
+            name: "NearbyTCP",
+            dependencies: [
+                "NearbySession",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Sources/Wallet/NearbyTCP"
+        ),
+        // The flows every client runs (the CLI and the app): login with a credential store,
+        // purchase, auto-recharge, the whole sync with progress, nearby pay and receive.
+        .target(
+            name: "WalletFlows",
+            dependencies: [
+                "WalletCore", "WalletSync", "OfflineNotes", "NearbySession",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Sources/Wallet/WalletFlows"
+        ),
+        // The app's screen models: platform-neutral (Observation, no SwiftUI or UIKit), tested on
+        // Linux; the SwiftUI views in App/ bind to them.
+        .target(
+            name: "WalletAppModels",
+            dependencies: [
+                "WalletFlows", "WalletSync", "WalletCore", "OfflineNotes", "QRPayload", "NearbySession",
+            ],
+            path: "Sources/Wallet/WalletAppModels"
+        ),
+
+        // MARK: - Clients
+        // `wallet`: the command line (one directory per user; human output or --json).
+        .executableTarget(
+            name: "WalletCLI",
+            dependencies: [
+                "WalletFlows", "WalletSync", "WalletCore", "OfflineNotes", "NearbySession", "NearbyTCP", "QRPayload",
+                .target(name: "QRImage", condition: .when(platforms: [.linux])),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Sources/Clients/WalletCLI"
+        ),
+
+        // MARK: - Issuer: the server side (never depends on the wallet)
         // One async SQL interface over SQLite and PostgreSQL, so the issuer's logic is one code path.
         .target(
             name: "SQLStore",
             dependencies: [
                 "CSQLite",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Sources/Issuer/SQLStore"
         ),
         // The issuer: accounts, ledger, purchase, redeem, fraud cases. No HTTP.
         .target(
@@ -71,217 +177,147 @@ let package = Package(
                 "OfflineNotes", "SQLStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
-        // Types, client and server protocol generated from openapi.yaml at build time, so the
-        // document and the routes cannot drift apart. Shared by the server, the CLI and the app.
-        .target(
-            name: "WalletAPI",
-            dependencies: [
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
-            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+            path: "Sources/Issuer/IssuerCore"
         ),
         // The issuer's HTTP face: Hummingbird, auth tokens, rate limits, problem+json.
         .target(
             name: "IssuerHTTP",
             dependencies: [
-                "IssuerCore", "WalletAPI", "OfflineNotes", "SQLStore",
+                "IssuerCore", "WalletAPI", "OfflineNotes",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            // A link to ../WalletAPI/openapi.yaml, compiled into the binary and served as
+            path: "Sources/Issuer/IssuerHTTP",
+            // A link to ../../Protocol/WalletAPI/openapi.yaml, compiled into the binary and served as
             // /openapi.yaml: exactly the document the routes were generated from.
             resources: [.embedInCode("openapi.yaml")]
         ),
+        // `wallet-server`: serve, create-admin, rotate-keys.
         .executableTarget(
             name: "IssuerServer",
             dependencies: [
                 "IssuerHTTP", "IssuerCore", "SQLStore", "OfflineNotes",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-            ]
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/Issuer/IssuerServer"
         ),
+
+        // MARK: - System: C libraries from Debian
+        .systemLibrary(name: "CSQLite", path: "Sources/System/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CQREncode", path: "Sources/System/CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        .systemLibrary(name: "CZBar", path: "Sources/System/CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
+        .systemLibrary(name: "CPNG", path: "Sources/System/CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+
+        // MARK: - Testing: doubles and harnesses for tests, benchmarks and the demo (no product ships them)
+        // Generic test helpers: a seedable generator.
+        .target(
+            name: "TestSupport",
+            path: "Sources/Testing/TestSupport"
+        ),
+        // Stand-in issuer in memory, for tests, the demo and benchmarks (the real one is the server).
+        .target(
+            name: "DevIssuer",
+            dependencies: [
+                "OfflineNotes",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Sources/Testing/DevIssuer"
+        ),
+        // A simulated radio (MTU, loss, reordering, cuts) behind the same link protocol as TCP and
+        // Bluetooth LE.
+        .target(
+            name: "NearbySessionTesting",
+            dependencies: [
+                "NearbySession", "TestSupport",
+            ],
+            path: "Sources/Testing/NearbySessionTesting"
+        ),
+        // A real issuer on loopback, the in-memory flow store, a transport that loses answers, a
+        // pair of wallets.
+        .target(
+            name: "WalletTestSupport",
+            dependencies: [
+                "WalletFlows", "WalletSync", "WalletCore", "OfflineNotes", "NearbySession", "IssuerHTTP", "IssuerCore", "SQLStore", "DevIssuer",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+            ],
+            path: "Sources/Testing/WalletTestSupport"
+        ),
+
+        // MARK: - Tools: developer executables
+        // `wallet-demo`: the engine alone, in-process.
+        .executableTarget(
+            name: "WalletDemo",
+            dependencies: [
+                "WalletCore", "WalletSync", "OfflineNotes", "DevIssuer",
+            ],
+            path: "Sources/Tools/WalletDemo"
+        ),
+        // `wallet-tamper`: signs a double spend the way a tampered phone would (scripts/e2e).
+        .executableTarget(
+            name: "TamperTool",
+            dependencies: [
+                "WalletCore", "OfflineNotes", "QRPayload",
+            ],
+            path: "Sources/Tools/TamperTool"
+        ),
+        // `wallet-vectors`: writes docs/vectors.
+        .executableTarget(
+            name: "VectorGenerator",
+            dependencies: [
+                "OfflineNotes", "NearbySession", "DevIssuer",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Sources/Tools/VectorGenerator"
+        ),
+        // `wallet-bench`: protocol and scan-to-paid benchmarks, as ratios to a same-run reference.
+        .executableTarget(
+            name: "WalletBench",
+            dependencies: [
+                "WalletCore", "WalletFlows", "OfflineNotes", "NearbySession", "NearbySessionTesting", "QRPayload", "DevIssuer",
+                .target(name: "QRImage", condition: .when(platforms: [.linux])),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Sources/Tools/WalletBench"
+        ),
+        // `wallet-load`: redemptions/s over HTTP against the database's insert ceiling.
         .executableTarget(
             name: "LoadTool",
             dependencies: [
                 "IssuerHTTP", "IssuerCore", "SQLStore", "WalletAPI", "OfflineNotes",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-            ]
-        ),
-        .testTarget(
-            name: "IssuerHTTPTests",
-            dependencies: [
-                "IssuerHTTP", "IssuerCore", "SQLStore", "WalletAPI", "OfflineNotes", "WalletCore", "WalletSync",
-                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-            ]
-        ),
-        .testTarget(
-            name: "IssuerCoreTests",
-            dependencies: [
-                "IssuerCore", "SQLStore", "OfflineNotes", "DevIssuer", "WalletCore",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "PropertyBased", package: "swift-property-based"),
-            ]
-        ),
-        // QR payloads: Base45 text and numbered frames (the QR image libraries come with issue 4).
-        .target(name: "QRPayload", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
-        // QR images on Linux: libqrencode to encode, libpng to write and read, zbar to decode.
-        // (The app uses CoreImage and AVFoundation.)
-        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
-        .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
-        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
-        .target(
-            name: "QRImage",
-            dependencies: [
-                .target(name: "CQREncode", condition: .when(platforms: [.linux])),
-                .target(name: "CZBar", condition: .when(platforms: [.linux])),
-                .target(name: "CPNG", condition: .when(platforms: [.linux])),
-            ]
-        ),
-        .testTarget(
-            name: "QRImageTests",
-            dependencies: ["QRImage", "QRPayload", .product(name: "PropertyBased", package: "swift-property-based")]
-        ),
-        .testTarget(
-            name: "QRPayloadTests",
-            dependencies: ["QRPayload", .product(name: "PropertyBased", package: "swift-property-based")]
-        ),
-        // The encrypted, resumable payer/payee session (shared with the app, which runs it over
-        // Bluetooth LE); no I/O of its own beyond the link protocol it drives.
-        .target(name: "NearbySession", dependencies: ["OfflineNotes", .product(name: "Crypto", package: "swift-crypto")]),
-        // Nearby-session links over TCP (the command line's radio).
-        .target(
-            name: "NearbyTCP",
-            dependencies: [
-                "NearbySession",
-                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-            ]
-        ),
-        .testTarget(
-            name: "NearbySessionTests",
-            dependencies: [
-                "NearbySession", "NearbyTCP", "OfflineNotes", "WalletCore", "DevIssuer",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "PropertyBased", package: "swift-property-based"),
-            ]
-        ),
-        // Stand-in issuer for tests, the demo and benchmarks (the real one is the server).
-        .target(
-            name: "DevIssuer",
-            dependencies: ["OfflineNotes", .product(name: "Crypto", package: "swift-crypto")]
-        ),
-        .executableTarget(
-            name: "VectorGenerator",
-            dependencies: ["OfflineNotes", "DevIssuer", "NearbySession", .product(name: "Crypto", package: "swift-crypto")]
-        ),
-        // The wallet's online side: talking to the issuer (login, keys, purchase, redeem).
-        .target(
-            name: "WalletSync",
-            dependencies: [
-                "WalletCore", "WalletAPI", "OfflineNotes",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
-            ]
+            ],
+            path: "Sources/Tools/LoadTool"
         ),
-        // The flows every client runs (the CLI today, the app next): login with a credential
-        // store, purchase, auto-recharge, the whole sync with progress, nearby pay and receive.
-        .target(
-            name: "WalletFlows",
-            dependencies: [
-                "WalletCore", "WalletSync", "OfflineNotes", "NearbySession", "QRPayload",
-                .product(name: "Crypto", package: "swift-crypto"),
-            ]
-        ),
-        // Test support shared by the wallet-side test targets (a real issuer on loopback, the
-        // in-memory flow store, a transport that loses answers). No product ships it.
-        .target(
-            name: "WalletTestSupport",
-            dependencies: [
-                "WalletFlows", "WalletCore", "WalletSync", "OfflineNotes", "IssuerHTTP", "IssuerCore", "SQLStore", "DevIssuer",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-            ]
-        ),
-        .testTarget(
-            name: "WalletFlowsTests",
-            dependencies: [
-                "WalletFlows", "WalletTestSupport", "WalletCore", "WalletSync", "OfflineNotes", "NearbySession", "QRPayload",
-                "IssuerCore", "DevIssuer",
-                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
-            ]
-        ),
-        // The app's screen models: platform-neutral (Observation, no SwiftUI or UIKit), tested on
-        // Linux; the SwiftUI views bind to them.
-        .target(
-            name: "WalletAppModels",
-            dependencies: ["WalletFlows", "WalletCore", "OfflineNotes", "QRPayload", "NearbySession"]
-        ),
-        .testTarget(
-            name: "WalletAppModelsTests",
-            dependencies: [
-                "WalletAppModels", "WalletFlows", "WalletTestSupport", "WalletCore", "WalletSync", "OfflineNotes", "QRPayload", "DevIssuer",
-                "NearbySession",
-                .product(name: "PropertyBased", package: "swift-property-based"),
-            ]
-        ),
-        // `wallet`: the command line (one directory per user; human output or --json).
-        .executableTarget(
-            name: "WalletCLI",
-            dependencies: [
-                "WalletCore", "WalletSync", "WalletFlows", "OfflineNotes", "NearbySession", "NearbyTCP", "QRPayload",
-                .target(name: "QRImage", condition: .when(platforms: [.linux])),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Crypto", package: "swift-crypto"),
-            ]
-        ),
-        // The command line as users run it: the built `wallet` binary against a real wallet-server
-        // on loopback (both built by `swift build --build-tests`), plus its pure helpers.
-        .testTarget(
-            name: "WalletCLITests",
-            dependencies: [
-                "WalletCLI", "WalletCore", "NearbySession", "QRPayload",
-                .target(name: "QRImage", condition: .when(platforms: [.linux])),
-            ]
-        ),
-        // Test helper for scripts/e2e: signs a double spend the way a tampered phone would.
-        .executableTarget(name: "TamperTool", dependencies: ["WalletCore", "OfflineNotes", "QRPayload"]),
-        .executableTarget(name: "WalletDemo", dependencies: ["WalletCore", "WalletSync", "OfflineNotes", "DevIssuer"]),
-        .executableTarget(
-            name: "WalletBench",
-            dependencies: [
-                "WalletCore", "WalletFlows", "OfflineNotes", "DevIssuer", "NearbySession", "QRPayload",
-                .target(name: "QRImage", condition: .when(platforms: [.linux])),
-                .product(name: "Crypto", package: "swift-crypto"),
-            ]
-        ),
+
+        // MARK: - Tests (one target per module; suites needing PostgreSQL run when OW_TEST_POSTGRES_URL is set)
         .testTarget(
             name: "OfflineNotesTests",
             dependencies: [
                 "OfflineNotes", "DevIssuer",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
-            ]
+            ],
+            path: "Tests/OfflineNotesTests"
         ),
         .testTarget(
             name: "WalletCoreTests",
@@ -289,7 +325,79 @@ let package = Package(
                 "WalletCore", "OfflineNotes", "DevIssuer",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
-            ]
+            ],
+            path: "Tests/WalletCoreTests"
+        ),
+        .testTarget(
+            name: "QRPayloadTests",
+            dependencies: [
+                "QRPayload",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            path: "Tests/QRPayloadTests"
+        ),
+        .testTarget(
+            name: "QRImageTests",
+            dependencies: [
+                "QRPayload",
+                .target(name: "QRImage", condition: .when(platforms: [.linux])),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            path: "Tests/QRImageTests"
+        ),
+        .testTarget(
+            name: "NearbySessionTests",
+            dependencies: [
+                "NearbySession", "NearbyTCP", "NearbySessionTesting", "TestSupport", "OfflineNotes", "WalletCore", "DevIssuer",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            path: "Tests/NearbySessionTests"
+        ),
+        .testTarget(
+            name: "WalletFlowsTests",
+            dependencies: [
+                "WalletFlows", "WalletTestSupport", "NearbySessionTesting", "WalletSync", "WalletCore", "OfflineNotes", "NearbySession", "DevIssuer",
+            ],
+            path: "Tests/WalletFlowsTests"
+        ),
+        .testTarget(
+            name: "WalletAppModelsTests",
+            dependencies: [
+                "WalletAppModels", "WalletFlows", "WalletTestSupport", "NearbySessionTesting", "WalletSync", "WalletCore", "OfflineNotes", "QRPayload", "NearbySession", "DevIssuer",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            path: "Tests/WalletAppModelsTests"
+        ),
+        // The command line as users run it: the built `wallet` binary against a real wallet-server
+        // on loopback (both built by `swift build --build-tests`), plus its pure helpers.
+        .testTarget(
+            name: "WalletCLITests",
+            dependencies: [
+                "WalletCLI", "WalletCore", "NearbySession",
+            ],
+            path: "Tests/WalletCLITests"
+        ),
+        .testTarget(
+            name: "IssuerCoreTests",
+            dependencies: [
+                "IssuerCore", "SQLStore", "OfflineNotes", "WalletCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Tests/IssuerCoreTests"
+        ),
+        .testTarget(
+            name: "IssuerHTTPTests",
+            dependencies: [
+                "IssuerHTTP", "IssuerCore", "SQLStore", "WalletAPI", "OfflineNotes", "WalletCore", "WalletSync",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+            ],
+            path: "Tests/IssuerHTTPTests"
         ),
     ],
     swiftLanguageModes: [.v6]

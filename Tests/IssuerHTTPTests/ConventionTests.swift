@@ -29,11 +29,11 @@ import FoundationNetworking
 
     static func json(_ data: Data) -> [String: Any] { ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any]) ?? [:] }
 
-    /// Sources/WalletAPI/openapi.yaml, read from the source tree.
+    /// Sources/Protocol/WalletAPI/openapi.yaml, read from the source tree.
     static var sourceDocument: Data {
         get throws {
             let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            return try Data(contentsOf: root.appendingPathComponent("Sources/WalletAPI/openapi.yaml"))
+            return try Data(contentsOf: root.appendingPathComponent("Sources/Protocol/WalletAPI/openapi.yaml"))
         }
     }
 
@@ -42,7 +42,7 @@ import FoundationNetworking
             let answer = try await Self.fetch(h.baseURL.appendingPathComponent("openapi.yaml"))
             #expect(answer.status == 200)
             #expect(answer.headers["content-type"] == "application/yaml")
-            #expect(answer.body == (try Self.sourceDocument), "the served document differs from Sources/WalletAPI/openapi.yaml")
+            #expect(answer.body == (try Self.sourceDocument), "the served document differs from Sources/Protocol/WalletAPI/openapi.yaml")
             #expect(String(decoding: answer.body, as: UTF8.self).contains("operationId: fundAccount"))
         }
     }

@@ -1,4 +1,5 @@
 import NearbySession
+import NearbySessionTesting
 import OfflineNotes
 import Synchronization
 import Testing

@@ -1,7 +1,9 @@
 import Crypto
 import NearbySession
+import NearbySessionTesting
 import OfflineNotes
 import PropertyBased
+import TestSupport
 import Testing
 
 /// The session machines under any frame size, loss, duplication and reordering, on a virtual

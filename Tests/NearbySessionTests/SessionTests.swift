@@ -2,6 +2,7 @@ import Crypto
 import DevIssuer
 import Foundation
 import NearbySession
+import NearbySessionTesting
 import NearbyTCP
 import OfflineNotes
 import Synchronization

@@ -1,5 +1,6 @@
 import Foundation
 import NearbySession
+import NearbySessionTesting
 import OfflineNotes
 import Testing
 import WalletAppModels

@@ -52,7 +52,7 @@ struct CLITests {
     /// Every error code the command line can print maps to one exit status, whichever command
     /// meets it (checked over the source of every `CLIError(…)` with a literal code).
     @Test func everyErrorCodeHasOneExitStatus() throws {
-        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/WalletCLI").standardized
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/Clients/WalletCLI").standardized
         let files = FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
         #expect(!files.isEmpty)
         let pattern = try Regex(#"CLIError\(\s*"([a-z_]+)"(?:[^()]|\((?:[^()]|\([^()]*\))*\))*?exit:\s*\.(\w+)\s*\)"#)

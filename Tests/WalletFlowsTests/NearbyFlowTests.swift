@@ -1,6 +1,7 @@
 import DevIssuer
 import Foundation
 import NearbySession
+import NearbySessionTesting
 import OfflineNotes
 import Synchronization
 import Testing

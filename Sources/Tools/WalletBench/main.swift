@@ -10,6 +10,7 @@ import Crypto
 import DevIssuer
 import Foundation
 import NearbySession
+import NearbySessionTesting
 import OfflineNotes
 import QRPayload
 import WalletCore

@@ -1,4 +1,6 @@
+import NearbySession
 import Synchronization
+import TestSupport
 
 /// An in-memory radio for tests and measurements: a listener and a dialer joined by links with
 /// a chosen MTU that can lose, reorder and cut frames, deterministically from a seed.
@@ -195,25 +197,4 @@ private final class SimulatedEnd: LinkConnection {
     func send(_ frame: [UInt8]) async throws { try link.send(frame, from: side) }
     func inbound() -> AsyncThrowingStream<[UInt8], any Error> { link.inbound(for: side) }
     func close() { link.cut() }
-}
-
-/// A small deterministic generator (SplitMix64), so a failing seed replays exactly.
-/// Public for tests that simulate links on their own clock.
-public struct SplitMix64: Sendable {
-    private var state: UInt64
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    public mutating func nextDouble() -> Double { Double(next() >> 11) / Double(1 << 53) }
-
-    /// True with probability `p`.
-    public mutating func chance(_ p: Double) -> Bool { nextDouble() < p }
 }
