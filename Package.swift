@@ -374,7 +374,7 @@ let package = Package(
         .testTarget(
             name: "WalletCLITests",
             dependencies: [
-                "WalletCLI", "WalletCore", "NearbySession",
+                "WalletCLI", "WalletCore", "WalletFlows", "NearbySession",
             ],
             path: "Tests/WalletCLITests"
         ),

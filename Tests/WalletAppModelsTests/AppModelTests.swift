@@ -159,7 +159,9 @@ import WalletTestSupport
             app.start(wallet: AsyncWallet(bob.wallet), session: bob)
             let report = try #require(await app.sync())
             #expect(report.fraudCases.count == 1, "the issuer opened a case from Bob's proof")
-            let expected = report.fraudCases.map { WalletAlert.fraud(amount: 0, currency: report.balance.currency, caseReference: "case \($0)") }
+            // The amount at stake is the double-spent note's, from Bob's own proof.
+            #expect(report.fraudCases.map { report.fraudAmounts[$0] } == [1_000])
+            let expected = report.fraudCases.map { WalletAlert.fraud(amount: 1_000, currency: report.balance.currency, caseReference: "case \($0)") }
             #expect(notifier.posted == expected)
             #expect(app.alerts == expected)
 

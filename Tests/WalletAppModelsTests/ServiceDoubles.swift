@@ -75,10 +75,62 @@ final class RecordingNotifier: Notifier {
     var posted: [WalletAlert] { alerts.withLock { $0 } }
 }
 
-/// A clock the test sets and advances.
+/// A clock the test sets and advances; `sleep(until:)` returns when the test advances it past
+/// the deadline (no real waiting).
 final class TestClock: AppClock {
-    private let time: Mutex<Timestamp>
-    init(_ now: Timestamp) { time = Mutex(now) }
-    func now() -> Timestamp { time.withLock { $0 } }
-    func advance(_ seconds: UInt64) { time.withLock { $0 += seconds } }
+    private struct Sleeper {
+        let id: Int
+        let deadline: Timestamp
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+    private struct State {
+        var now: Timestamp
+        var sleepers: [Sleeper] = []
+        var cancelled: Set<Int> = []
+        var next = 0
+    }
+    private let state: Mutex<State>
+    init(_ now: Timestamp) { state = Mutex(State(now: now)) }
+    func now() -> Timestamp { state.withLock { $0.now } }
+
+    func advance(_ seconds: UInt64) {
+        let due = state.withLock { s in
+            s.now += seconds
+            let now = s.now
+            let due = s.sleepers.filter { $0.deadline <= now }
+            s.sleepers.removeAll { $0.deadline <= now }
+            return due
+        }
+        for sleeper in due { sleeper.continuation.resume() }
+    }
+
+    func sleep(until deadline: Timestamp) async throws {
+        let id = state.withLock { s in
+            s.next += 1
+            return s.next
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+                let outcome: Result<Void, any Error>? = state.withLock { s in
+                    if s.cancelled.remove(id) != nil { return .failure(CancellationError()) }
+                    if s.now >= deadline { return .success(()) }
+                    s.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: c))
+                    return nil
+                }
+                if let outcome { c.resume(with: outcome) }
+            }
+        } onCancel: {
+            let sleeper = state.withLock { s in
+                guard let i = s.sleepers.firstIndex(where: { $0.id == id }) else {
+                    s.cancelled.insert(id)
+                    return nil as Sleeper?
+                }
+                return s.sleepers.remove(at: i)
+            }
+            sleeper?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Tasks waiting on this clock (a test waits for the model to arm its timeout).
+    var sleeping: Int { state.withLock { $0.sleepers.count } }
 }

@@ -4,6 +4,7 @@ import Testing
 
 import NearbySession
 import WalletCore
+import WalletFlows
 
 @testable import WalletCLI
 

@@ -1,4 +1,5 @@
 import Foundation
+import NearbySession
 import Observation
 import OfflineNotes
 import WalletCore
@@ -14,6 +15,12 @@ import WalletSync
 /// another, so a flapping connection buys at most once. After each sync it asks the
 /// `BackgroundScheduler` for the next background sync and posts fraud and expiry alerts, each
 /// once (remembered in the settings, so a restart does not repeat them).
+///
+/// It hands out the screen models, all built on its one wallet and session: `home`, `history`
+/// and `settings` live as long as the session (a restore or a logout replaces them), and
+/// `makeBuy()`, `makeSend()`, `makeReceive(hints:)`, `makeScan()` and `makeNearbyDevices()`
+/// make one per sheet. So a settings change is what the next sync reads, and a purchase or a
+/// payment made on a sheet shows on home through the wallet's observation.
 @Observable @MainActor
 public final class AppModel {
     /// The sync line on the home screen.
@@ -28,12 +35,23 @@ public final class AppModel {
     /// Settings keys of what was already alerted.
     public static let alertedFraudKey = "alertedFraudCases"
     public static let alertedExpiredKey = "alertedExpiredValue"
+    public static let alertedExpiringKey = "alertedExpiring"
+    /// Expiry warnings, in seconds before the first held note expires: 24 h and 1 h.
+    public static let expiryWarnings: [UInt64] = [86_400, 3_600]
 
     public private(set) var wallet: AsyncWallet?
     public private(set) var session: WalletSession?
     /// The home screen's model, made with the session and wired to this model's sync, so
     /// pull-to-refresh and a return online share one sync and both update the screen.
     public private(set) var home: HomeModel?
+    /// The Transactions tab, observing this wallet (nil before `start`).
+    public private(set) var history: HistoryModel?
+    /// The Settings tab, on this session and the shared home (nil without a session).
+    /// (`settings` is the store it persists to.)
+    public private(set) var settingsModel: SettingsModel?
+    /// Restore from a backup (Settings → Restore): one for the app's life, so its result stays
+    /// on screen after the restored wallet replaced the screen models.
+    public private(set) var restore: RestoreModel?
     /// Offline until the monitor says otherwise.
     public private(set) var connectivity: Connectivity = .offline
     public private(set) var syncState: SyncState = .idle
@@ -49,6 +67,12 @@ public final class AppModel {
     public let settings: any SettingsStore
 
     private let monitor: any ConnectivityMonitor
+    let biometrics: any BiometricGate
+    let nearbyBrowser: (any NearbyBrowser)?
+    let sessionOptions: SessionOptions
+    let backupDestination: (any BackupDestination)?
+    let backupCost: PassphraseBox.Cost
+    let clockForScreens: any AppClock
     private let scheduler: any BackgroundScheduler
     private let notifier: any Notifier
     private let clock: any AppClock
@@ -62,12 +86,31 @@ public final class AppModel {
     /// - Parameters:
     ///   - refreshWithin: notes expiring within this many seconds are refreshed by a sync.
     ///   - backgroundInterval: seconds after a sync before the next background sync may run.
+    ///   - biometrics: the gate Settings checks before turning the lock on.
+    ///   - nearbyBrowser: discovery for the Nearby devices sheet (Bluetooth LE in the app).
+    ///   - sessionOptions: the nearby session's timing for Send and Receive.
+    ///   - backupDestination: where Settings → Back up writes (the app's document exporter).
+    ///   - backupCost: the backup's key-derivation cost (tests use `.testing`).
+    ///   - restoreInto: a new, empty directory for each wallet restored from a backup (the
+    ///     app's container; the old wallet's directory is the app's to remove). Without it
+    ///     Settings offers no restore.
+    ///   - restoreKeyCost: the restored wallet's key-file cost (tests use `.testing`).
     public init(
         settings: any SettingsStore, connectivity: any ConnectivityMonitor, scheduler: any BackgroundScheduler,
         notifier: any Notifier, lock: LockModel, clock: any AppClock = SystemClock(),
-        refreshWithin: UInt64 = 86_400 * 3, backgroundInterval: UInt64 = 3_600
+        refreshWithin: UInt64 = 86_400 * 3, backgroundInterval: UInt64 = 3_600,
+        biometrics: any BiometricGate = NoBiometrics(), nearbyBrowser: (any NearbyBrowser)? = nil,
+        sessionOptions: SessionOptions = SessionOptions(), backupDestination: (any BackupDestination)? = nil,
+        backupCost: PassphraseBox.Cost = .interactive, restoreInto: (@Sendable () -> String)? = nil,
+        restoreKeyCost: PassphraseBox.Cost = .interactive
     ) {
         self.settings = settings
+        self.biometrics = biometrics
+        self.nearbyBrowser = nearbyBrowser
+        self.sessionOptions = sessionOptions
+        self.backupDestination = backupDestination
+        self.backupCost = backupCost
+        self.clockForScreens = clock
         self.monitor = connectivity
         self.scheduler = scheduler
         self.notifier = notifier
@@ -75,6 +118,9 @@ public final class AppModel {
         self.clock = clock
         self.refreshWithin = refreshWithin
         self.backgroundInterval = backgroundInterval
+        if let restoreInto {
+            restore = RestoreModel(app: self, directory: restoreInto, keyCost: restoreKeyCost)
+        }
     }
 
     /// Holds the wallet and its session (after onboarding or a resumed login) and starts
@@ -88,6 +134,18 @@ public final class AppModel {
                 await self?.sync()
             }
         }
+        history?.disappear()
+        history = HistoryModel(wallet: wallet.wallet, clock: clock)
+        if let session, let home {
+            let model = SettingsModel(
+                session: session, home: home, settings: settings, biometrics: biometrics,
+                backupDestination: backupDestination, backupCost: backupCost)
+            model.restore = restore
+            settingsModel = model
+        } else {
+            settingsModel = nil
+        }
+        Task { await self.checkExpiry() }
         monitorTask?.cancel()
         if session != nil {
             // Background sync from the start, not only after the first foreground sync.
@@ -105,8 +163,11 @@ public final class AppModel {
 
     // MARK: App lifecycle (the SwiftUI scene phase calls these)
 
-    /// The app launched: the lock closes when it is on.
-    public func launched() { lock.launched() }
+    /// The app launched: the lock closes when it is on, and the expiry warnings are checked.
+    public func launched() {
+        lock.launched()
+        Task { await checkExpiry() }
+    }
 
     /// The app went to the background: the lock closes when it is on.
     public func enteredBackground() { lock.enteredBackground() }
@@ -153,6 +214,9 @@ public final class AppModel {
         resumeLogin = nil
         home?.disappear()
         home = nil
+        history?.disappear()
+        history = nil
+        settingsModel = nil
         session = nil
         await scheduler.cancelSync()
     }
@@ -254,9 +318,9 @@ public final class AppModel {
             alerted.insert(fraudCase)
             // Saved before posting: a crash between the two loses an alert rather than repeating it forever.
             try? settings.set(alerted.sorted().map(String.init).joined(separator: ","), forKey: Self.alertedFraudKey)
-            // The sync report names the case, not the value at stake (amount 0: unknown); the
-            // case reference is what support needs.
-            await post(.fraud(amount: 0, currency: currency, caseReference: "case \(fraudCase)"))
+            // The value at stake comes from the wallet's own notes in the case (the issuer's
+            // answer names only the case); 0 only when no note of this wallet's was named.
+            await post(.fraud(amount: report.fraudAmounts[fraudCase] ?? 0, currency: currency, caseReference: "case \(fraudCase)"))
         }
         let expired = report.balance.expired
         let alertedExpired = settings.string(forKey: Self.alertedExpiredKey).flatMap { UInt64($0) } ?? 0
@@ -265,6 +329,48 @@ public final class AppModel {
             // The balance gives the expired value, not the number of notes (count 0: unknown).
             if expired > 0 { await post(.expired(count: 0, amount: expired, currency: currency)) }
         }
+        await checkExpiry()
+    }
+
+    /// Warns before held notes expire: once 24 h before the first one expires and once 1 h
+    /// before, with the value expiring by then and the expiry time. Each warning is posted once
+    /// per expiry time (remembered in the settings across restarts); within 1 h only the 1 h
+    /// one is posted. Runs at `start`, after every sync and at launch; the app also calls it
+    /// from a timer while open (offline is when it matters: a sync refreshes the notes).
+    public func checkExpiry() async {
+        guard let wallet else { return }
+        let now = clock.now()
+        let widest = Self.expiryWarnings.max() ?? 0
+        guard let (first, currency) = await Self.outlook(wallet.wallet, now: now, within: widest),
+            let soonest = first.soonest
+        else { return }
+        // The tightest warning already due (soonest > now: only valid notes are counted).
+        guard let warning = Self.expiryWarnings.sorted().first(where: { soonest - now <= $0 }) else { return }
+        let key = "\(warning)@\(soonest)"
+        let value: UInt64
+        if warning == widest {
+            value = first.value
+        } else {
+            guard let (narrow, _) = await Self.outlook(wallet.wallet, now: now, within: warning) else { return }
+            value = narrow.value
+        }
+        // Read, checked and saved in one main-actor turn (no await between): two checks at
+        // once (start and a sync) post it once. Entries for expiry times already past are
+        // dropped as the list is saved.
+        var alerted = (settings.string(forKey: Self.alertedExpiringKey) ?? "").split(separator: ",").map(String.init)
+            .filter { entry in entry.split(separator: "@").last.flatMap { UInt64($0) }.map { $0 > now } ?? false }
+        guard !alerted.contains(key) else { return }
+        alerted.append(key)
+        try? settings.set(alerted.joined(separator: ","), forKey: Self.alertedExpiringKey)
+        await post(.expiring(amount: value, currency: currency, expiresAt: soonest))
+    }
+
+    /// The wallet's expiry outlook and currency, read off the main actor; nil when unreadable
+    /// (a warning skipped now is posted by the next check).
+    @concurrent
+    private nonisolated static func outlook(_ wallet: Wallet, now: Timestamp, within seconds: UInt64) async -> (ExpiryOutlook, Currency)? {
+        guard let outlook = try? wallet.expiryOutlook(now: now, by: now + seconds), let limits = try? wallet.limits() else { return nil }
+        return (outlook, limits.currency)
     }
 
     private func post(_ alert: WalletAlert) async {

@@ -106,6 +106,10 @@ public final class SendModel: FocusableForm {
     public private(set) var signedPayment: OutgoingPayment?
     /// QR: why the last scanned receipt was not accepted (the payment still waits for one).
     public private(set) var receiptError: String?
+    /// The device picked on the Nearby devices sheet: Bluetooth pays it (through its dialer,
+    /// not `services.dialer`). Cleared with the request.
+    public private(set) var nearbyPeer: NearbyPeer?
+    @ObservationIgnored private var peerDialer: (any LinkDialer)?
     /// Bumped by every run, so progress from an earlier run cannot move a later one's phase.
     private var run = 0
 
@@ -155,6 +159,11 @@ public final class SendModel: FocusableForm {
     public func useRequest(_ request: PaymentRequest) {
         guard !phase.isBusy else { return }
         if signedPayment?.request.nonce != request.nonce { forgetPayment() }
+        if scannedRequest?.nonce != request.nonce {
+            // Another request: a device picked for the old one is not its payee.
+            nearbyPeer = nil
+            peerDialer = nil
+        }
         scannedRequest = request
         typedAccount = ""
         if !request.isOpenAmount { amount.set(minorUnits: request.amount) }
@@ -167,7 +176,19 @@ public final class SendModel: FocusableForm {
     /// Removes the scanned request (its fixed amount is unlocked, the text is kept).
     public func clearRequest() {
         scannedRequest = nil
+        nearbyPeer = nil
+        peerDialer = nil
         forgetPayment()
+    }
+
+    /// A device picked on the Nearby devices sheet (`NearbyDevicesModel.pick`): Send prefilled
+    /// with its request, paid by Bluetooth to that device.
+    public func payNearby(_ request: PaymentRequest, peer: NearbyPeer, dialer: any LinkDialer) {
+        guard !phase.isBusy else { return }
+        useRequest(request)
+        nearbyPeer = peer
+        peerDialer = dialer
+        method = .bluetooth
     }
 
     /// Another recipient: a payment signed for the old one is not this screen's any more (it
@@ -295,7 +316,7 @@ public final class SendModel: FocusableForm {
     }
 
     private func payNearby(_ request: PaymentRequest, amount: UInt64?, services: SendServices) async {
-        guard let dialer = services.dialer else {
+        guard let dialer = peerDialer ?? services.dialer else {
             phase = .failed(message: "Bluetooth is not available. Turn it on, or pay by QR.", canTryAgain: false)
             return
         }

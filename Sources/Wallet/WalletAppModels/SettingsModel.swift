@@ -7,7 +7,9 @@ import WalletFlows
 /// The Settings tab: auto-recharge (persisted in the flow state, which background sync reads),
 /// the biometric lock and the appearance (persisted in the settings store), the server, and the
 /// wallet info — read from the shared `HomeModel`, so Settings never shows other numbers than
-/// the Wallet tab (the original product kept three independent copies).
+/// the Wallet tab (the original product kept three independent copies). Backup and restore are
+/// their own forms: `backup` (passphrase twice, the command line's passphrase rule) and
+/// `restore` (set by the app model, which swaps the wallet).
 @Observable
 @MainActor
 public final class SettingsModel: FocusableForm {
@@ -72,6 +74,10 @@ public final class SettingsModel: FocusableForm {
     public var serverText: String
     /// The last error, shown under the section it concerns.
     public private(set) var error: SettingsError?
+    /// Back up: the passphrase form and the encrypted file written to the destination.
+    public let backup: BackupModel
+    /// Restore from a backup; nil where the app offers none (set by `AppModel`).
+    public var restore: RestoreModel?
 
     private let settings: any SettingsStore
     private let biometrics: any BiometricGate
@@ -79,8 +85,17 @@ public final class SettingsModel: FocusableForm {
     private let walletCurrency: Currency?
 
     /// Loads every persisted value. Without a saved rule: off, 20 and 100.
-    public init(session: WalletSession, home: HomeModel, settings: any SettingsStore, biometrics: any BiometricGate) {
+    /// - Parameters:
+    ///   - backupDestination: where a backup is written (the app's document exporter).
+    ///   - backupCost: the backup's key-derivation cost (tests use `.testing`).
+    public init(
+        session: WalletSession, home: HomeModel, settings: any SettingsStore, biometrics: any BiometricGate,
+        backupDestination: (any BackupDestination)? = nil, backupCost: PassphraseBox.Cost = .interactive
+    ) {
         self.session = session
+        backup = BackupModel(
+            wallet: session.wallet, email: try? session.credentials.loadLogin().email, destination: backupDestination,
+            cost: backupCost)
         self.home = home
         self.settings = settings
         self.biometrics = biometrics

@@ -161,6 +161,21 @@ public struct NearbyPayFlow: Sendable {
         return expected
     }
 
+    /// The key-id match rule (the command line's `--payee`, the app's nearby devices list):
+    /// `expected`, as `expectedPayee` returns it (8+ lowercase hex digits), matches `key` when
+    /// it is the whole key in hex or a prefix of the key id. The key id is what a payee's
+    /// screen shows, so a person compares what they read with what the network offers.
+    public static func payee(_ key: PublicKeyBytes, matches expected: String) -> Bool {
+        key.hex == expected || key.keyID.hex.hasPrefix(expected)
+    }
+
+    /// `payee(_:matches:)` for text as typed or advertised: false when it is not a usable key
+    /// id (fewer than 8 hex digits), so an unreadable advertisement never matches.
+    public static func payee(_ key: PublicKeyBytes, matchesText text: String?) -> Bool {
+        guard let expected = try? expectedPayee(text) else { return false }
+        return payee(key, matches: expected)
+    }
+
     /// Asks a listener for its request (§12.7) and keeps it only if it is for `payee` (a key id
     /// prefix of 8+ hex digits, or the whole key): the network is not the payee's screen.
     public static func fetchRequest(
@@ -171,7 +186,7 @@ public struct NearbyPayFlow: Sendable {
         do { request = try await NearbyPayment.fetchRequest(from: dialer, timeout: timeout) } catch {
             throw NearbyPayError(.nothingSigned, .session(error))
         }
-        guard request.payee.hex == expected || request.payee.keyID.hex.hasPrefix(expected) else {
+        guard Self.payee(request.payee, matches: expected) else {
             throw NearbyPayError(.nothingSigned, .payeeMismatch(expected: expected, found: request.payee.keyID))
         }
         return request

@@ -66,6 +66,10 @@ public struct SyncReport: Sendable {
     public var warnings: [String]
     /// Every fraud case the issuer named during this sync (redeemed, announced, reported), sorted.
     public var fraudCases: [Int64]
+    /// The value at stake in each of `fraudCases`, from the wallet's own records of the notes
+    /// involved (the redeemed state, the announced payment, the proof's chain); the largest
+    /// when several name one case. A case missing here has an unknown value.
+    public var fraudAmounts: [Int64: UInt64] = [:]
     /// Double-spend proofs the wallet holds.
     public var fraudProofs: [FraudProof]
     /// The wallet's balances after the sync.
@@ -91,7 +95,7 @@ extension WalletSession {
         let restored = try await client.exchangeRestoredNotes(of: wallet)
         let checked = try await client.checkRestoredNotes(of: wallet)
         progress(SyncProgress(step: .announce))
-        let announced = try await client.announcePending(of: wallet)
+        let announced = try await client.announcePendingWithAmounts(of: wallet)
         progress(SyncProgress(step: .settlePending))
         let settled = try await client.settlePendingPayments(of: wallet, now: now)
         progress(SyncProgress(step: .redeem))
@@ -100,18 +104,23 @@ extension WalletSession {
         progress(SyncProgress(step: .refresh))
         let refreshed = try await client.refreshNotes(of: wallet, expiringWithin: seconds, now: now)
         progress(SyncProgress(step: .fraudAndRecharge))
-        let reported = try await client.reportFraudProofs(of: wallet)
+        let reported = try await client.reportFraudProofsWithAmounts(of: wallet)
         let recharge = try await applyAutoRecharge()
         progress(SyncProgress(step: .done))
         try flowState.updateFlowState { $0.lastSync = now }
         let balance = try wallet.balance()
         let proofs = try wallet.fraudProofs()
         let account = try await client.account()
+        var fraudAmounts = redemption.fraudAmounts
+        for (fraudCase, amount) in announced.fraudAmounts.map({ ($0.key, $0.value) }) + reported.map({ ($0.fraudCase, $0.amount) }) {
+            fraudAmounts[fraudCase] = max(fraudAmounts[fraudCase] ?? 0, amount)
+        }
         return SyncReport(
             restored: restored, heldChecked: checked.checked, heldTaken: checked.spent, announced: announced.announced,
             settlement: settled, redemption: redemption, history: history, refreshed: refreshed, recharged: recharge.amount,
             warnings: recharge.warning.map { [$0] } ?? [],
-            fraudCases: Array(Set(redemption.fraudCases + announced.fraudCases + reported)).sorted(), fraudProofs: proofs,
+            fraudCases: Array(Set(redemption.fraudCases + announced.fraudCases + reported.map(\.fraudCase))).sorted(),
+            fraudAmounts: fraudAmounts, fraudProofs: proofs,
             balance: balance, account: account, syncedAt: now)
     }
 

@@ -88,6 +88,16 @@ public final class WalletSession: Sendable {
         return WalletSession(wallet: wallet, client: client, credentials: credentials, flowState: flowState, accountId: tokens.accountId)
     }
 
+    /// This login for another wallet: `restored`, restored from a backup under a new key
+    /// (`Wallet.restore`). Installs the issuer's keys and registers the new key to the account
+    /// (proving possession), so the next sync exchanges the restored notes for notes of the new
+    /// key. The saved login is unchanged (one account, one refresh token).
+    public func adopting(_ restored: Wallet) async throws -> WalletSession {
+        try await client.installTrust(into: restored)
+        try await client.registerKey(of: restored)
+        return WalletSession(wallet: restored, client: client, credentials: credentials, flowState: flowState, accountId: accountId)
+    }
+
     /// Logs in (registering the account first when `register`), registers the wallet's key to
     /// the account (proving possession; idempotent for the same account) and saves the login.
     /// `server` replaces the saved issuer; nil uses the saved one. Nothing is saved unless all

@@ -153,6 +153,9 @@ public final class IssuerClient: Sendable {
         public var redeemed = 0
         /// Fraud cases the issuer opened (or found) for notes this wallet handed in.
         public var fraudCases: [Int64] = []
+        /// The value at stake in each of those cases: the note state this wallet handed in
+        /// (the issuer's answer names the case, not its value).
+        public var fraudAmounts: [Int64: UInt64] = [:]
         /// Notes the issuer refused, with its reason.
         public var refused: [(code: String, reason: String)] = []
     }
@@ -178,6 +181,7 @@ public final class IssuerClient: Sendable {
                     report.redeemed += 1
                     if let fraudCase = result.fraudCase {
                         report.fraudCases.append(fraudCase)
+                        report.fraudAmounts[fraudCase] = max(report.fraudAmounts[fraudCase] ?? 0, state.amount)
                         try wallet.recordFraudCase(fraudCase, for: state.ref)
                     }
                     if result.status == .invalid { report.refused.append((result.code ?? "invalid", result.reason ?? "")) }
@@ -230,21 +234,34 @@ public final class IssuerClient: Sendable {
     /// Registers this wallet's signed but unconfirmed payments with the issuer, so a double
     /// spend of the same notes is caught even if the payee never syncs. Returns fraud cases found.
     public func announcePending(of wallet: Wallet) async throws -> (announced: Int, fraudCases: [Int64]) {
+        let done = try await announcePendingWithAmounts(of: wallet)
+        return (done.announced, done.fraudCases)
+    }
+
+    /// `announcePending`, with the value at stake in each fraud case: the announced payment's
+    /// value in the chain the issuer found double spent.
+    public func announcePendingWithAmounts(of wallet: Wallet) async throws
+        -> (announced: Int, fraudCases: [Int64], fraudAmounts: [Int64: UInt64])
+    {
         var announced = 0
         var cases: [Int64] = []
+        var amounts: [Int64: UInt64] = [:]
         for payment in try wallet.pendingPayments() {
             let bundle = try PaymentBundle(decoding: payment.bundle)
             for chain in bundle.chains {
                 switch try await call({ try await client.announceTransfer(body: .json(.init(chain: Base64URL.encode(chain.encoded)))) }) {
                 case .ok(let ok):
                     let result = try ok.body.json
-                    if let fraudCase = result.fraudCase { cases.append(fraudCase) }
+                    if let fraudCase = result.fraudCase {
+                        cases.append(fraudCase)
+                        amounts[fraudCase] = max(amounts[fraudCase] ?? 0, chain.heldOutput?.amount ?? 0)
+                    }
                     announced += 1
                 case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
                 }
             }
         }
-        return (announced, cases)
+        return (announced, cases, amounts)
     }
 
     /// Exchanges the wallet's own notes that are close to expiry or to the hop limit for fresh
@@ -278,14 +295,20 @@ public final class IssuerClient: Sendable {
     /// Hands the issuer every fraud proof this wallet caught offline; returns the fraud cases.
     /// The issuer keeps one case per double spend, so reporting again is harmless.
     public func reportFraudProofs(of wallet: Wallet) async throws -> [Int64] {
-        var cases: [Int64] = []
+        try await reportFraudProofsWithAmounts(of: wallet).map(\.fraudCase)
+    }
+
+    /// `reportFraudProofs`, with the value at stake in each case: the double-spent state's value
+    /// from the proof's chain.
+    public func reportFraudProofsWithAmounts(of wallet: Wallet) async throws -> [(fraudCase: Int64, amount: UInt64)] {
+        var cases: [(fraudCase: Int64, amount: UInt64)] = []
         for proof in try wallet.fraudProofs() {
             let report = Components.Schemas.FraudProofReport(
                 chain: Base64URL.encode(proof.chain.encoded), first: Base64URL.encode(proof.first.encoded),
                 second: Base64URL.encode(proof.second.encoded))
             switch try await call({ try await client.reportFraudProof(body: .json(report)) }) {
             case .ok(let ok):
-                if let id = try ok.body.json.fraudCase { cases.append(id) }
+                if let id = try ok.body.json.fraudCase { cases.append((id, proof.chain.heldOutput?.amount ?? 0)) }
             case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
             }
         }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import OfflineNotes
 import WalletCore
+import WalletFlows
 
 #if canImport(Glibc)
 import Glibc

@@ -11,13 +11,15 @@ import Foundation
 /// 4. not a common password or keyboard run, however padded with digits, symbols or case
 ///    ("Password2024!", "qwertyuiop12");
 /// 5. not the account email, its name part, or the account password (`OW_PASSWORD`).
-enum PassphrasePolicy {
-    static let minimumLength = 12
-    static let minimumDistinct = 6
-    static let mixedBelow = 20
+///
+/// One rule for every client: the command line's `wallet backup` and the app's Settings.
+public enum PassphrasePolicy {
+    public static let minimumLength = 12
+    public static let minimumDistinct = 6
+    public static let mixedBelow = 20
 
     /// Lower-cased letters-only forms of the most common passwords and keyboard runs.
-    static let common: Set<String> = [
+    public static let common: Set<String> = [
         "password", "passphrase", "passwort", "motdepasse", "qwerty", "qwertyuiop", "qwertz", "azerty", "asdf", "asdfgh",
         "asdfghjkl", "zxcvbn", "zxcvbnm", "letmein", "iloveyou", "admin", "administrator", "welcome", "monkey", "dragon",
         "football", "baseball", "sunshine", "princess", "master", "shadow", "superman", "trustno", "abc", "abcdef",
@@ -26,7 +28,7 @@ enum PassphrasePolicy {
     ]
 
     /// Why `passphrase` is too weak, or nil when it is acceptable.
-    static func weakness(_ passphrase: String, email: String? = nil, accountPassword: String? = nil) -> String? {
+    public static func weakness(_ passphrase: String, email: String? = nil, accountPassword: String? = nil) -> String? {
         let characters = Array(passphrase)
         if characters.count < minimumLength {
             return "it has \(characters.count) characters; use at least \(minimumLength) (several words are easiest to remember)"
@@ -60,7 +62,7 @@ enum PassphrasePolicy {
     }
 
     /// A run of consecutive characters, ascending or descending ("123456789012", "abcdefghijkl").
-    static func isRun(_ text: String) -> Bool {
+    public static func isRun(_ text: String) -> Bool {
         let scalars = text.unicodeScalars.map(\.value)
         guard scalars.count >= 4 else { return false }
         let steps = zip(scalars, scalars.dropFirst()).map { Int64($1) - Int64($0) }

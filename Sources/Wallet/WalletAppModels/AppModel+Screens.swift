@@ -1,0 +1,53 @@
+import Foundation
+import NearbySession
+import OfflineNotes
+import WalletCore
+import WalletFlows
+import WalletSync
+
+/// The sheets the app opens, each made on the app's one wallet and session, so what a sheet
+/// does (a purchase, a payment) shows on home through the wallet's observation, and what
+/// Settings saves is what the next sync reads.
+extension AppModel {
+    /// The Buy sheet, from the balance home shows (read from the wallet before the first
+    /// snapshot arrived); nil without a session (log in first).
+    public func makeBuy(locale: Locale = .current) -> BuyModel? {
+        guard let session else { return nil }
+        guard let balance = home?.snapshot?.balance ?? (try? session.wallet.balance()) else { return nil }
+        return BuyModel(session: session, balance: balance, locale: locale)
+    }
+
+    /// The Send sheet: paid from this wallet (offline) or this session (online), the balances
+    /// as home shows them; nearby payments dial the device picked on `makeNearbyDevices()`
+    /// (or `dialer`). Nil before the wallet is open.
+    public func makeSend(dialer: (any LinkDialer)? = nil, locale: Locale = .current) -> SendModel? {
+        guard let wallet, let currency = currency else { return nil }
+        let model = SendModel(
+            currency: currency, offlineSpendable: home?.offlineSpendable ?? ((try? wallet.wallet.balance())?.spendable ?? 0),
+            settled: UInt64(max(0, home?.settled ?? 0)), clock: clockForScreens, locale: locale)
+        model.services = SendServices(wallet: wallet.wallet, session: session, dialer: dialer, sessionOptions: sessionOptions)
+        return model
+    }
+
+    /// The Receive sheet, advertising `hints` (the app's Bluetooth address). Nil before the
+    /// wallet is open.
+    public func makeReceive(hints: [TransportHint], payeeName: String = "", locale: Locale = .current) -> ReceiveModel? {
+        guard let wallet, let currency else { return nil }
+        return ReceiveModel(
+            wallet: wallet.wallet, currency: currency, payeeName: payeeName, hints: hints, sessionOptions: sessionOptions,
+            locale: locale)
+    }
+
+    /// The Scan sheet.
+    public func makeScan() -> ScanAssembler { ScanAssembler() }
+
+    /// The Nearby devices sheet on the app's browser, matched against `request` when one was
+    /// scanned. Nil when the device has no nearby transport.
+    public func makeNearbyDevices(request: PaymentRequest? = nil, timeout: UInt64 = 15) -> NearbyDevicesModel? {
+        guard let nearbyBrowser else { return nil }
+        return NearbyDevicesModel(browser: nearbyBrowser, clock: clockForScreens, timeout: timeout, request: request)
+    }
+
+    /// The wallet's currency (from home's snapshot, else its installed limits).
+    var currency: Currency? { home?.currency ?? (try? wallet?.wallet.limits().currency) ?? nil }
+}
