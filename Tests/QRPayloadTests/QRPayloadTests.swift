@@ -26,18 +26,35 @@ import Testing
 }
 
 @Suite struct QRFrameTests {
+    /// Frames arrive in any order, and a frame scanned twice before the payload is complete
+    /// (a camera dwelling on one code) is recognised and ignored, not counted as a new frame.
     @Test func payloadsFrom1ByteTo8KBReassembleInAnyOrder() async throws {
-        await propertyCheck(count: 60, input: Gen.uint8().array(of: 1...8_192), Gen.int(in: 50...900)) { payload, chunk in
+        await propertyCheck(count: 60, input: Gen.uint8().array(of: 1...8_192), Gen.int(in: 50...900), Gen.int(in: 0...Int.max)) {
+            payload, chunk, pick in
             var frames = try QRFrames.encode(payload, chunkSize: chunk)
             frames.shuffle()
-            frames.append(frames[0])  // a duplicate scan is harmless
+            let expected = frames.count
+            // The duplicate goes in before the last distinct frame, so the assembler must scan
+            // it while it is still collecting (a one-frame payload gets its duplicate after).
+            let original = pick % max(1, expected - 1)
+            let at = expected > 1 ? original + 1 + pick % (expected - 1 - original) : 1
+            frames.insert(frames[original], at: at)
             var assembler = QRFrames.Assembler()
             var result: [UInt8]?
-            for frame in frames where result == nil {
+            var scanned = 0
+            for (position, frame) in frames.enumerated() where result == nil {
                 #expect(frame.allSatisfy { "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ $%*+-./:".contains($0) })
+                let before = assembler.progress.received
                 result = try assembler.add(frame)
+                scanned += 1
+                if position == at, expected > 1 {
+                    #expect(result == nil, "the duplicate completed the payload")
+                    #expect(assembler.progress.received == before, "the duplicate counted as a new frame")
+                }
             }
             #expect(result == payload)
+            #expect(assembler.progress.received == expected && assembler.progress.expected == expected)
+            #expect(scanned == frames.count || expected == 1, "the duplicate was never scanned: \(scanned) of \(frames.count)")
         }
     }
 
