@@ -216,19 +216,38 @@ struct Impostor: MessageSigner {
         #expect(try f.verifier.verify(FraudProof(chain: note, first: a, second: b), now: f.now) == f.alice.publicKey)
     }
 
-    @Test func receiptsBindPayeePaymentAndAmount() throws {
+    /// A receipt counts only for its payee, its request (nonce), its payment, its amount and
+    /// currency, and only with the payee's real signature; each mismatch says which.
+    @Test func receiptsBindPayeeNoncePaymentAndAmount() throws {
         let (p, _) = try f.pay(try f.note(1_000, to: f.alice), from: f.alice, to: f.bob.publicKey, 400)
         let request = try f.request(to: f.bob, 400)
         let id = try PaymentBundle(chains: [p]).paymentID!
-        let good = try Receipt.sign(paymentID: id, nonce: request.nonce, currency: f.eur, amount: 400, receivedAt: f.now, payee: f.bob)
+        func receipt(nonce: Nonce? = nil, currency: Currency? = nil, amount: UInt64 = 400, payee: some MessageSigner) throws -> Receipt {
+            try Receipt.sign(paymentID: id, nonce: nonce ?? request.nonce, currency: currency ?? f.eur, amount: amount, receivedAt: f.now, payee: payee)
+        }
+        let good = try receipt(payee: f.bob)
         try good.verify(for: request, paymentID: id, amount: 400)
-        let byCarol = try Receipt.sign(paymentID: id, nonce: request.nonce, currency: f.eur, amount: 400, receivedAt: f.now, payee: f.carol)
-        #expect(VerificationError.code { try byCarol.verify(for: request, paymentID: id, amount: 400) } == "bad_receipt")
-        let forged = try Receipt.sign(
-            paymentID: id, nonce: request.nonce, currency: f.eur, amount: 400, receivedAt: f.now,
-            payee: Impostor(claimed: f.bob.publicKey, actual: f.carol))
-        #expect(VerificationError.code { try forged.verify(for: request, paymentID: id, amount: 400) } == "bad_receipt")
-        #expect(VerificationError.code { try good.verify(for: request, paymentID: ProtocolHash.sha256([]), amount: 400) } == "bad_receipt")
+        #expect(throws: VerificationError.badReceipt("signed by another key than the payee's")) {
+            try receipt(payee: f.carol).verify(for: request, paymentID: id, amount: 400)
+        }
+        #expect(throws: VerificationError.badReceipt("signature is invalid")) {
+            try receipt(payee: Impostor(claimed: f.bob.publicKey, actual: f.carol)).verify(for: request, paymentID: id, amount: 400)
+        }
+        #expect(throws: VerificationError.badReceipt("for another request")) {
+            try receipt(nonce: f.nonce(8), payee: f.bob).verify(for: request, paymentID: id, amount: 400)
+        }
+        #expect(throws: VerificationError.badReceipt("for another payment")) {
+            try good.verify(for: request, paymentID: ProtocolHash.sha256([]), amount: 400)
+        }
+        for (amount, currency) in [(UInt64(399), f.eur), (401, f.eur), (400, Currency("USD")!)] {
+            #expect(throws: VerificationError.badReceipt("amount or currency differs from the payment"), "\(amount) \(currency.code)") {
+                try receipt(currency: currency, amount: amount, payee: f.bob).verify(for: request, paymentID: id, amount: 400)
+            }
+        }
+        // The payer's own record of the amount counts, not the receipt's claim.
+        #expect(throws: VerificationError.badReceipt("amount or currency differs from the payment")) {
+            try good.verify(for: request, paymentID: id, amount: 500)
+        }
     }
 
     /// DESIGN §2.7: any single-byte change to a valid bundle is rejected.

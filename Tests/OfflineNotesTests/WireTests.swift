@@ -4,17 +4,31 @@ import PropertyBased
 import Testing
 
 @Suite struct WireTests {
+    /// The encoded length is drawn first, uniformly from 1 to 10 bytes, then a value of exactly
+    /// that length (uniform UInt64 values are 9 or 10 bytes long almost always, so short
+    /// varints and the boundaries between lengths would never be tried).
     @Test func varintRoundTripsAndIsMinimal() async {
-        await propertyCheck(count: 500, input: Gen.uint64()) { value in
+        var seenLengths = Set<Int>()
+        await propertyCheck(count: 500, input: Gen.int(in: 1...10), Gen.uint64(), Gen.int(in: 0...3)) { length, random, edge in
+            // Smallest and largest value of `length` bytes: 7 bits per byte, 64 bits in all.
+            let low: UInt64 = length == 1 ? 0 : 1 << (7 * (length - 1))
+            let high: UInt64 = length == 10 ? .max : (1 << (7 * length)) - 1
+            let value: UInt64 =
+                switch edge {
+                case 0: low
+                case 1: high
+                default: low + random % (high - low + 1)
+                }
             var w = ByteWriter()
             w.varint(value)
             var r = ByteReader(w.bytes)
             let decoded = try r.varint()
             #expect(decoded == value)
             #expect(r.isAtEnd)
-            let expectedLength = value == 0 ? 1 : (64 - value.leadingZeroBitCount + 6) / 7
-            #expect(w.bytes.count == expectedLength)
+            #expect(w.bytes.count == length, "\(value) took \(w.bytes.count) bytes, not \(length)")
+            seenLengths.insert(w.bytes.count)
         }
+        #expect(seenLengths == Set(1...10), "lengths tried: \(seenLengths.sorted())")
     }
 
     @Test func varintRejectsNonMinimalOverlongAndTruncated() throws {
@@ -127,7 +141,10 @@ import Testing
         #expect(VerificationError.code { try Limits(decoding: f.issuer.limits.encoded, authority: other.publicKey) } == "bad_authority_signature")
         var tampered = f.issuer.limits.encoded
         tampered[6] ^= 1  // inside max_offline_holding
-        #expect(VerificationError.code { try Limits(decoding: tampered, authority: f.issuer.authority.publicKey) } != nil)
+        #expect(throws: VerificationError.badAuthoritySignature) { try Limits(decoding: tampered, authority: f.issuer.authority.publicKey) }
+        var keyset = f.issuer.keyset.encoded
+        keyset[keyset.count / 2] ^= 1
+        #expect(throws: VerificationError.badAuthoritySignature) { try Keyset(decoding: keyset, authority: f.issuer.authority.publicKey) }
     }
 
     @Test func oneHopPaymentWithChangeFitsTheSizeBudget() throws {
