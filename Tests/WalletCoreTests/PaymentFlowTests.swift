@@ -94,12 +94,18 @@ import WalletCore
         let another = try bob.createRequest(amount: 1_000)
         #expect(walletError { try bob.receive(sent.bundle, for: another.nonce) } == .rejected(.nonceMismatch))
 
-        let otherPayment = try alice.pay(try bob.createRequest(amount: 1_000))
+        let otherRequest = try bob.createRequest(amount: 1_000)
+        let otherPayment = try alice.pay(otherRequest)
+        let before = try WalletState(bob)
         #expect(walletError { try bob.receive(otherPayment.bundle, for: request.nonce) } == .requestAlreadyPaid)
-        #expect(walletError { try bob.receive([1, 2, 3], for: request.nonce) } != nil)
+        #expect(walletError { try bob.receive([1, 2, 3], for: request.nonce) } == .rejected(.unexpectedMessageType(expected: 0x05, found: 1)))
         #expect(walletError { try bob.receive(sent.bundle, for: Nonce(uncheckedBytes: Array(repeating: 0, count: 16))) }
             == .unknownRequest(Nonce(uncheckedBytes: Array(repeating: 0, count: 16))))
-        #expect(try bob.balance().spendable == 1_000)
+        #expect(try WalletState(bob) == before, "a refused payment changed the payee's wallet")
+        // The good path still works: the other payment, for its own request.
+        #expect(try bob.receive(otherPayment.bundle, for: otherRequest.nonce).amount == 1_000)
+        #expect(try bob.balance().spendable == 2_000)
+        #expect(try bob.history(HistoryFilter(direction: .received)).count == 2)
     }
 
     @Test func refusalsChangeNoState() throws {
@@ -107,6 +113,7 @@ import WalletCore
         let alice = try h.wallet("alice", funds: [1_000])
         let bob = try h.wallet("bob")
         let big = try bob.createRequest(amount: 5_000)
+        let before = try WalletState(alice)
         #expect(walletError { try alice.pay(big) } == .insufficientFunds(available: 1_000, requested: 5_000, currency: h.eur))
         let own = try alice.createRequest(amount: 10)
         #expect(walletError { try alice.pay(own) } == .cannotPaySelf)
@@ -116,9 +123,13 @@ import WalletCore
         let soon = try bob.createRequest(amount: 10, expiresIn: 5)
         h.clock.now += 5
         #expect(walletError { try alice.pay(soon) } == .requestExpired)
-        #expect(try alice.balance().spendable == 1_000)
-        #expect(try alice.pendingPayments().isEmpty)
-        #expect(try alice.history().count == 1)
+        // Balances, notes, history and pending payments exactly as before the refusals.
+        #expect(try WalletState(alice) == before)
+        // The good path still works after them.
+        let fine = try bob.createRequest(amount: 400)
+        #expect(try alice.pay(fine).amount == 400)
+        #expect(try alice.balance().spendable == 600)
+        #expect(try alice.pendingPayments().map(\.request.nonce) == [fine.nonce])
     }
 
     @Test func openAmountRequestsArePaidWithTheGivenAmount() throws {
@@ -235,18 +246,35 @@ import WalletCore
         #expect(try alice.balance().spendable == 700)
     }
 
+    /// A refused trust install leaves the wallet's trust as it was: a funded wallet keeps its
+    /// limits, still pays with its issuer's notes, and still refuses the rogue issuer's.
     @Test func trustIsPinnedToTheFirstAuthority() throws {
         let h = try Harness()
-        let alice = try h.wallet("alice")
-        let rogue = try DevIssuer(currency: h.eur, now: h.clock.now)
+        let alice = try h.wallet("alice", funds: [2_000, 3_000])
+        let bob = try h.wallet("bob")
+        // A rogue issuer with other limits, so a leaked install would show in every balance.
+        let rogue = try DevIssuer(currency: h.eur, now: h.clock.now, maxHops: 2, maxOfflineHolding: 4_000)
+        let before = try WalletState(alice)
         #expect(walletError {
             try alice.installTrust(authority: rogue.authority.publicKey, keyset: rogue.keyset.encoded, limits: rogue.limits.encoded)
         } == .authorityMismatch)
         #expect(walletError {
             try alice.installTrust(authority: h.issuer.authority.publicKey, keyset: rogue.keyset.encoded, limits: h.issuer.limits.encoded)
         } == .rejected(.badAuthoritySignature))
-        let fresh = try Harness().wallet("x")
-        #expect(walletError { try fresh.pay(try alice.createRequest(amount: 1)) } != nil)
+        #expect(walletError {
+            try alice.installTrust(authority: h.issuer.authority.publicKey, keyset: h.issuer.keyset.encoded, limits: rogue.limits.encoded)
+        } == .rejected(.badAuthoritySignature))
+        #expect(try WalletState(alice) == before, "a refused trust install changed the wallet")
+        #expect(try alice.limits() == h.issuer.limits)
+        // Trust unchanged: the rogue's notes are still foreign, the issuer's still pay.
+        #expect(walletError { try alice.deposit([try rogue.issue(500, to: alice.publicKey, now: h.clock.now)]) }
+            == .rejected(.unknownIssuerKey(rogue.issuingKey.publicKey.keyID)))
+        try h.transfer(4_500, from: alice, to: bob)
+        #expect(try alice.balance().spendable == 500)
+        #expect(try bob.balance().spendable == 4_500)
+        // A wallet that never installed trust cannot pay at all.
+        let bare = try Wallet.create(directory: h.path("bare"), keyCost: .testing, environment: h.environment())
+        #expect(walletError { try bare.pay(try alice.createRequest(amount: 1)) } == .notConfigured)
     }
 
     @Test func unconfiguredWalletsSayWhatToDo() throws {
@@ -256,7 +284,10 @@ import WalletCore
         #expect(WalletError.notConfigured.description.contains("sync"))
     }
 
-    @Test func receiptsForOtherPaymentsAreRefused() throws {
+    /// Only the payee's own receipt for this very payment completes it: another signer, another
+    /// payment id, amount or currency, an unknown request or an altered signature are refused
+    /// and change nothing.
+    @Test func receiptsThatDoNotMatchThePaymentAreRefused() throws {
         let h = try Harness()
         let alice = try h.wallet("alice", funds: [5_000])
         let bob = try h.wallet("bob")
@@ -265,12 +296,33 @@ import WalletCore
         let p1 = try alice.pay(r1)
         _ = try alice.pay(r2)
         let got1 = try bob.receive(p1.bundle, for: r1.nonce)
+        let before = try WalletState(alice)
         // A receipt signed by someone else for the same nonce and payment id.
         let mallory = SoftwareSigner()
         let fake = try Receipt.sign(paymentID: p1.id, nonce: r1.nonce, currency: h.eur, amount: 100, receivedAt: 0, payee: mallory)
         #expect(walletError { try alice.confirm(receipt: fake.encoded) } == .rejected(.badReceipt("signed by another key than the payee's")))
+        // Signed by the payee, but for another payment, another amount or another currency.
+        let otherID = Digest32(uncheckedBytes: Array(repeating: 0x42, count: 32))
+        let forOther = try Receipt.sign(paymentID: otherID, nonce: r1.nonce, currency: h.eur, amount: 100, receivedAt: 0, payee: bob.identity.signer)
+        #expect(walletError { try alice.confirm(receipt: forOther.encoded) } == .rejected(.badReceipt("for another payment")))
+        let tooLittle = try Receipt.sign(paymentID: p1.id, nonce: r1.nonce, currency: h.eur, amount: 99, receivedAt: 0, payee: bob.identity.signer)
+        #expect(walletError { try alice.confirm(receipt: tooLittle.encoded) } == .rejected(.badReceipt("amount or currency differs from the payment")))
+        let inDollars = try Receipt.sign(
+            paymentID: p1.id, nonce: r1.nonce, currency: Currency("USD")!, amount: 100, receivedAt: 0, payee: bob.identity.signer)
+        #expect(walletError { try alice.confirm(receipt: inDollars.encoded) } == .rejected(.badReceipt("amount or currency differs from the payment")))
+        // For a request alice never paid.
+        let stray = Nonce(uncheckedBytes: Array(repeating: 0x77, count: 16))
+        let unknown = try Receipt.sign(paymentID: p1.id, nonce: stray, currency: h.eur, amount: 100, receivedAt: 0, payee: bob.identity.signer)
+        #expect(walletError { try alice.confirm(receipt: unknown.encoded) } == .unknownPayment(stray))
+        // The genuine receipt with its signature altered.
+        var altered = got1.receipt.encoded
+        altered[altered.count - 1] ^= 0x01
+        #expect(walletError { try alice.confirm(receipt: altered) } == .rejected(.badReceipt("signature is invalid")))
+        #expect(try WalletState(alice) == before, "a refused receipt changed the payer's wallet")
+        // The genuine receipt completes the payment, idempotently.
         try alice.confirm(receipt: got1.receipt.encoded)
         try alice.confirm(receipt: got1.receipt.encoded)
         #expect(try alice.pendingPayments().map(\.request.nonce) == [r2.nonce])
+        #expect(try alice.outgoingPayment(for: r1.nonce)?.receipt == got1.receipt)
     }
 }

@@ -21,9 +21,11 @@ import Glibc
         let bob = try h.wallet("bob")
         let request = try bob.createRequest(amount: 2_500)
 
-        #expect(walletError { try crashing.pay(request) } != nil)
-        let afterCrash = try h.reopen("alice")
         let committed = point == .payAfterCommit
+        // The crash surfaces as a storage error naming it (after the commit: saying so).
+        let crash = String(describing: OneShotFailure.Crash())
+        #expect(walletError { try crashing.pay(request) } == .storage(committed ? "interrupted after commit: \(crash)" : crash))
+        let afterCrash = try h.reopen("alice")
         #expect(try afterCrash.pendingPayments().count == (committed ? 1 : 0))
         #expect(try afterCrash.balance().spendable == (committed ? 7_500 : 10_000))
 
@@ -48,9 +50,15 @@ import Glibc
         let bob = try h.reopen("bob") { try failure.hit($0) }
         let request = try bob.createRequest(amount: 1_000)
         let sent = try alice.pay(request)
-        #expect(walletError { try bob.receive(sent.bundle, for: request.nonce) } != nil)
-        #expect(try bob.balance().spendable == 0)
+        let before = try WalletState(bob)
+        #expect(walletError { try bob.receive(sent.bundle, for: request.nonce) } == .storage(String(describing: OneShotFailure.Crash())))
+        // No trace: every balance line, note, history line and pending payment as before.
+        #expect(try WalletState(bob) == before)
+        #expect(try WalletState(h.reopen("bob")) == before)
         #expect(try bob.receive(sent.bundle, for: request.nonce).amount == 1_000)
+        let after = try bob.balance()
+        #expect(after.spendable == 1_000 && after.unsettled == 1_000 && after.total == 1_000 && after.holding == 1_000)
+        #expect(try bob.history(HistoryFilter(direction: .received)).count == 1)
     }
 
     /// Several tasks paying from one wallet at once: each note state is signed at most once
@@ -61,16 +69,25 @@ import Glibc
         let bob = try h.wallet("bob")
         // 20 × 700 = 14,000 asked of 12,000: some payments must fail, none may overdraw.
         let requests = try (0..<20).map { _ in try bob.createRequest(amount: 700) }
-        let results = await withTaskGroup(of: OutgoingPayment?.self) { group in
+        let results = await withTaskGroup(of: Result<OutgoingPayment, WalletError>.self) { group in
             for request in requests {
-                group.addTask { try? alice.pay(request) }
+                group.addTask {
+                    do throws(WalletError) { return .success(try alice.pay(request)) } catch { return .failure(error) }
+                }
             }
-            var out: [OutgoingPayment?] = []
+            var out: [Result<OutgoingPayment, WalletError>] = []
             for await r in group { out.append(r) }
             return out
         }
-        let paid = results.compactMap { $0 }
+        let paid = results.compactMap { try? $0.get() }
         #expect(paid.count >= 12 && paid.count <= 17, "\(paid.count) payments")
+        // Every refusal is "not enough money", never a storage error (SQLITE_BUSY, a lock).
+        for case .failure(let error) in results {
+            guard case .insufficientFunds(let available, 700, h.eur) = error, available < 700 else {
+                Issue.record("a concurrent payment failed with \(error)")
+                continue
+            }
+        }
         var inputs = Set<StateRef>()
         for payment in paid {
             for chain in try PaymentBundle(decoding: payment.bundle).chains {
@@ -129,15 +146,21 @@ import Glibc
         let h = try Harness()
         let alice = try h.wallet("alice", funds: [1_000])
         let bob = try h.wallet("bob")
-        _ = try alice.pay(try bob.createRequest(amount: 400))
+        let first = try alice.pay(try bob.createRequest(amount: 400))
         // Simulate a corrupted state row: the note looks spendable again.
         let db = try SQLiteHandle(alice.databasePath)
         try db.exec("UPDATE note_state SET status = 'available' WHERE status = 'reserved'")
         db.close()
         // The spend record's primary key still refuses a second transfer of that state.
-        let error = walletError { try alice.pay(try bob.createRequest(amount: 900)) }
-        #expect(error != nil)
-        #expect(try alice.pendingPayments().count == 1)
+        let second = try bob.createRequest(amount: 900)
+        let before = try WalletState(alice)
+        let error = walletError { try alice.pay(second) }
+        guard case .storage(let message) = error, message.contains("UNIQUE constraint failed: spend_edge.state_ref") else {
+            Issue.record("expected the spend record to refuse the second transfer, got \(String(describing: error))")
+            return
+        }
+        #expect(try WalletState(alice) == before, "the refused transfer left a trace")
+        #expect(try alice.pendingPayments().map(\.bundle) == [first.bundle])
     }
 }
 
@@ -209,12 +232,24 @@ import Glibc
         let alice = try h.wallet("alice", funds: [3_000])
         let backup = try alice.exportBackup(passphrase: "pw", cost: .testing)
         #expect(walletError { try Wallet.restore(backup, passphrase: "PW", into: h.path("x"), environment: h.environment()) } == .wrongPassphrase)
-        for position in [0, 6, 20, 40, backup.count / 2, backup.count - 1] {
+        // Each byte of the header has its own check; the rest is authenticated by AES-GCM, which
+        // cannot tell a changed byte from a wrong passphrase.
+        let notABackup = WalletError.corruptFile("not an encrypted file of this kind")
+        let expected: [(position: Int, error: WalletError)] = [
+            (0, notABackup),  // magic
+            (6, .corruptFile("unreasonable key-derivation cost")),  // log2 N
+            (20, .wrongPassphrase),  // salt
+            (40, .wrongPassphrase), (backup.count / 2, .wrongPassphrase), (backup.count - 1, .wrongPassphrase),
+        ]
+        for (position, error) in expected {
             var tampered = backup
             tampered[position] ^= 0x20
-            #expect(walletError { try Wallet.restore(tampered, passphrase: "pw", into: h.path("t\(position)"), environment: h.environment()) } != nil)
+            #expect(walletError { try Wallet.restore(tampered, passphrase: "pw", into: h.path("t\(position)"), environment: h.environment()) } == error,
+                    "byte \(position)")
+            #expect(!FileManager.default.fileExists(atPath: h.path("t\(position)")), "a refused backup left a wallet behind")
         }
-        #expect(walletError { try Wallet.restore(Array(backup.prefix(30)), passphrase: "pw", into: h.path("y"), environment: h.environment()) } != nil)
+        #expect(walletError { try Wallet.restore(Array(backup.prefix(30)), passphrase: "pw", into: h.path("y"), environment: h.environment()) } == notABackup)
+        #expect(!FileManager.default.fileExists(atPath: h.path("y")))
         #expect(walletError { try Wallet.restore(backup, passphrase: "pw", into: h.path("alice"), environment: h.environment()) } == .walletExists(h.path("alice")))
     }
 }
