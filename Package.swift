@@ -219,10 +219,25 @@ let package = Package(
         .systemLibrary(name: "CPNG", path: "Sources/System/CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
 
         // MARK: - Testing: doubles and harnesses for tests, benchmarks and the demo (no product ships them)
-        // Generic test helpers: a seedable generator.
+        // Generic test helpers: a seedable generator, a settable clock, error capture, temporary
+        // directories that clean up, and a real wallet-server process on a port the system picked.
         .target(
             name: "TestSupport",
             path: "Sources/Testing/TestSupport"
+        ),
+        // Issuer-side test helpers: scratch databases that drop themselves (SQLite directory or
+        // PostgreSQL schema), issuerError, key registration and register-and-login.
+        .target(
+            name: "IssuerTesting",
+            dependencies: [
+                "IssuerCore", "SQLStore", "WalletAPI", "OfflineNotes", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Sources/Testing/IssuerTesting"
         ),
         // Stand-in issuer in memory, for tests, the demo and benchmarks (the real one is the server).
         .target(
@@ -374,24 +389,22 @@ let package = Package(
         .testTarget(
             name: "WalletCLITests",
             dependencies: [
-                "WalletCLI", "WalletCore", "WalletFlows", "NearbySession",
+                "WalletCLI", "WalletCore", "WalletFlows", "NearbySession", "TestSupport",
             ],
             path: "Tests/WalletCLITests"
         ),
         .testTarget(
             name: "IssuerCoreTests",
             dependencies: [
-                "IssuerCore", "SQLStore", "OfflineNotes", "WalletCore",
+                "IssuerCore", "SQLStore", "OfflineNotes", "WalletCore", "TestSupport", "IssuerTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Tests/IssuerCoreTests"
         ),
         .testTarget(
             name: "IssuerHTTPTests",
             dependencies: [
-                "IssuerHTTP", "IssuerCore", "SQLStore", "WalletAPI", "OfflineNotes", "WalletCore", "WalletSync",
+                "IssuerHTTP", "IssuerCore", "SQLStore", "WalletAPI", "OfflineNotes", "WalletCore", "WalletSync", "TestSupport", "IssuerTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),

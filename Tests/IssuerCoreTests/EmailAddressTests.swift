@@ -1,6 +1,8 @@
 import Foundation
 @testable import IssuerCore
+import IssuerTesting
 import SQLStore
+import TestSupport
 import Testing
 
 /// Issue 8 §7: one address is one account; no address hides characters, and no account
@@ -110,7 +112,7 @@ import Testing
             }
             try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (1, 0), (2, 0)")
         }
-        let issuer = try await IssuerHarness.issuer(on: database, clock: ManualClock(IssuerHarness.start))
+        let issuer = try await IssuerHarness.issuer(on: database, clock: TestClock(IssuerHarness.start))
         let carol = try await issuer.login(email: "carol@example.com", password: Self.password)
         let twin = try await issuer.login(email: "c\u{FF41}rol@example.com", password: Self.password)
         #expect(carol.id != twin.id)

@@ -1,80 +1,27 @@
 import Crypto
 import Foundation
 import IssuerCore
-import Logging
+import IssuerTesting
 import OfflineNotes
-import PostgresNIO
 import SQLStore
+import TestSupport
 import Testing
 import WalletCore
-
-/// Which database a test runs on. PostgreSQL runs when OW_TEST_POSTGRES_URL names a server
-/// (CI starts a throwaway one); OW_REQUIRE_POSTGRES=1 makes its absence a failure.
-enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case sqlite, postgres
-
-    static var url: String? { ProcessInfo.processInfo.environment["OW_TEST_POSTGRES_URL"] }
-    static var available: [Backend] { url == nil ? [.sqlite] : [.sqlite, .postgres] }
-    var testDescription: String { rawValue }
-
-    /// A fresh, empty database for one test, and a way to open another independent
-    /// connection to it (a second server process, as far as the database can tell).
-    func makeDatabase() async throws -> (database: any SQLDatabase, openAnother: @Sendable () throws -> any SQLDatabase) {
-        switch self {
-        case .sqlite:
-            let dir = NSTemporaryDirectory() + "issuer-" + UUID().uuidString
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-            let path = dir + "/server.sqlite"
-            return (try SQLiteStore(path: path), { try SQLiteStore(path: path) })
-        case .postgres:
-            let url = try #require(Self.url)
-            let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-            let admin = try PostgresStore(url: url, maxConnections: 1, logger: quietLogger)
-            try await admin.transaction { try await $0.execute("CREATE SCHEMA \(schema)") }
-            await admin.close()
-            return (try Self.postgresStore(url: url, schema: schema), { try Self.postgresStore(url: url, schema: schema) })
-        }
-    }
-
-    static func postgresStore(url: String, schema: String) throws -> PostgresStore {
-        let c = try #require(URLComponents(string: url))
-        var config = PostgresClient.Configuration(
-            host: c.host ?? "127.0.0.1", port: c.port ?? 5432, username: c.user ?? "postgres", password: c.password,
-            database: c.path.split(separator: "/").first.map(String.init), tls: .disable)
-        config.options.additionalStartupParameters = [("search_path", schema)]
-        config.options.maximumConnections = 8
-        return PostgresStore(configuration: config, logger: quietLogger)
-    }
-}
-
-/// postgres-nio warns when a query is queued before `run()` starts; tests do that on purpose.
-let quietLogger: Logger = {
-    var logger = Logger(label: "test.pg")
-    logger.logLevel = .error
-    return logger
-}()
-
-final class ManualClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Timestamp
-    init(_ start: Timestamp) { value = start }
-    var now: Timestamp {
-        get { lock.withLock { value } }
-        set { lock.withLock { value = newValue } }
-    }
-}
 
 /// An issuer on a fresh database, plus helpers to make funded accounts with wallets.
 struct IssuerHarness {
     static let start: Timestamp = 1_800_000_000
     let issuer: Issuer
-    let clock: ManualClock
+    let clock: TestClock
+    /// Where the test's wallets live; removed with them when the harness goes.
+    let scratch: TemporaryDirectory
     let database: any SQLDatabase
     let openAnother: @Sendable () throws -> any SQLDatabase
     let eur = Currency("EUR")!
 
     init(_ backend: Backend, policy: DoubleSpendPolicy = .creditLaterReceiver) async throws {
-        clock = ManualClock(Self.start)
+        clock = TestClock(Self.start)
+        scratch = try TemporaryDirectory("issuer-wallets")
         (database, openAnother) = try await backend.makeDatabase()
         issuer = try await Self.issuer(on: database, clock: clock, policy: policy)
     }
@@ -88,7 +35,7 @@ struct IssuerHarness {
     static let issuingKey = SoftwareSigner()
 
     /// Another issuer process on the same database (same keys, its own connection pool).
-    static func issuer(on db: any SQLDatabase, clock: ManualClock, policy: DoubleSpendPolicy = .creditLaterReceiver) async throws -> Issuer {
+    static func issuer(on db: any SQLDatabase, clock: TestClock, policy: DoubleSpendPolicy = .creditLaterReceiver) async throws -> Issuer {
         let keyring = IssuerKeyring(
             authority: authority,
             issuing: [.init(signer: issuingKey, validFrom: start - 86_400, validUntil: start + 365 * 86_400)])
@@ -101,11 +48,11 @@ struct IssuerHarness {
     /// Registers an account, registers a new wallet's key to it (with proof), funds it.
     func user(_ name: String, funds: UInt64 = 0, purchase: UInt64 = 0) async throws -> (account: Int64, wallet: Wallet) {
         let account = try await issuer.register(email: "\(name)-\(UUID().uuidString.prefix(6))@example.com", password: "correct horse battery")
-        let dir = NSTemporaryDirectory() + "issuer-wallet-" + UUID().uuidString
+        let dir = scratch.path("wallet-" + UUID().uuidString)
         let clock = self.clock
         let wallet = try Wallet.create(directory: dir, keyCost: .testing, environment: WalletEnvironment(now: { clock.now }))
         try wallet.installTrust(authority: issuer.keyring.authority.publicKey, keyset: issuer.keyset.encoded, limits: issuer.limits.encoded)
-        try await registerKey(account: account, signer: wallet.identity.signer)
+        try await issuer.registerKey(account: account, signer: wallet.identity.signer)
         if funds > 0 { _ = try await issuer.fund(account: account, amount: funds) }
         if purchase > 0 {
             try wallet.deposit(try await issuer.purchase(account: account, walletKey: wallet.publicKey, amount: purchase, idempotencyKey: UUID().uuidString))
@@ -114,9 +61,7 @@ struct IssuerHarness {
     }
 
     func registerKey(account: Int64, signer: any MessageSigner) async throws {
-        let challenge = issuer.keyChallenge(account: account)
-        let message = KeyRegistration.message(challenge: challenge, account: account)
-        try await issuer.registerWalletKey(account: account, key: signer.publicKey, challenge: challenge, signature: try signer.sign(message))
+        try await issuer.registerKey(account: account, signer: signer)
     }
 
     /// payee requests, payer pays, payee receives, payer confirms; returns the received chains.
@@ -159,17 +104,5 @@ struct IssuerHarness {
     func expectBooksBalance(sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let problems = try await issuer.checkLedger()
         #expect(problems.isEmpty, "\(problems)", sourceLocation: sourceLocation)
-    }
-}
-
-func issuerError<T>(_ body: () async throws -> T) async -> IssuerError? {
-    do {
-        _ = try await body()
-        return nil
-    } catch let e as IssuerError {
-        return e
-    } catch {
-        Issue.record("unexpected \(error)")
-        return nil
     }
 }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 @testable import IssuerCore
+import IssuerTesting
 import OfflineNotes
 import SQLStore
 import Testing

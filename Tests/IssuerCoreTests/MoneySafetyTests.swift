@@ -1,5 +1,6 @@
 import Foundation
 @testable import IssuerCore
+import IssuerTesting
 import OfflineNotes
 import SQLStore
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 @testable import IssuerCore
+import IssuerTesting
 import Testing
 
 /// Issue 8 §6: a lost answer to a refresh does not log the user out; a real reuse still

@@ -1,5 +1,6 @@
 import Foundation
 import IssuerCore
+import IssuerTesting
 import OfflineNotes
 import Testing
 import WalletCore

@@ -1,9 +1,12 @@
 import Foundation
 import IssuerCore
+import IssuerTesting
 import OfflineNotes
 import OpenAPIRuntime
 import OpenAPIURLSession
 import SQLStore
+import Synchronization
+import TestSupport
 import Testing
 import WalletAPI
 import WalletCore
@@ -17,74 +20,41 @@ import FoundationNetworking
 /// requests, restarted on the same database: the books stay balanced, and retrying every
 /// request with its idempotency key charges each purchase exactly once (DESIGN §2.3).
 @Suite struct CrashTests {
-    /// The server binary, built beside this test bundle by `swift build --build-tests`.
-    static var serverBinary: URL? {
-        let dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for candidate in [dir, dir.deletingLastPathComponent()] {
-            let url = candidate.appendingPathComponent("wallet-server")
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        return nil
-    }
-
-    /// A child process; only the test's own task and its killer task touch it.
-    final class Server: @unchecked Sendable {
-        let process = Process()
-        let port: Int
-        init(binary: URL, dir: String, port: Int, postgres: String? = nil) throws {
-            self.port = port
-            process.executableURL = binary
-            process.arguments = ["serve", "--port", String(port), "--database", dir + "/server.sqlite", "--keys", dir + "/keys", "--dev-funding",
-                                 "--log-level", "error", "--max-offline-holding", "100000000"] + (postgres.map { ["--postgres", $0] } ?? [])
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-        }
-        var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
-        /// Waits up to 30 s (a loaded CI machine starts a server and migrates PostgreSQL slowly):
-        /// a bound on liveness, not a speed check.
-        func waitUntilHealthy() async throws {
-            for _ in 0..<600 {
-                if let (_, response) = try? await URLSession.shared.data(from: url.appendingPathComponent("health")),
-                    (response as? HTTPURLResponse)?.statusCode == 200
-                { return }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            throw CancellationError()
-        }
-        func kill() {
-            Foundation.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+    /// Successful purchases so far, counted across the workers.
+    final class Counter: Sendable {
+        private let count = Mutex(0)
+        func increment() -> Int { count.withLock { $0 += 1; return $0 } }
+        var value: Int { count.withLock { $0 } }
     }
 
     @Test func killingTheServerMidRequestLeavesTheBooksBalanced() async throws {
-        let binary = try #require(Self.serverBinary, "wallet-server is not built next to the tests; run swift build --build-tests")
-        let dir = NSTemporaryDirectory() + "crash-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let port = Int.random(in: 20_000...60_000)
-        var server = try Server(binary: binary, dir: dir, port: port)
-        try await server.waitUntilHealthy()
+        let dir = try TemporaryDirectory("crash")
+        let arguments = ["--database", dir.path("server.sqlite"), "--keys", dir.path("keys"), "--dev-funding",
+                         "--log-level", "error", "--max-offline-holding", "100000000"]
+        var server = try await ServerProcess.start(arguments: arguments, directory: dir.path)
 
-        let anonymous = Client(serverURL: server.url, transport: URLSessionTransport())
-        _ = try await anonymous.register(body: .json(.init(email: "crash@example.com", password: "correct horse battery"))).created
-        let tokens = try await anonymous.login(body: .json(.init(email: "crash@example.com", password: "correct horse battery"))).ok.body.json
-        let user = Client(serverURL: server.url, transport: URLSessionTransport(), middlewares: [BearerToken { tokens.accessToken }])
+        let tokens = try await Client(serverURL: server.url, transport: URLSessionTransport()).registerAndLogIn(email: "crash@example.com")
+        let authorized: @Sendable (URL) -> Client = { url in
+            Client(serverURL: url, transport: URLSessionTransport(), middlewares: [BearerToken { tokens.accessToken }])
+        }
+        var user = authorized(server.url)
         let wallet = SoftwareSigner()
-        let challenge = try await user.keyChallenge().ok.body.json
-        let message = KeyRegistration.message(challenge: Base64URL.decode(challenge.challenge)!, account: challenge.accountId)
-        _ = try await user.registerWalletKey(body: .json(.init(
-            publicKey: Base64URL.encode(wallet.publicKey.bytes), challenge: challenge.challenge, signature: Base64URL.encode(try wallet.sign(message))))).noContent
+        try await user.registerKey(of: wallet)
         _ = try await user.fundAccount(body: .json(.init(amount: 1_000_000))).ok
 
-        // Eight clients buy notes back to back until the server dies under them.
+        // Eight clients buy notes back to back; the purchase that completes the 40th success
+        // kills the server (SIGKILL) while the other seven are in flight. The kill waits on that
+        // event, not on a timer, so a slow machine still crashes the server mid-purchases.
         let purchase: @Sendable (Client, String) async -> Bool = { client, key in
             let out = try? await client.purchaseNotes(headers: .init(idempotencyKey: key),
                                                       body: .json(.init(walletKey: Base64URL.encode(wallet.publicKey.bytes), amount: 100)))
             if case .ok = out { return true }
             return false
         }
+        let killAfter = 40
+        let succeeded = Counter()
         let victim = server
+        let buyer = user
         let attempted = await withTaskGroup(of: [String].self) { group in
             for worker in 0..<8 {
                 group.addTask {
@@ -92,21 +62,24 @@ import FoundationNetworking
                     for n in 0..<5_000 {
                         let key = "crash-\(worker)-\(n)"
                         keys.append(key)
-                        if await !purchase(user, key) { break }
+                        guard await purchase(buyer, key) else { break }
+                        if succeeded.increment() == killAfter { victim.crash() }
                     }
                     return keys
                 }
             }
-            group.addTask { try? await Task.sleep(for: .milliseconds(300)); victim.kill(); return [] }
             return await group.reduce(into: [String]()) { $0 += $1 }
         }
-        #expect(attempted.count > 8, "the server died before any purchase")
-        server = try Server(binary: binary, dir: dir, port: port)
-        try await server.waitUntilHealthy()
+        server.kill()
+        #expect(succeeded.value >= killAfter, "the server died before the kill")
+        #expect(attempted.count > killAfter, "no purchase was in flight at the kill")
+        server = try await ServerProcess.start(arguments: arguments, directory: dir.path)
+        defer { server.kill() }
+        user = authorized(server.url)
 
         // The books balance after the crash, before any retry.
         let issuer = try await Issuer.open(
-            database: try SQLiteStore(path: dir + "/server.sqlite"),
+            database: try SQLiteStore(path: dir.path("server.sqlite")),
             keyring: IssuerKeyring(authority: SoftwareSigner(), issuing: [.init(signer: SoftwareSigner(), validFrom: 0, validUntil: 1)]),
             config: IssuerConfig(currency: Currency("EUR")!), challengeSecret: [1])
         #expect(try await issuer.checkLedger().isEmpty)
@@ -117,7 +90,6 @@ import FoundationNetworking
         #expect(retried == attempted.count)
         #expect(try await user.getAccount().ok.body.json.balance == 1_000_000 - Int64(attempted.count) * 100)
         #expect(try await issuer.checkLedger().isEmpty)
-        server.kill()
     }
 }
 
@@ -126,18 +98,13 @@ import FoundationNetworking
 @Suite struct TwoProcessTests {
     @Test func twoServerProcessesOnOnePostgresCreditOnce() async throws {
         guard let url = ProcessInfo.processInfo.environment["OW_TEST_POSTGRES_URL"] else { return }
-        let binary = try #require(CrashTests.serverBinary, "wallet-server is not built next to the tests")
-        let dir = NSTemporaryDirectory() + "two-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let schema = "p_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        let admin = try PostgresStore(url: url, maxConnections: 1)
-        try await admin.transaction { try await $0.execute("CREATE SCHEMA \(schema)") }
-        await admin.close()
-        let database = url + "?search_path=\(schema)"
-        let one = try CrashTests.Server(binary: binary, dir: dir, port: Int.random(in: 20_000...40_000), postgres: database)
-        try await one.waitUntilHealthy()
-        let two = try CrashTests.Server(binary: binary, dir: dir, port: Int.random(in: 40_001...60_000), postgres: database)
-        try await two.waitUntilHealthy()
+        let scratch = try TemporaryDirectory("two")
+        let dir = scratch.path
+        let schema = try await ScratchDatabase.postgres(url: url, prefix: "p")
+        let database = try #require(schema.schemaURL)
+        let arguments = ["--keys", dir + "/keys", "--dev-funding", "--log-level", "error", "--max-offline-holding", "100000000", "--postgres", database]
+        let one = try await ServerProcess.start(arguments: arguments, directory: dir)
+        let two = try await ServerProcess.start(arguments: arguments, directory: dir)
         defer { one.kill(); two.kill() }
 
         // Alice pays Bob offline; Bob and Carol both try to redeem, through both processes.

@@ -2,12 +2,14 @@ import Foundation
 import Hummingbird
 import IssuerCore
 import IssuerHTTP
+import IssuerTesting
 import Logging
 import OfflineNotes
 import OpenAPIRuntime
 import OpenAPIURLSession
 import SQLStore
 import Synchronization
+import TestSupport
 import Testing
 import WalletAPI
 import WalletCore
@@ -16,34 +18,17 @@ import WalletCore
 import FoundationNetworking
 #endif
 
-/// The database under the HTTP tests: SQLite always, PostgreSQL when OW_TEST_POSTGRES_URL is set.
-enum HTTPBackend: String, CaseIterable, Sendable {
-    case sqlite, postgres
-
-    static var available: [HTTPBackend] {
-        ProcessInfo.processInfo.environment["OW_TEST_POSTGRES_URL"] == nil ? [.sqlite] : [.sqlite, .postgres]
-    }
-
-    func database(dir: String) async throws -> any SQLDatabase {
-        switch self {
-        case .sqlite:
-            return try SQLiteStore(path: dir + "/server.sqlite")
-        case .postgres:
-            let url = try #require(ProcessInfo.processInfo.environment["OW_TEST_POSTGRES_URL"])
-            let schema = "h_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-            let admin = try PostgresStore(url: url, maxConnections: 1)
-            try await admin.transaction { try await $0.execute("CREATE SCHEMA \(schema)") }
-            await admin.close()
-            return try PostgresStore(url: url + "?search_path=\(schema)", maxConnections: 8)
-        }
-    }
-}
+/// The database under the HTTP tests: SQLite always, PostgreSQL when OW_TEST_POSTGRES_URL is set
+/// (the issuer tests' `Backend`, under the name these tests know it by).
+typealias HTTPBackend = Backend
 
 /// A real issuer server on a loopback port, on a fresh database.
 struct HTTPHarness {
     let issuer: Issuer
     let baseURL: URL
     let tokens: AccessTokens
+    /// Where the test's wallets live; removed when the test is over.
+    let scratch: TemporaryDirectory
 
     /// Starts a server, runs `body`, stops the server.
     static func with(
@@ -51,13 +36,12 @@ struct HTTPHarness {
         clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date().timeIntervalSince1970) },
         _ body: (HTTPHarness) async throws -> Void
     ) async throws {
-        let dir = NSTemporaryDirectory() + "http-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let scratch = try TemporaryDirectory("http")
         let keyring = IssuerKeyring(
             authority: SoftwareSigner(),
             issuing: [.init(signer: SoftwareSigner(), validFrom: 0, validUntil: UInt64(Date().timeIntervalSince1970) + 86_400 * 365)])
         let issuer = try await Issuer.open(
-            database: try await backend.database(dir: dir), keyring: keyring,
+            database: try await backend.makeDatabase().database, keyring: keyring,
             config: IssuerConfig(currency: Currency("EUR")!, maxOfflineHolding: 100_000, devFunding: true, passwordCost: .testing),
             challengeSecret: Array(repeating: 3, count: 32), clock: clock)
         let tokens = AccessTokens(secret: Array(repeating: 9, count: 32))
@@ -69,7 +53,7 @@ struct HTTPHarness {
             group.addTask { try await app.runService(gracefulShutdownSignals: []) }
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next() else { throw CancellationError() }
-            try await body(HTTPHarness(issuer: issuer, baseURL: URL(string: "http://127.0.0.1:\(port)")!, tokens: tokens))
+            try await body(HTTPHarness(issuer: issuer, baseURL: URL(string: "http://127.0.0.1:\(port)")!, tokens: tokens, scratch: scratch))
             group.cancelAll()
         }
     }
@@ -81,24 +65,17 @@ struct HTTPHarness {
     /// Registers and logs in a user; returns its token and a client using it.
     func user(_ name: String) async throws -> (client: Client, tokens: Components.Schemas.Tokens, email: String) {
         let email = "\(name)-\(UUID().uuidString.prefix(8))@example.com"
-        let anonymous = client()
-        _ = try await anonymous.register(body: .json(.init(email: email, password: "correct horse battery"))).created
-        let tokens = try await anonymous.login(body: .json(.init(email: email, password: "correct horse battery"))).ok.body.json
+        let tokens = try await client().registerAndLogIn(email: email)
         return (client(token: tokens.accessToken), tokens, email)
     }
 
     /// A wallet whose key is registered (with proof of possession) to the user.
     func wallet(for client: Client, trusting config: Components.Schemas.ClientConfig) async throws -> Wallet {
-        let wallet = try Wallet.create(directory: NSTemporaryDirectory() + "http-wallet-" + UUID().uuidString, keyCost: .testing)
+        let wallet = try Wallet.create(directory: scratch.path("wallet-" + UUID().uuidString), keyCost: .testing)
         try wallet.installTrust(
             authority: PublicKeyBytes(bytes: Base64URL.decode(config.authority)!)!, keyset: Base64URL.decode(config.keyset)!,
             limits: Base64URL.decode(config.limits)!)
-        let challenge = try await client.keyChallenge().ok.body.json
-        let raw = Base64URL.decode(challenge.challenge)!
-        let message = KeyRegistration.message(challenge: raw, account: challenge.accountId)
-        let signature = try wallet.identity.signer.sign(message)
-        _ = try await client.registerWalletKey(body: .json(.init(
-            publicKey: Base64URL.encode(wallet.publicKey.bytes), challenge: challenge.challenge, signature: Base64URL.encode(signature)))).noContent
+        try await client.registerKey(of: wallet.identity.signer)
         return wallet
     }
 }

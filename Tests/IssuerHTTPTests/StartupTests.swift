@@ -1,5 +1,6 @@
 import Foundation
-import SQLStore
+import IssuerTesting
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -22,12 +23,12 @@ import FoundationNetworking
         let process = Process()
         let exit = AsyncStream<Void>.makeStream()
         let output: Task<Data, Never>
+        let scratch: TemporaryDirectory
 
         init(_ arguments: [String]) throws {
-            let binary = try #require(CrashTests.serverBinary, "wallet-server is not built next to the tests; run swift build --build-tests")
-            let dir = NSTemporaryDirectory() + "startup-" + UUID().uuidString
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-            process.executableURL = binary
+            scratch = try TemporaryDirectory("startup")
+            let dir = scratch.path
+            process.executableURL = URL(fileURLWithPath: try BuiltProducts.path("wallet-server"))
             process.arguments = ["serve", "--keys", dir + "/keys"] + arguments
             process.currentDirectoryURL = URL(fileURLWithPath: dir)
             let stderr = Pipe()
@@ -70,8 +71,8 @@ import FoundationNetworking
     }
 
     @Test func anUnusableSQLitePathIsAClearError() async throws {
-        let dir = NSTemporaryDirectory() + "startup-sqlite-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let scratch = try TemporaryDirectory("startup-sqlite")
+        let dir = scratch.path
         // Under a regular file (no directory can be made there), a directory, and a file that is not SQLite.
         let file = dir + "/plain-file"
         try Data("not a directory".utf8).write(to: URL(fileURLWithPath: file))
@@ -104,25 +105,14 @@ import FoundationNetworking
 
         // A good start (in a schema of its own): serve, answer /health, stop; nothing logged
         // about the pool not running yet.
-        let schema = "s_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        let admin = try PostgresStore(url: url, maxConnections: 1)
-        try await admin.transaction { try await $0.execute("CREATE SCHEMA \(schema)") }
-        await admin.close()
-        let port = Int.random(in: 20_000...60_000)
-        let server = try Launched(["--port", String(port), "--log-level", "warning", "--postgres", url + "?search_path=\(schema)"])
-        var healthy = false
-        for _ in 0..<200 where !healthy {
-            if let (_, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/health")!),
-                (response as? HTTPURLResponse)?.statusCode == 200
-            {
-                healthy = true
-            } else {
-                try await Task.sleep(for: .milliseconds(50))
-            }
-        }
-        server.process.terminate()
-        let text = await server.finish().stderr
-        #expect(healthy, "\(text)")
+        let schema = try await ScratchDatabase.postgres(url: url, prefix: "s")
+        let scratch = try TemporaryDirectory("startup-good")
+        let server = try await ServerProcess.start(
+            arguments: ["--keys", scratch.path("keys"), "--log-level", "warning", "--postgres", try #require(schema.schemaURL)], directory: scratch.path)
+        let (_, response) = try await URLSession.shared.data(from: server.url.appendingPathComponent("health"))
+        server.stop()
+        let text = server.standardError
+        #expect((response as? HTTPURLResponse)?.statusCode == 200, "\(text)")
         #expect(!text.contains("hasn't been called"), "\(text)")
     }
 }

@@ -1,5 +1,6 @@
 #if os(Linux)
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -96,41 +97,28 @@ struct HarnessError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// A development `wallet-server` (SQLite, funding on) on a free loopback port, stopped by `stop()`.
-final class TestServer: @unchecked Sendable {
+/// A development `wallet-server` (SQLite, funding on) on a port the system picked, ready when
+/// made (it waits for the server's port file), stopped by `stop()`.
+final class TestServer: Sendable {
     let url: String
     let port: Int
-    private let process: Process
+    private let process: ServerProcess
 
     init(_ cli: CLI, maxOfflineHolding: Int = 50_000) throws {
-        port = try Self.freePort()
-        url = "http://127.0.0.1:\(port)"
         let directory = cli.path("server")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: CLI.binDirectory + "/wallet-server")
-        process.arguments = [
-            "serve", "--port", "\(port)", "--database", directory + "/server.sqlite", "--keys", directory + "/keys",
-            "--dev-funding", "--log-level", "warning", "--max-offline-holding", "\(maxOfflineHolding)",
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // Ready when it accepts connections (it exits on a port clash, which fails here).
-        for _ in 0..<600 {
-            if Self.accepts(port) { return }
-            guard process.isRunning else { break }
-            usleep(50_000)
-        }
-        process.terminate()
-        throw HarnessError("wallet-server did not start on port \(port)")
+        process = try ServerProcess.startBlocking(
+            arguments: [
+                "--database", directory + "/server.sqlite", "--keys", directory + "/keys",
+                "--dev-funding", "--log-level", "warning", "--max-offline-holding", "\(maxOfflineHolding)",
+            ], directory: directory, executable: CLI.binDirectory + "/wallet-server")
+        port = process.port
+        url = "http://127.0.0.1:\(port)"
     }
 
-    func stop() {
-        process.terminate()
-        process.waitUntilExit()
-    }
+    func stop() { process.stop() }
 
+    /// A loopback port nobody listened on a moment ago (for "nobody answers there").
     static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
@@ -144,18 +132,6 @@ final class TestServer: @unchecked Sendable {
         }
         guard bound else { throw HarnessError("no free port") }
         return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    static func accepts(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
     }
 }
 

@@ -118,6 +118,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel: String = ProcessInfo.processInfo.environment["WALLET_SERVER_LOG_LEVEL"] ?? "info"
 
+    @Option(help: "Once listening, write the bound port to this file (with --port 0, the port the system picked).")
+    var portFile: String?
+
     func run() async throws {
         var logger = Logger(label: "wallet-server")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
@@ -126,9 +129,15 @@ struct Serve: AsyncParsableCommand {
         let tokens = AccessTokens(secret: secret)
         let metrics = IssuerMetrics()
         metrics.bootstrapSwiftMetrics()
+        let (log, host, portFile, database, currency) = (logger, host, portFile, common.postgresURL == nil ? common.database : "postgres", common.currency)
         let app = try IssuerApplication.make(
-            issuer: issuer, tokens: tokens, settings: HTTPSettings(host: host, port: port), metrics: metrics, logger: logger)
-        logger.info("wallet-server on http://\(host):\(port), database \(common.postgresURL == nil ? common.database : "postgres"), currency \(common.currency)")
+            issuer: issuer, tokens: tokens, settings: HTTPSettings(host: host, port: port), metrics: metrics, logger: logger
+        ) { bound in
+            // Logged and written once the socket is bound, so a reader of the port file (scripts,
+            // tests with --port 0) can connect at once: the file is the readiness signal.
+            log.info("wallet-server on http://\(host):\(bound), database \(database), currency \(currency)")
+            if let portFile { Self.writePortFile(portFile, port: bound, logger: log) }
+        }
         // Housekeeping: refund expired notes and prune sessions every minute.
         let housekeeping = Task {
             while !Task.isCancelled {
@@ -144,6 +153,19 @@ struct Serve: AsyncParsableCommand {
         }
         defer { housekeeping.cancel() }
         try await app.runService()
+    }
+
+    /// Writes "PORT\n" to a temporary file renamed over `path`, so a reader never sees half a number.
+    /// A port file that cannot be written stops the server: whoever asked for it is waiting on it.
+    static func writePortFile(_ path: String, port: Int, logger: Logger) {
+        let temporary = path + ".tmp-\(getpid())"
+        do {
+            try Data("\(port)\n".utf8).write(to: URL(fileURLWithPath: temporary))
+            guard rename(temporary, path) == 0 else { throw StartupError(String(cString: strerror(errno))) }
+        } catch {
+            logger.critical("cannot write the port file \(path): \(error). Check --port-file; stopping.")
+            Foundation.exit(1)
+        }
     }
 }
 
