@@ -1,3 +1,4 @@
+import Foundation
 import OfflineNotes
 import PropertyBased
 import Testing
@@ -87,6 +88,76 @@ func pick<T: Sendable>(_ values: [T]) -> Generator<T, Shrink.Integer<Int>> {
             for _ in 0..<currency.minorUnitDigits { scale *= 10 }
             #expect(entry.minorUnits == quick * scale)
             #expect(entry.selectedQuickAmount == quick)
+        }
+    }
+}
+
+/// The rest of the issue's amount-entry rules (issue 9, item 3): "too much" against a screen's
+/// maximum, anything but ASCII digits refused, whitespace around ignored, the balance line exact.
+extension AmountEntryProperties {
+    /// With a maximum (what Send may spend, what Buy may buy), an amount parses exactly when it
+    /// is at most the maximum; above it the error names the maximum. Amounts are drawn around
+    /// the maximum so the boundary is hit every run.
+    @Test func theMaximumIsExact() async {
+        await propertyCheck(count: 500, input: Gen.uint64(in: 2...(Amount.max - 2)), Gen.int(in: -2...2), Self.currencies) {
+            maximum, offset, currency in
+            let minor = offset < 0 ? maximum - UInt64(-offset) : maximum + UInt64(offset)
+            let text = AmountParser.format(minor, currency: currency)
+            let parsed = Result { () throws(AmountEntryError) in try AmountParser.parse(text, currency: currency, maximum: maximum) }
+            let expected: Result<UInt64, AmountEntryError> = minor <= maximum ? .success(minor) : .failure(.tooMuch(maximum: maximum, currency: currency))
+            #expect(parsed == expected, "\(text) against \(maximum)")
+        }
+    }
+
+    /// A sign, a letter, a space or grouping mark inside the number, another script's digit or
+    /// separator — anywhere inside the digits — is "not a number", never a guess.
+    @Test func foreignCharactersInsideAreNotANumber() async {
+        let digits = pick(Array("0123456789"))
+        let foreign = pick(Array("-+ eE'_$€٫١۲߃x") + [Character("\u{00A0}"), Character("\u{2009}"), Character("\u{FF11}")])
+        await propertyCheck(count: 400, input: digits.array(of: 2...8), foreign, Gen.int(in: 1...7), Self.currencies) {
+            digits, bad, position, currency in
+            var chars = digits
+            chars.insert(bad, at: min(position, chars.count - 1))
+            let text = String(chars)
+            #expect(throws: AmountEntryError.notANumber, "\(text.unicodeScalars.map { String($0.value, radix: 16) })") {
+                try AmountParser.parse(text, currency: currency)
+            }
+        }
+    }
+
+    /// Whitespace around the amount (a paste, a trailing space) does not change its value.
+    @Test func surroundingWhitespaceIsIgnored() async {
+        let space = pick([" ", "\t", "\n", "\u{00A0}", "  "])
+        await propertyCheck(count: 300, input: Gen.uint64(in: 1...100_000_000), space, space, Self.currencies) { minor, before, after, currency in
+            let text = before + AmountParser.format(minor, currency: currency, separator: ",") + after
+            #expect((try? AmountParser.parse(text, currency: currency)) == minor)
+        }
+    }
+
+    /// "Remaining" and "Insufficient balance" are exact: remaining is available − amount, short
+    /// by amount − available, whatever the maximum says.
+    @Test func theBalanceLineIsExact() async {
+        await propertyCheck(count: 500, input: Gen.uint64(in: 1...1_000_000_000), Gen.uint64(in: 0...1_000_000_000), Self.currencies) {
+            minor, available, currency in
+            let entry = AmountEntry(
+                currency: currency, decimalSeparator: ".", maximum: available, text: AmountParser.format(minor, currency: currency))
+            let expected: AmountEntry.BalanceLine = minor > available ? .insufficient(shortBy: minor - available) : .remaining(available - minor)
+            #expect(entry.balanceLine(available: available) == expected)
+            #expect((entry.minorUnits != nil) == (minor <= available), "valid exactly when affordable")
+        }
+    }
+
+    /// The field writes amounts with the locale's separator (when it is "." or ","), and what it
+    /// writes reads back to the same value.
+    @Test func quickAmountsUseTheLocaleSeparator() async {
+        let locales = pick(["en_US", "de_DE", "fr_FR", "ja_JP", "pt_BR", "en_IN"].map { Locale(identifier: $0) })
+        await propertyCheck(count: 200, input: locales, pick(AmountEntry.quickAmounts), Self.currencies) { locale, quick, currency in
+            var entry = AmountEntry(currency: currency, locale: locale)
+            entry.applyQuickAmount(quick)
+            let expected = locale.decimalSeparator.flatMap(\.first).flatMap { AmountParser.separators.contains($0) ? $0 : nil } ?? "."
+            #expect(entry.decimalSeparator == expected)
+            #expect(currency.minorUnitDigits == 0 || entry.text.contains(expected), "\(entry.text) in \(locale.identifier)")
+            #expect(entry.minorUnits == AmountParser.minorUnits(ofMajor: quick, currency: currency))
         }
     }
 }

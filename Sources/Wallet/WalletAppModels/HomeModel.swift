@@ -10,8 +10,9 @@ import WalletSync
 ///
 /// Everything on it comes from observation: the wallet's snapshot stream (so a purchase, a sync
 /// or an incoming nearby payment shows without the screen asking) and the connectivity monitor.
-/// The settled balance lives at the issuer, so it is read when the screen appears and after
-/// every sync. `appear()` starts the observation, `disappear()` stops it.
+/// The settled balance lives at the issuer, so it is read when the screen appears, after every
+/// sync, and when a snapshot brings a purchase or an online transfer (they move it too).
+/// `appear()` starts the observation, `disappear()` stops it.
 @Observable
 @MainActor
 public final class HomeModel {
@@ -148,7 +149,12 @@ public final class HomeModel {
             do {
                 for try await snapshot in wallet.snapshots(recent: recent) {
                     guard let self else { return }
+                    let movedAccount = Self.movesAccount(from: self.snapshot, to: snapshot)
                     self.snapshot = snapshot
+                    // A purchase or an online transfer made anywhere (a sheet, the auto-recharge)
+                    // changed the settled balance too: without this, home counted bought notes
+                    // twice (offline and still settled) until the next sync.
+                    if movedAccount { await self.reloadSettled() }
                 }
             } catch {
                 self?.problem = "The wallet could not be read (\(error)). Restart the app; if it persists, restore from a backup."
@@ -168,6 +174,15 @@ public final class HomeModel {
     public func disappear() {
         for task in tasks { task.cancel() }
         tasks = []
+    }
+
+    /// Whether `next` brings a transaction that moved money on the issuer account (a purchase,
+    /// an online transfer), so the settled balance read earlier is out of date. The first
+    /// snapshot does not: `appear()` reads the settled balance anyway.
+    static func movesAccount(from previous: WalletSnapshot?, to next: WalletSnapshot) -> Bool {
+        guard let previous else { return false }
+        let known = Set(previous.recent.map(\.id))
+        return next.recent.contains { !known.contains($0.id) && ($0.direction == .purchased || $0.online) }
     }
 
     /// Reads the settled balance from the issuer (offline: kept as it was, with a note).

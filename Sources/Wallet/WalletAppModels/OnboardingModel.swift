@@ -175,7 +175,11 @@ public final class OnboardingModel: FocusableForm {
         switch step {
         case .server: return Self.url(server) != nil
         case .account: return Self.looksLikeEmail(email) && password.count >= Self.minimumPasswordLength
-        case .wallet: return (try? checkedPassphrase()) != nil
+        case .wallet:
+            // Not `(try? checkedPassphrase()) != nil`: `try?` flattens the optional, so "no
+            // passphrase" (nil, allowed) would read as an error and disable the button.
+            do { _ = try checkedPassphrase() } catch { return false }
+            return true
         case .done: return false
         }
     }
