@@ -22,8 +22,10 @@ public struct IssuerClientError: Error, CustomStringConvertible, Sendable {
         description = problem?.detail ?? "The server answered HTTP \(status)."
     }
 
-    init(code: String, _ description: String) {
-        status = 0
+    /// A refusal made here, without the issuer; `status` 400 says it is final (nothing was sent,
+    /// so nothing was charged), 0 that the outcome is unknown.
+    init(code: String, _ description: String, status: Int = 0) {
+        self.status = status
         self.code = code
         self.description = description
     }
@@ -123,9 +125,18 @@ public final class IssuerClient: Sendable {
         if case .default(let status, let problem) = out { throw IssuerClientError(status, try? problem.body.applicationProblemJson) }
     }
 
+    /// An amount as the API carries it (int64). One above 2^63 − 1 is refused here, before
+    /// anything is sent: converting it would trap, and no issuer could take it anyway.
+    static func wireAmount(_ amount: UInt64) throws -> Int64 {
+        guard let value = Int64(exactly: amount) else {
+            throw IssuerClientError(code: "invalid_amount", "The amount must be at most 2^63 − 1 minor units.", status: 400)
+        }
+        return value
+    }
+
     /// Development funding (servers started with --dev-funding).
     public func fund(_ amount: UInt64) async throws {
-        if case .default(let status, let problem) = try await call({ try await client.fundAccount(body: .json(.init(amount: Int64(amount)))) }) {
+        if case .default(let status, let problem) = try await call({ try await client.fundAccount(body: .json(.init(amount: try Self.wireAmount(amount)))) }) {
             throw IssuerClientError(status, try? problem.body.applicationProblemJson)
         }
     }
@@ -135,7 +146,7 @@ public final class IssuerClient: Sendable {
     public func purchase(_ amount: UInt64, into wallet: Wallet, idempotencyKey: String = UUID().uuidString) async throws -> UInt64 {
         let out = try await call { try await client.purchaseNotes(
             headers: .init(idempotencyKey: idempotencyKey),
-            body: .json(.init(walletKey: Base64URL.encode(wallet.publicKey.bytes), amount: Int64(amount)))) }
+            body: .json(.init(walletKey: Base64URL.encode(wallet.publicKey.bytes), amount: try Self.wireAmount(amount)))) }
         switch out {
         case .ok(let ok):
             let chains = try ok.body.json.chains.map { text -> Chain in
@@ -214,6 +225,7 @@ public final class IssuerClient: Sendable {
     /// answer to the wallet. Returns how many were found spent.
     @discardableResult
     public func checkRestoredNotes(of wallet: Wallet) async throws -> (checked: Int, spent: Int) {
+        try await resendHeldRefreshes(of: wallet)
         // Restored states are exchanged (`exchangeRestoredNotes`), never released by a check.
         let pending = try wallet.states().filter { $0.needsOnlineCheck && !$0.restored }
         let statuses = try await stateStatuses(pending.map(\.ref))
@@ -229,6 +241,27 @@ public final class IssuerClient: Sendable {
         if !results.isEmpty { try wallet.applyOnlineCheck(results) }
         let checked = results.count
         return (checked, spent)
+    }
+
+    /// Sends again the refresh of notes held back after its answer was lost. The issuer may have
+    /// committed it: then it took the notes and issued fresh ones, and a state check would only
+    /// say "redeemed" — the held notes would be retired and the fresh ones never fetched, their
+    /// value stranded until expiry. The same chains in the same batches (the held notes, oldest
+    /// first, as `refreshNotes` sent them) make the same request, which the issuer answers with
+    /// the notes it already issued (its purchase key is derived from the chains), charging
+    /// nothing twice; a refresh that never arrived simply happens now. What the issuer refuses
+    /// stays held for the state check.
+    func resendHeldRefreshes(of wallet: Wallet) async throws {
+        let held = try wallet.states(.available).filter { $0.needsOnlineCheck && !$0.restored }
+        for start in stride(from: 0, to: held.count, by: 64) {
+            let batch = Array(held[start..<min(start + 64, held.count)])
+            let out = try await call { try await client.refreshNotes(body: .json(.init(
+                walletKey: Base64URL.encode(wallet.publicKey.bytes), chains: batch.map { Base64URL.encode($0.chain.encoded) }))) }
+            guard case .ok(let ok) = out else { continue }
+            let body = try ok.body.json
+            let exchanged = zip(batch, body.results).filter { $0.1.status == .credited || $0.1.status == .alreadyCredited }.map(\.0.ref)
+            try wallet.exchange(exchanged, for: try Self.chains(body.chains))
+        }
     }
 
     /// Registers this wallet's signed but unconfirmed payments with the issuer, so a double
@@ -318,7 +351,7 @@ public final class IssuerClient: Sendable {
     /// Pays another account online (no notes move).
     public func sendOnline(to email: String, amount: UInt64, idempotencyKey: String = UUID().uuidString) async throws -> AccountSummary {
         switch try await call({
-            try await client.sendOnline(headers: .init(idempotencyKey: idempotencyKey), body: .json(.init(to: email, amount: Int64(amount))))
+            try await client.sendOnline(headers: .init(idempotencyKey: idempotencyKey), body: .json(.init(to: email, amount: try Self.wireAmount(amount))))
         }) {
         case .ok(let ok): return AccountSummary(try ok.body.json)
         case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
