@@ -161,6 +161,47 @@ struct RefusingDestination: BackupDestination {
         }
     }
 
+    @Test func theRestoreSaysWhatTheOldPhoneSpentAfterTheBackup() async throws {
+        try await IssuerHarness.with { h in
+            let (old, oldStore) = try await h.loggedIn("spender", funds: 10_000)
+            _ = try await old.purchase(3_000)
+            let backupFile = try old.wallet.exportBackup(passphrase: Self.strong, cost: .testing)
+            // After the backup the old phone paid Bob, who redeemed: the issuer saw those notes spent.
+            let (bob, _) = try await h.loggedIn("bob")
+            let request = try bob.wallet.createRequest(amount: 1_000)
+            let paid = try old.wallet.pay(request, amount: 1_000)
+            _ = try bob.wallet.receive(paid.bundle, for: request.nonce)
+            _ = try await bob.sync(refreshWithin: 0)
+            let spent = try old.wallet.states(.reserved)
+            let spentValue = spent.map(\.amount).reduce(0, +)
+            #expect(!spent.isEmpty && spentValue >= 1_000)
+
+            let (fresh, _) = try h.wallet("new-phone")
+            let store = MemoryFlowStore()
+            let (session, _) = try await WalletSession.logIn(
+                wallet: fresh, server: h.baseURL.absoluteString, email: try #require(try oldStore.loadLogin().email),
+                password: "correct horse battery", credentials: store, flowState: store)
+            let settings = InMemorySettingsStore()
+            let app = AppModel(
+                settings: settings, connectivity: ManualConnectivity(.offline), scheduler: RecordingScheduler(),
+                notifier: RecordingNotifier(), lock: LockModel(gate: NoBiometrics(), settings: settings),
+                restoreInto: { h.dir + "/restored-" + UUID().uuidString.prefix(6) }, restoreKeyCost: .testing)
+            app.start(wallet: AsyncWallet(fresh), session: session)
+            let restore = try #require(app.restore)
+            restore.chooseFile(backupFile, name: "b.owbackup")
+            restore.passphrase = Self.strong
+            await restore.restore()
+            guard case .restored(let summary) = restore.state, let exchange = summary.exchange else {
+                Issue.record("expected a restore, got \(restore.state)")
+                return
+            }
+            #expect(exchange.alreadySpent == spent.count, "the notes the old phone spent are retired, not exchanged")
+            #expect(exchange.value == 3_000 - spentValue)
+            #expect(summary.text.contains("\(spent.count) note(s) already spent by the old device"))
+            #expect(try await app.wallet?.balance().spendable == 3_000 - spentValue)
+        }
+    }
+
     @Test func aWalletThatHoldsAnythingIsNotReplaced() async throws {
         try await IssuerHarness.with { h in
             let (session, _) = try await h.loggedIn("holder", funds: 10_000)
