@@ -262,7 +262,7 @@ let package = Package(
         .target(
             name: "WalletTestSupport",
             dependencies: [
-                "WalletFlows", "WalletSync", "WalletCore", "OfflineNotes", "NearbySession", "IssuerHTTP", "IssuerCore", "SQLStore", "DevIssuer",
+                "WalletFlows", "WalletSync", "WalletCore", "OfflineNotes", "NearbySession", "IssuerHTTP", "IssuerCore", "IssuerTesting", "DevIssuer",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -379,7 +379,7 @@ let package = Package(
         .testTarget(
             name: "WalletAppModelsTests",
             dependencies: [
-                "WalletAppModels", "WalletFlows", "WalletTestSupport", "NearbySessionTesting", "WalletSync", "WalletCore", "OfflineNotes", "QRPayload", "NearbySession", "DevIssuer",
+                "WalletAppModels", "WalletFlows", "WalletTestSupport", "IssuerTesting", "NearbySessionTesting", "WalletSync", "WalletCore", "OfflineNotes", "QRPayload", "NearbySession", "DevIssuer",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             path: "Tests/WalletAppModelsTests"

@@ -1,4 +1,5 @@
 import Foundation
+import IssuerTesting
 import NearbySession
 import NearbySessionTesting
 import OfflineNotes
@@ -25,7 +26,7 @@ struct AppEndToEndTests {
 
     /// One server on `backend`, and Alice's and Bob's phones onboarded on it.
     static func aliceAndBob(
-        _ backend: IssuerBackend, _ body: (IssuerHarness, AppStack, AppStack) async throws -> Void
+        _ backend: Backend, _ body: (IssuerHarness, AppStack, AppStack) async throws -> Void
     ) async throws {
         try await IssuerHarness.with(backend) { h in
             try await body(h, try await AppStack("alice", on: h), try await AppStack("bob", on: h))
@@ -38,8 +39,8 @@ struct AppEndToEndTests {
     /// them out of order ("k of n") → Send prefilled → confirm → paid over a link cut after two
     /// frames that the session resumes → Bob's receipt → both homes follow by observation alone;
     /// then Bob's phone comes online and one sync settles the payment on his home.
-    @Test(arguments: IssuerBackend.available)
-    func scanPayNearbyOverACutLinkAndBothHomesFollow(_ backend: IssuerBackend) async throws {
+    @Test(arguments: Backend.available)
+    func scanPayNearbyOverACutLinkAndBothHomesFollow(_ backend: Backend) async throws {
         try await IssuerHarness.with(backend) { h in
             let alice = try await AppStack("alice", on: h, passphrase: "alice keeps a long passphrase")
             let bob = try await AppStack("bob", on: h)
@@ -104,8 +105,8 @@ struct AppEndToEndTests {
 
     /// Paying by QR only: the payment shown as frames to Bob's camera, Bob's receipt shown as
     /// frames back to Alice's. No link at all.
-    @Test(arguments: IssuerBackend.available)
-    func theQROnlyPathPaysWithFramesBothWays(_ backend: IssuerBackend) async throws {
+    @Test(arguments: Backend.available)
+    func theQROnlyPathPaysWithFramesBothWays(_ backend: Backend) async throws {
         try await Self.aliceAndBob(backend) { h, alice, bob in
             try await alice.stock(50)
 
@@ -130,8 +131,8 @@ struct AppEndToEndTests {
     }
 
     /// Online send: a typed account email, paid from the settled balance through the issuer.
-    @Test(arguments: IssuerBackend.available)
-    func anOnlineSendMovesSettledMoney(_ backend: IssuerBackend) async throws {
+    @Test(arguments: Backend.available)
+    func anOnlineSendMovesSettledMoney(_ backend: Backend) async throws {
         try await Self.aliceAndBob(backend) { h, alice, bob in
             try await alice.fund(5_000)
             alice.connectivity.set(.online)
@@ -185,8 +186,8 @@ struct AppEndToEndTests {
 
     /// Connectivity returning (with a flap) runs exactly one sync, which includes exactly one
     /// auto-recharge purchase — one at the issuer too — and home shows the result.
-    @Test(arguments: IssuerBackend.available)
-    func connectivityReturningSyncsOnceAndRechargesOnce(_ backend: IssuerBackend) async throws {
+    @Test(arguments: Backend.available)
+    func connectivityReturningSyncsOnceAndRechargesOnce(_ backend: Backend) async throws {
         try await IssuerHarness.with(backend) { h in
             let alice = try await AppStack("alice", on: h)
             try await alice.stock(50, funds: 50_000)
@@ -220,8 +221,8 @@ struct AppEndToEndTests {
 
     /// Buying with no network: the offline error, nothing bought, nothing charged; the
     /// purchase is remembered and the next sync (network back) finishes it once.
-    @Test(arguments: IssuerBackend.available)
-    func offlineDuringPurchase(_ backend: IssuerBackend) async throws {
+    @Test(arguments: Backend.available)
+    func offlineDuringPurchase(_ backend: Backend) async throws {
         try await IssuerHarness.with(backend) { h in
             let alice = try await AppStack("alice", on: h)
             try await alice.fund(10_000)
@@ -248,8 +249,8 @@ struct AppEndToEndTests {
 
     /// Paying more than the wallet holds offline: the checklist says how much is missing and
     /// Send stays off; a screen with stale numbers is stopped by the wallet, nothing signed.
-    @Test(arguments: IssuerBackend.available)
-    func insufficientFunds(_ backend: IssuerBackend) async throws {
+    @Test(arguments: Backend.available)
+    func insufficientFunds(_ backend: Backend) async throws {
         try await Self.aliceAndBob(backend) { h, alice, bob in
             try await alice.stock(10)
 
@@ -283,8 +284,8 @@ struct AppEndToEndTests {
     /// Over the risk budget: buying past what the wallet may hold offline is refused with the
     /// limit, and a payment that would take a payee past its limit is refused by the payee's
     /// wallet; neither balance moves.
-    @Test(arguments: IssuerBackend.available)
-    func overTheRiskBudget(_ backend: IssuerBackend) async throws {
+    @Test(arguments: Backend.available)
+    func overTheRiskBudget(_ backend: Backend) async throws {
         try await Self.aliceAndBob(backend) { h, alice, bob in
             try await alice.fund(200_000)
             #expect(alice.home.riskBudget == 100_000 && alice.home.riskBudgetLeft == 100_000)
@@ -320,8 +321,8 @@ struct AppEndToEndTests {
 
     /// An expired request: Send says so and stays off; a screen whose clock is behind lets the
     /// person confirm, and the wallet refuses before signing.
-    @Test(arguments: IssuerBackend.available)
-    func anExpiredRequest(_ backend: IssuerBackend) async throws {
+    @Test(arguments: Backend.available)
+    func anExpiredRequest(_ backend: Backend) async throws {
         try await Self.aliceAndBob(backend) { h, alice, bob in
             try await alice.stock(20)
 
@@ -349,8 +350,8 @@ struct AppEndToEndTests {
 
     /// A payment made for Carol's request, shown to Bob's camera: Bob's wallet refuses it and
     /// keeps showing his own request; Carol's wallet accepts it, and Alice's payment completes.
-    @Test(arguments: IssuerBackend.available)
-    func aPaymentForSomeoneElse(_ backend: IssuerBackend) async throws {
+    @Test(arguments: Backend.available)
+    func aPaymentForSomeoneElse(_ backend: Backend) async throws {
         try await Self.aliceAndBob(backend) { h, alice, bob in
             let carol = try await AppStack("carol", on: h)
             try await alice.stock(20)
@@ -379,8 +380,8 @@ struct AppEndToEndTests {
     /// again; Bob's wallet refuses it and keeps the proof, his balance does not move, and when
     /// his phone comes online the one sync reports it and raises the fraud alert (the value at
     /// stake, the case) once.
-    @Test(arguments: IssuerBackend.available)
-    func aDoubleSpendIsCaughtAndAlerted(_ backend: IssuerBackend) async throws {
+    @Test(arguments: Backend.available)
+    func aDoubleSpendIsCaughtAndAlerted(_ backend: Backend) async throws {
         try await Self.aliceAndBob(backend) { h, alice, bob in
             try await alice.stock(10)
 
@@ -416,8 +417,8 @@ struct AppEndToEndTests {
     /// A session that fails for good (the link is cut mid-payment and every new link dies at
     /// once): the failure says the payment is signed and kept; Try again, over a link that
     /// works, resends exactly the same bytes and the payment completes once.
-    @Test(arguments: IssuerBackend.available)
-    func aSessionThatFailsThenTryAgain(_ backend: IssuerBackend) async throws {
+    @Test(arguments: Backend.available)
+    func aSessionThatFailsThenTryAgain(_ backend: Backend) async throws {
         try await Self.aliceAndBob(backend) { h, alice, bob in
             try await alice.stock(20)
 

@@ -3,11 +3,11 @@ import HTTPTypes
 import Hummingbird
 import IssuerCore
 import IssuerHTTP
+import IssuerTesting
 import Logging
 import OfflineNotes
 import OpenAPIRuntime
 import OpenAPIURLSession
-import SQLStore
 import Synchronization
 import WalletCore
 import WalletFlows
@@ -22,10 +22,11 @@ public struct IssuerHarness: Sendable {
 
     /// Starts a server with development funding, runs `body`, stops the server.
     /// `refreshReuseWindow`: seconds a just-rotated refresh token still works (0: at once dead).
-    /// `backend`: the server's database (`IssuerBackend.available` lists what this run has).
+    /// `backend`: the server's database (`Backend.available` lists what this run has); it
+    /// removes itself (SQLite file, PostgreSQL schema) once the server is gone.
     /// `body` runs on the caller's actor (`isolation`), so `@MainActor` tests drive screen models in it.
     public static func with(
-        _ backend: IssuerBackend = .sqlite, refreshReuseWindow: Int64 = 60, isolation: isolated (any Actor)? = #isolation,
+        _ backend: Backend = .sqlite, refreshReuseWindow: Int64 = 60, isolation: isolated (any Actor)? = #isolation,
         _ body: (IssuerHarness) async throws -> Void
     ) async throws {
         let dir = NSTemporaryDirectory() + "flows-" + UUID().uuidString
@@ -36,7 +37,7 @@ public struct IssuerHarness: Sendable {
         var config = IssuerConfig(currency: Currency("EUR")!, maxOfflineHolding: 100_000, devFunding: true, passwordCost: .testing)
         config.refreshReuseWindow = refreshReuseWindow
         let issuer = try await Issuer.open(
-            database: try await backend.database(dir: dir), keyring: keyring, config: config,
+            database: try await backend.makeDatabase().database, keyring: keyring, config: config,
             challengeSecret: Array(repeating: 3, count: 32))
         let tokens = AccessTokens(secret: Array(repeating: 9, count: 32))
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
