@@ -22,8 +22,12 @@ struct IssuerHarness {
     init(_ backend: Backend, policy: DoubleSpendPolicy = .creditLaterReceiver) async throws {
         clock = TestClock(Self.start)
         scratch = try TemporaryDirectory("issuer-wallets")
-        (database, openAnother) = try await backend.makeDatabase()
-        issuer = try await Self.issuer(on: database, clock: clock, policy: policy)
+        let (cleaning, openAnother) = try await backend.makeDatabase()
+        self.openAnother = openAnother
+        // The issuer holds the database that drops itself once the issuer is gone; tests see
+        // the store inside (some read its counters).
+        database = cleaning.base
+        issuer = try await Self.issuer(on: cleaning, clock: clock, policy: policy)
     }
 
     /// A second issuer instance with its own connection(s) to the same database.

@@ -20,7 +20,7 @@ public enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable
     /// connection to it (a second server process, as far as the database can tell).
     /// The database cleans up after itself: once the last handle to it is gone, the SQLite
     /// file's directory is removed or the PostgreSQL schema dropped (`ScratchDatabase`).
-    public func makeDatabase() async throws -> (database: any SQLDatabase, openAnother: @Sendable () throws -> any SQLDatabase) {
+    public func makeDatabase() async throws -> (database: CleaningDatabase, openAnother: @Sendable () throws -> any SQLDatabase) {
         switch self {
         case .sqlite:
             let directory = try ScratchDatabase.sqlite()
@@ -105,7 +105,8 @@ public final class ScratchDatabase: Sendable {
                 on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: 0, logger: quietLogger
             ).wait()
             defer { try? connection.close().wait() }
-            _ = try connection.simpleQuery("SET lock_timeout = '10s'; DROP SCHEMA IF EXISTS \(schema) CASCADE").wait()
+            _ = try connection.simpleQuery("SET lock_timeout = '10s'").wait()
+            _ = try connection.simpleQuery("DROP SCHEMA IF EXISTS \(schema) CASCADE").wait()
         } catch {
             print("test database: could not drop schema \(schema): \(error)")
         }
@@ -115,7 +116,8 @@ public final class ScratchDatabase: Sendable {
 /// A database that keeps its scratch owner alive as long as anything (an issuer, a second
 /// process) still uses it, so the cleanup runs only after the last user is gone.
 public struct CleaningDatabase: SQLDatabase {
-    let base: any SQLDatabase
+    /// The store itself (for tests that read its counters, such as `PostgresStore.conflictRetries`).
+    public let base: any SQLDatabase
     let owner: ScratchDatabase
 
     public init(_ base: any SQLDatabase, owner: ScratchDatabase) {
