@@ -84,7 +84,7 @@ final class AppStack {
         gate = ScriptedBiometricGate(biometrics)
         app = AppModel(
             settings: settings, connectivity: connectivity, scheduler: RecordingScheduler(), notifier: notifier,
-            lock: LockModel(gate: gate, settings: settings))
+            lock: LockModel(gate: gate, settings: settings), biometrics: gate, sessionOptions: WalletPair.sessionOptions)
         app.start(wallet: wallet, session: session)
         home = try #require(app.home, "the app hands out the home screen's model")
         home.appear()
@@ -108,11 +108,10 @@ extension AppStack {
     /// Money on the account (a bank transfer; development funding on the test issuer).
     func fund(_ minor: UInt64) async throws { try await session.client.fund(minor) }
 
-    /// The Buy sheet opened from home (its limits from home's snapshot), `text` typed, Buy
-    /// pressed; returns once it bought or failed.
+    /// The Buy sheet as the app hands it out (its limits from home's snapshot), `text` typed,
+    /// Buy pressed; returns once it bought or failed.
     func buy(_ text: String) async throws -> BuyModel {
-        let balance = try #require(home.snapshot?.balance, "home has a snapshot before Buy opens")
-        let screen = BuyModel(session: session, balance: balance, locale: Self.locale)
+        let screen = try #require(app.makeBuy(locale: Self.locale))
         screen.appear()
         #expect(screen.focus.focused == .amount)
         screen.amount.text = text
@@ -122,7 +121,9 @@ extension AppStack {
     }
 
     /// The Receive sheet: `amount` (empty: open), a description, Return on the last field
-    /// generates. `frameBytes` small enough that the request is several QR frames.
+    /// generates. Built here rather than by `AppModel.makeReceive` for two knobs the app leaves
+    /// at their defaults: `frameBytes` small enough that the request is several QR frames (so
+    /// the scan goes "k of n"), and `expiresIn` (0: expired at once).
     func receive(_ amount: String, frameBytes: Int = 40, expiresIn: UInt64 = 600) async throws -> ReceiveModel {
         let screen = ReceiveModel(
             wallet: wallet.wallet, currency: Self.eur, payeeName: name, hints: Self.hints, sessionOptions: WalletPair.sessionOptions,
@@ -137,23 +138,32 @@ extension AppStack {
         return screen
     }
 
-    /// The Send sheet as the app opens it: its balances are home's.
-    func sendScreen(dialer: (any LinkDialer)? = nil, clock: any AppClock = SystemClock()) -> SendModel {
-        let screen = SendModel(
-            currency: Self.eur, offlineSpendable: home.offlineSpendable, settled: UInt64(max(0, home.settled ?? 0)), clock: clock,
-            locale: Self.locale)
-        screen.services = SendServices(wallet: wallet.wallet, session: session, dialer: dialer, sessionOptions: WalletPair.sessionOptions)
+    /// The Send sheet as the app hands it out (its balances are home's). With `clock`, a sheet
+    /// whose clock differs from the app's (a phone whose time is behind), built by hand.
+    func sendScreen(dialer: (any LinkDialer)? = nil, clock: (any AppClock)? = nil) throws -> SendModel {
+        let screen: SendModel
+        if let clock {
+            screen = SendModel(
+                currency: Self.eur, offlineSpendable: home.offlineSpendable, settled: UInt64(max(0, home.settled ?? 0)),
+                clock: clock, locale: Self.locale)
+            screen.services = SendServices(wallet: wallet.wallet, session: session, dialer: dialer, sessionOptions: WalletPair.sessionOptions)
+        } else {
+            screen = try #require(app.makeSend(dialer: dialer, locale: Self.locale))
+        }
         screen.appear()
         return screen
     }
 
+    /// The Scan sheet reading `frames` out of order (see `scanOutOfOrder`).
+    func scan(_ frames: [String]) throws -> ScanResult { try scanOutOfOrder(frames, on: app.makeScan()) }
+
     /// Scan → Send: `frames` read by the camera out of order, the request routed to a Send
     /// sheet prefilled with it.
-    func scanRequest(_ frames: [String], dialer: (any LinkDialer)? = nil, clock: any AppClock = SystemClock()) throws -> SendModel {
-        guard case .send(let request) = try scanOutOfOrder(frames) else {
+    func scanRequest(_ frames: [String], dialer: (any LinkDialer)? = nil, clock: (any AppClock)? = nil) throws -> SendModel {
+        guard case .send(let request) = try scan(frames) else {
             throw ScanError.notAPaymentMessage(type: nil)
         }
-        let screen = sendScreen(dialer: dialer, clock: clock)
+        let screen = try sendScreen(dialer: dialer, clock: clock)
         screen.useRequest(request)
         return screen
     }
@@ -170,11 +180,10 @@ extension AppStack {
 /// the first frame read twice — checking the "k of n" progress at every new frame. Returns the
 /// routed result.
 @MainActor
-func scanOutOfOrder(_ frames: [String]) throws -> ScanResult {
+func scanOutOfOrder(_ frames: [String], on scanner: ScanAssembler) throws -> ScanResult {
     let n = frames.count
     let order = stride(from: n - 1, through: 0, by: -1).filter { $0 % 2 == 1 } + stride(from: 0, to: n, by: 2)
     #expect(order.count == n && (n < 3 || order != Array(0..<n)))
-    let scanner = ScanAssembler()
     for (k, index) in order.enumerated() {
         let event = scanner.scan(frames[index])
         if k + 1 < n {
@@ -218,15 +227,15 @@ extension AppStack {
     }
 
     /// Scans `request`'s code and pays it by QR: the Send sheet showing the payment's frames,
-    /// and the payment as the payee's camera reads them.
-    func payByQR(_ request: ReceiveModel) async throws -> (send: SendModel, payment: PaymentBundle) {
+    /// and the payment as `payee`'s camera reads them.
+    func payByQR(_ request: ReceiveModel, to payee: AppStack) async throws -> (send: SendModel, payment: PaymentBundle) {
         let send = try scanRequest(request.requestFrames)
         send.method = .qr
         send.submit()
         #expect(send.confirmation?.method == .qr)
         await send.send()
         #expect(send.phase == .waitingForReceipt, "\(send.phase)")
-        guard case .receive(let payment) = try scanOutOfOrder(send.paymentFrames) else {
+        guard case .receive(let payment) = try payee.scan(send.paymentFrames) else {
             throw ScanError.notAPaymentMessage(type: nil)
         }
         return (send, payment)

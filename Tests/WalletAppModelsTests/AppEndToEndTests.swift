@@ -111,14 +111,14 @@ struct AppEndToEndTests {
             try await alice.stock(50)
 
             let request = try await bob.receive("30")
-            let (send, bundle) = try await alice.payByQR(request)
+            let (send, bundle) = try await alice.payByQR(request, to: bob)
             #expect(await untilTrue { alice.home.reserved == 3_000 && alice.home.offlineSpendable == 2_000 }, "reserved until the receipt")
             await request.receiveScanned(bundle)
             #expect(request.phase == .received && request.scanError == nil)
             #expect(request.incoming?.amount == 3_000 && request.incoming?.method == .qr)
             #expect(!request.receiptFrames.isEmpty)
 
-            guard case .confirm(let receipt) = try scanOutOfOrder(request.receiptFrames) else {
+            guard case .confirm(let receipt) = try alice.scan(request.receiptFrames) else {
                 Issue.record("Bob's frames are not a receipt")
                 return
             }
@@ -138,7 +138,7 @@ struct AppEndToEndTests {
             alice.connectivity.set(.online)
             #expect(await untilTrue { alice.app.syncCount == 1 && alice.app.syncState == .idle && alice.home.settled == 5_000 })
 
-            let send = alice.sendScreen()
+            let send = try alice.sendScreen()
             send.recipientText = bob.email
             #expect(send.method == .online, "a typed account is paid online")
             send.tapQuickAmount(25)
@@ -161,7 +161,7 @@ struct AppEndToEndTests {
     @Test func aLockAndUnlock() async throws {
         try await IssuerHarness.with { h in
             let alice = try await AppStack("alice", on: h, biometrics: [true, false, true])
-            let settings = SettingsModel(session: alice.session, home: alice.home, settings: alice.settings, biometrics: alice.gate)
+            let settings = try #require(alice.app.settingsModel, "the app hands out the Settings tab")
             #expect(!alice.app.lock.isEnabled)
             alice.app.enteredBackground()
             #expect(!alice.app.lock.isLocked, "off: going to the background does not lock")
@@ -193,7 +193,7 @@ struct AppEndToEndTests {
             try await alice.stock(50, funds: 50_000)
             #expect(try await alice.purchasesAtIssuer() == 1)
 
-            let settings = SettingsModel(session: alice.session, home: alice.home, settings: alice.settings, biometrics: alice.gate)
+            let settings = try #require(alice.app.settingsModel, "the app hands out the Settings tab")
             settings.autoRechargeOn = true
             settings.threshold = 100
             settings.target = 300
@@ -265,7 +265,7 @@ struct AppEndToEndTests {
             // The same request on a screen whose numbers are stale (opened before a payment).
             let stale = SendModel(currency: Self.eur, offlineSpendable: 10_000, settled: 0, locale: AppStack.locale)
             stale.services = SendServices(wallet: alice.wallet.wallet, session: alice.session, dialer: SimulatedNetwork(.init(mtu: 185)))
-            guard case .send(let scanned) = try scanOutOfOrder(request.requestFrames) else { return }
+            guard case .send(let scanned) = try alice.scan(request.requestFrames) else { return }
             stale.useRequest(scanned)
             stale.submit()
             await stale.send()
@@ -309,7 +309,7 @@ struct AppEndToEndTests {
             // Bob pays Alice 20.00 by QR: her wallet would hold 1,010.00, over its limit.
             try await bob.stock(50)
             let request = try await alice.receive("20")
-            let (_, bundle) = try await bob.payByQR(request)
+            let (_, bundle) = try await bob.payByQR(request, to: alice)
             await request.receiveScanned(bundle)
             #expect(request.phase == .showingRequest && request.incoming == nil && request.receiptFrames.isEmpty)
             #expect(request.scanError?.contains("above the limit 1000.00 EUR") == true, "\(request.scanError ?? "")")
@@ -358,7 +358,7 @@ struct AppEndToEndTests {
 
             let bobs = try await bob.receive("4")
             let carols = try await carol.receive("4")
-            let (send, bundle) = try await alice.payByQR(carols)
+            let (send, bundle) = try await alice.payByQR(carols, to: bob)
 
             await bobs.receiveScanned(bundle)
             #expect(bobs.phase == .showingRequest && bobs.incoming == nil && bobs.receiptFrames.isEmpty)
@@ -369,7 +369,7 @@ struct AppEndToEndTests {
 
             await carols.receiveScanned(bundle)
             #expect(carols.phase == .received && carols.incoming?.amount == 400)
-            guard case .confirm(let receipt) = try scanOutOfOrder(carols.receiptFrames) else { return }
+            guard case .confirm(let receipt) = try alice.scan(carols.receiptFrames) else { return }
             await send.acceptReceipt(receipt)
             #expect(send.phase == .paid(amount: 400))
             #expect(await untilTrue { carol.home.unsettled == 400 && alice.home.offlineSpendable == 1_600 && alice.home.reserved == 0 })
@@ -386,7 +386,7 @@ struct AppEndToEndTests {
             try await alice.stock(10)
 
             let first = try await bob.receive("10")
-            let (_, honest) = try await alice.payByQR(first)
+            let (_, honest) = try await alice.payByQR(first, to: bob)
             await first.receiveScanned(honest)
             #expect(first.phase == .received)
             #expect(await untilTrue { bob.home.unsettled == 1_000 })
@@ -395,7 +395,7 @@ struct AppEndToEndTests {
             let second = try await bob.receive("10")
             let nonce = try #require(second.request?.nonce)
             let cheat = try signedAgain(honest.encoded, by: alice.wallet.wallet, to: bob.wallet.publicKey, nonce: nonce)
-            guard case .receive(let bundle) = try scanOutOfOrder(try QRFrames.encode(cheat.encoded, chunkSize: 200)) else { return }
+            guard case .receive(let bundle) = try bob.scan(try QRFrames.encode(cheat.encoded, chunkSize: 200)) else { return }
             await second.receiveScanned(bundle)
             #expect(second.phase == .showingRequest && second.incoming == nil)
             #expect(second.scanError == "This payment was not accepted: \(WalletError.doubleSpendDetected(try #require(try bob.wallet.wallet.fraudProofs().first)).description)")
