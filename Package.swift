@@ -337,7 +337,7 @@ let package = Package(
         .testTarget(
             name: "WalletCoreTests",
             dependencies: [
-                "WalletCore", "OfflineNotes", "DevIssuer",
+                "WalletCore", "OfflineNotes", "DevIssuer", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
@@ -379,7 +379,7 @@ let package = Package(
         .testTarget(
             name: "WalletAppModelsTests",
             dependencies: [
-                "WalletAppModels", "WalletFlows", "WalletTestSupport", "IssuerTesting", "NearbySessionTesting", "WalletSync", "WalletCore", "OfflineNotes", "QRPayload", "NearbySession", "DevIssuer",
+                "WalletAppModels", "WalletFlows", "WalletTestSupport", "IssuerTesting", "TestSupport", "NearbySessionTesting", "WalletSync", "WalletCore", "OfflineNotes", "QRPayload", "NearbySession", "DevIssuer",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             path: "Tests/WalletAppModelsTests"

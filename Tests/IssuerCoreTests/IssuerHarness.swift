@@ -12,7 +12,7 @@ import WalletCore
 struct IssuerHarness {
     static let start: Timestamp = 1_800_000_000
     let issuer: Issuer
-    let clock: TestClock
+    let clock: TestClock.Settable
     /// Where the test's wallets live; removed with them when the harness goes.
     let scratch: TemporaryDirectory
     let database: any SQLDatabase
@@ -20,19 +20,19 @@ struct IssuerHarness {
     let eur = Currency("EUR")!
 
     init(_ backend: Backend, policy: DoubleSpendPolicy = .creditLaterReceiver) async throws {
-        clock = TestClock(Self.start)
+        clock = TestClock(Self.start).settable
         scratch = try TemporaryDirectory("issuer-wallets")
         let (cleaning, openAnother) = try await backend.makeDatabase()
         self.openAnother = openAnother
         // The issuer holds the database that drops itself once the issuer is gone; tests see
         // the store inside (some read its counters).
         database = cleaning.base
-        issuer = try await Self.issuer(on: cleaning, clock: clock, policy: policy)
+        issuer = try await Self.issuer(on: cleaning, clock: clock.clock, policy: policy)
     }
 
     /// A second issuer instance with its own connection(s) to the same database.
     func secondProcess() async throws -> Issuer {
-        try await Self.issuer(on: try openAnother(), clock: clock)
+        try await Self.issuer(on: try openAnother(), clock: clock.clock)
     }
 
     static let authority = SoftwareSigner()
@@ -46,7 +46,7 @@ struct IssuerHarness {
         var config = IssuerConfig(currency: Currency("EUR")!, maxOfflineHolding: 100_000, maxHops: 8, policy: policy, devFunding: true, passwordCost: .testing)
         config.noteLifetime = 30 * 86_400
         config.redemptionGrace = 14 * 86_400
-        return try await Issuer.open(database: db, keyring: keyring, config: config, challengeSecret: Array(repeating: 7, count: 32), clock: { clock.now })
+        return try await Issuer.open(database: db, keyring: keyring, config: config, challengeSecret: Array(repeating: 7, count: 32), clock: { clock.now() })
     }
 
     /// Registers an account, registers a new wallet's key to it (with proof), funds it.

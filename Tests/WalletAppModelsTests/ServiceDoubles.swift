@@ -1,9 +1,10 @@
 import OfflineNotes
 import Synchronization
+import TestSupport
 import WalletAppModels
 
-// Test doubles of the platform services. They belong in a shared testing module once the
-// package has one (issue 9, item 5); until then they live here, not in the shipped module.
+// Test doubles of the platform services: only these tests use them, and none is in the
+// shipped module. The clock is the shared one (TestSupport.TestClock).
 
 /// A biometric gate that answers from a script (true/false in turn; false when it runs out).
 final class ScriptedBiometricGate: BiometricGate {
@@ -75,62 +76,9 @@ final class RecordingNotifier: Notifier {
     var posted: [WalletAlert] { alerts.withLock { $0 } }
 }
 
-/// A clock the test sets and advances; `sleep(until:)` returns when the test advances it past
-/// the deadline (no real waiting).
-final class TestClock: AppClock {
-    private struct Sleeper {
-        let id: Int
-        let deadline: Timestamp
-        let continuation: CheckedContinuation<Void, any Error>
-    }
-    private struct State {
-        var now: Timestamp
-        var sleepers: [Sleeper] = []
-        var cancelled: Set<Int> = []
-        var next = 0
-    }
-    private let state: Mutex<State>
-    init(_ now: Timestamp) { state = Mutex(State(now: now)) }
-    func now() -> Timestamp { state.withLock { $0.now } }
+/// The shared test clock (TestSupport) is the models' clock: `now()`, and `sleep(until:)` that
+/// returns when the test advances it past the deadline (no real waiting).
+extension TestSupport.TestClock: AppClock {}
 
-    func advance(_ seconds: UInt64) {
-        let due = state.withLock { s in
-            s.now += seconds
-            let now = s.now
-            let due = s.sleepers.filter { $0.deadline <= now }
-            s.sleepers.removeAll { $0.deadline <= now }
-            return due
-        }
-        for sleeper in due { sleeper.continuation.resume() }
-    }
-
-    func sleep(until deadline: Timestamp) async throws {
-        let id = state.withLock { s in
-            s.next += 1
-            return s.next
-        }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
-                let outcome: Result<Void, any Error>? = state.withLock { s in
-                    if s.cancelled.remove(id) != nil { return .failure(CancellationError()) }
-                    if s.now >= deadline { return .success(()) }
-                    s.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: c))
-                    return nil
-                }
-                if let outcome { c.resume(with: outcome) }
-            }
-        } onCancel: {
-            let sleeper = state.withLock { s in
-                guard let i = s.sleepers.firstIndex(where: { $0.id == id }) else {
-                    s.cancelled.insert(id)
-                    return nil as Sleeper?
-                }
-                return s.sleepers.remove(at: i)
-            }
-            sleeper?.continuation.resume(throwing: CancellationError())
-        }
-    }
-
-    /// Tasks waiting on this clock (a test waits for the model to arm its timeout).
-    var sleeping: Int { state.withLock { $0.sleepers.count } }
-}
+/// The shared clock under the name every file of these tests uses (no import needed in each).
+typealias TestClock = TestSupport.TestClock

@@ -1,25 +1,15 @@
 import DevIssuer
 import Foundation
 import OfflineNotes
+import TestSupport
 import Testing
 import WalletCore
-
-/// A settable clock shared by the wallets of one test.
-final class TestClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Timestamp
-    init(_ start: Timestamp) { value = start }
-    var now: Timestamp {
-        get { lock.withLock { value } }
-        set { lock.withLock { value = newValue } }
-    }
-}
 
 /// Real wallets in a temporary directory, trusting one dev issuer.
 final class Harness: @unchecked Sendable {
     static let start: Timestamp = 1_800_000_000
     let root: String
-    let clock = TestClock(Harness.start)
+    let clock = TestClock(Harness.start).settable
     let issuer: DevIssuer
     let eur = Currency("EUR")!
 
@@ -83,15 +73,7 @@ final class OneShotFailure: @unchecked Sendable {
     }
 }
 
-/// The wallet error thrown by `body`, or nil.
-func walletError<T>(_ body: () throws -> T) -> WalletError? {
-    do {
-        _ = try body()
-        return nil
-    } catch let e as WalletError {
-        return e
-    } catch {
-        Issue.record("unexpected error \(error)")
-        return nil
-    }
+/// The wallet error thrown by `body`, or nil; any other error is a test issue.
+func walletError<T>(sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> T) -> WalletError? {
+    caught(WalletError.self, sourceLocation: sourceLocation, body)
 }

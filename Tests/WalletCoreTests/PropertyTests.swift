@@ -1,20 +1,9 @@
 import DevIssuer
 import OfflineNotes
 import PropertyBased
+import TestSupport
 import Testing
 import WalletCore
-
-/// Deterministic generator driven by the property's seed, so failures replay.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 @Suite struct CoinSelectionProperties {
     static let coins = zip(Gen.uint64(in: 1...5_000), Gen.int(in: 0...7)).array(of: 0...20)
@@ -61,7 +50,7 @@ struct SplitMix: RandomNumberGenerator {
     /// conserved to the unit (DESIGN §2.2) across change, several notes and many hops.
     @Test func randomEconomiesConserveValue() async throws {
         await propertyCheck(count: 6, input: Gen.uint64()) { seed in
-            var rng = SplitMix(state: seed)
+            var rng = SplitMix64(seed: seed)
             let h = try Harness(maxHops: 6)
             var wallets: [Wallet] = []
             var issued: UInt64 = 0
@@ -112,7 +101,7 @@ struct SplitMix: RandomNumberGenerator {
     /// and refuses one unit more with an error that points at the right remedy.
     @Test func balanceLinesAddUpAndSpendableIsPayable() async throws {
         await propertyCheck(count: 25, input: Gen.uint64()) { seed in
-            var rng = SplitMix(state: seed)
+            var rng = SplitMix64(seed: seed)
             let h = try Harness(maxHops: 1, maxOfflineHolding: 1_000_000)
             let alice = try h.wallet("alice")
             let bob = try h.wallet("bob", funds: [50_000])
