@@ -37,6 +37,8 @@ struct HistoryFraudTests {
             let detail = try #require(history.detail)
             // The issuer paid Carol from the cheater's account and opened a case: the detail says so.
             #expect(carolReport.fraudCases.count == 1)
+            // The redemption names the case; the value at stake is the note Carol handed in.
+            #expect(carolReport.fraudCases.map { carolReport.fraudAmounts[$0] } == [note.note.amount])
             #expect(detail.fraudCases == carolReport.fraudCases)
             #expect(detail.fraudKinds == ["fraud_recovery"])
             #expect(detail.settlement == .settled && detail.journalEntries >= 1)
