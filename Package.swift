@@ -239,6 +239,15 @@ let package = Package(
             ],
             path: "Sources/Testing/IssuerTesting"
         ),
+        // A small offline economy (a dev issuer, Alice, Bob, Carol) and the real messages they
+        // exchange, for the protocol's tests and the app models' tests.
+        .target(
+            name: "OfflineNotesTesting",
+            dependencies: [
+                "OfflineNotes", "DevIssuer",
+            ],
+            path: "Sources/Testing/OfflineNotesTesting"
+        ),
         // Stand-in issuer in memory, for tests, the demo and benchmarks (the real one is the server).
         .target(
             name: "DevIssuer",
@@ -328,7 +337,7 @@ let package = Package(
         .testTarget(
             name: "OfflineNotesTests",
             dependencies: [
-                "OfflineNotes", "DevIssuer",
+                "OfflineNotes", "DevIssuer", "OfflineNotesTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
@@ -363,7 +372,7 @@ let package = Package(
         .testTarget(
             name: "NearbySessionTests",
             dependencies: [
-                "NearbySession", "NearbyTCP", "NearbySessionTesting", "TestSupport", "OfflineNotes", "WalletCore", "DevIssuer",
+                "NearbySession", "NearbyTCP", "NearbySessionTesting", "TestSupport", "OfflineNotes", "WalletCore", "DevIssuer", "WalletTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
@@ -379,7 +388,7 @@ let package = Package(
         .testTarget(
             name: "WalletAppModelsTests",
             dependencies: [
-                "WalletAppModels", "WalletFlows", "WalletTestSupport", "IssuerTesting", "TestSupport", "NearbySessionTesting", "WalletSync", "WalletCore", "OfflineNotes", "QRPayload", "NearbySession", "DevIssuer",
+                "WalletAppModels", "WalletFlows", "WalletTestSupport", "IssuerTesting", "TestSupport", "OfflineNotesTesting", "NearbySessionTesting", "WalletSync", "WalletCore", "OfflineNotes", "QRPayload", "NearbySession",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             path: "Tests/WalletAppModelsTests"

@@ -8,27 +8,19 @@ import OfflineNotes
 import Synchronization
 import Testing
 import WalletCore
+import WalletTestSupport
 
-/// A payer and a payee wallet trusting one dev issuer; the payer holds one 100.00 note.
+/// The shared payer and payee (WalletTestSupport's `WalletPair`: one dev issuer, the payer
+/// holding one 100.00 note), with what these session tests add: requests with a session key,
+/// the payee's answer, and a count of the payments that reached it.
 final class Pair: @unchecked Sendable {
-    let root = NSTemporaryDirectory() + "nearby-tests-" + UUID().uuidString
-    let issuer: DevIssuer
-    let payer: Wallet
-    let payee: Wallet
+    let wallets: WalletPair
+    var issuer: DevIssuer { wallets.issuer }
+    var payer: Wallet { wallets.payer }
+    var payee: Wallet { wallets.payee }
     let receives = Mutex(0)
 
-    init(funds: UInt64 = 10_000) throws {
-        let now = Timestamp(Date().timeIntervalSince1970)
-        issuer = try DevIssuer(currency: Currency("EUR")!, now: now, maxHops: 8, maxOfflineHolding: 1_000_000)
-        payer = try Wallet.create(directory: root + "/payer", keyCost: .testing)
-        payee = try Wallet.create(directory: root + "/payee", keyCost: .testing)
-        for w in [payer, payee] {
-            try w.installTrust(authority: issuer.authority.publicKey, keyset: issuer.keyset.encoded, limits: issuer.limits.encoded)
-        }
-        try payer.deposit([try issuer.issue(funds, to: payer.publicKey, now: now)])
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: root) }
+    init(funds: UInt64 = 10_000) throws { wallets = try WalletPair(funds: funds) }
 
     /// A nearby request from the payee and the ephemeral key that answers it.
     func request(_ amount: UInt64) throws -> (PaymentRequest, P256.KeyAgreement.PrivateKey) {

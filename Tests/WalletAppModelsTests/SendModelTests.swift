@@ -98,7 +98,7 @@ import WalletAppModels
         #expect(send.allowedMethods == [.online])
 
         let request = try PaymentRequest(
-            payee: fixture.bob.publicKey, currency: fixture.eur, amount: 0, nonce: fixture.nonce,
+            payee: fixture.bob.publicKey, currency: fixture.eur, amount: 0, nonce: fixture.nonce(),
             expiresAt: fixture.now + 60, payeeName: "Bob", hints: [.tcp("127.0.0.1:9999")])
         send.method = .online
         send.useRequest(request)
@@ -121,7 +121,7 @@ import WalletAppModels
         clock.advance(600)
         #expect(send.missing == [.freshRequest], "expired at exactly its expiry time")
         let dollars = try PaymentRequest(
-            payee: fixture.bob.publicKey, currency: Currency("USD")!, amount: 500, nonce: fixture.nonce,
+            payee: fixture.bob.publicKey, currency: Currency("USD")!, amount: 500, nonce: fixture.nonce(),
             expiresAt: clock.now() + 600)
         send.useRequest(dollars)
         #expect(send.missing == [.currency(requested: Currency("USD")!, held: fixture.eur)])
