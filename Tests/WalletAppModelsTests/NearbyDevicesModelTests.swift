@@ -163,6 +163,26 @@ import WalletTestSupport
         #expect(bob.phase == .received)
     }
 
+    @Test func aRequestWithoutANearbySessionIsNotHandedToSendAndABusySendIsLeftAlone() async throws {
+        let pair = try WalletPair(funds: 10_000)
+        let qrOnly = try pair.payee.createRequest(amount: 500)
+        #expect(qrOnly.sessionKey == nil)
+        let browser = InMemoryNearbyBrowser()
+        browser.announce(Self.peer("Bob", pair.payee.publicKey), dialer: SimulatedNetwork(.init(mtu: 185)))
+        let nearby = NearbyDevicesModel(browser: browser, clock: TestClock(1_000), request: qrOnly)
+        nearby.start()
+        #expect(await untilTrue { nearby.devices.count == 1 })
+        #expect(nearby.devices[0].match == .matches)
+        let alice = SendModel(currency: Self.eur, offlineSpendable: 10_000, settled: 0, locale: Self.locale)
+        #expect(await nearby.pick(nearby.devices[0], into: alice) == false)
+        guard case .failed(let why) = nearby.pick else { throw ScanError.nothingEntered }
+        #expect(why.contains("Pay it by QR"))
+        #expect(alice.recipient == nil && alice.nearbyPeer == nil)
+        // Another scan resets the pick.
+        nearby.useRequest(nil)
+        #expect(nearby.pick == .none && nearby.devices[0].match == .noRequest)
+    }
+
     @Test func theKeyIDRuleIsTheCommandLines() throws {
         let key = SoftwareSigner().publicKey
         let id = key.keyID.hex
