@@ -28,9 +28,20 @@ import Testing
 @Suite struct QRFrameTests {
     /// Frames arrive in any order, and a frame scanned twice before the payload is complete
     /// (a camera dwelling on one code) is recognised and ignored, not counted as a new frame.
+    ///
+    /// The payload is drawn as a length and a seed, not as an array: the property library
+    /// describes a failing input in its report, and describing an 8 KB array takes minutes.
     @Test func payloadsFrom1ByteTo8KBReassembleInAnyOrder() async throws {
-        await propertyCheck(count: 60, input: Gen.uint8().array(of: 1...8_192), Gen.int(in: 50...900), Gen.int(in: 0...Int.max)) {
-            payload, chunk, pick in
+        await propertyCheck(count: 60, input: Gen.int(in: 1...8_192), Gen.int(in: 50...900), Gen.int(in: 0...Int.max)) {
+            length, chunk, pick in
+            var state = UInt64(pick) | 1
+            let payload = (0..<length).map { _ in
+                // xorshift64: cheap, replayable bytes from the seed.
+                state ^= state << 13
+                state ^= state >> 7
+                state ^= state << 17
+                return UInt8(truncatingIfNeeded: state)
+            }
             var frames = try QRFrames.encode(payload, chunkSize: chunk)
             frames.shuffle()
             let expected = frames.count
