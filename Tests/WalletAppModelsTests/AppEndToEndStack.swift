@@ -1,5 +1,6 @@
 import Foundation
 import NearbySession
+import Observation
 import OfflineNotes
 import QRPayload
 import Testing
@@ -77,14 +78,28 @@ final class AppStack {
         #expect(onboarding.password.isEmpty && onboarding.passphrase.isEmpty, "secrets are not kept on the screen")
         self.wallet = wallet
         self.session = session
+        if let passphrase {
+            // The passphrase protects the key at rest: the wallet does not open without it.
+            await #expect(throws: WalletError.passphraseRequired) { _ = try await AsyncWallet.open(directory: directory) }
+            #expect(try await AsyncWallet.open(directory: directory, passphrase: passphrase).publicKey == wallet.publicKey)
+        }
 
         settings = InMemorySettingsStore()
         connectivity = ManualConnectivity(.offline)
         notifier = RecordingNotifier()
         gate = ScriptedBiometricGate(biometrics)
+        // The lock's fallback checks the wallet's own passphrase (none: Face ID only).
+        var verify: (@Sendable (String) async -> Bool)?
+        if passphrase != nil {
+            verify = { typed in
+                let opened = try? await AsyncWallet.open(directory: directory, passphrase: typed)
+                return opened != nil
+            }
+        }
         app = AppModel(
             settings: settings, connectivity: connectivity, scheduler: RecordingScheduler(), notifier: notifier,
-            lock: LockModel(gate: gate, settings: settings), biometrics: gate, sessionOptions: WalletPair.sessionOptions)
+            lock: LockModel(gate: gate, settings: settings, verifyPassphrase: verify),
+            biometrics: gate, sessionOptions: WalletPair.sessionOptions)
         app.start(wallet: wallet, session: session)
         home = try #require(app.home, "the app hands out the home screen's model")
         home.appear()
@@ -239,5 +254,46 @@ extension AppStack {
             throw ScanError.notAPaymentMessage(type: nil)
         }
         return (send, payment)
+    }
+}
+
+/// Every value an observed property took, as a view bound to it would see them: re-registered
+/// after each change (Observation reports one change at a time). Changes made in one main-actor
+/// turn coalesce into the last, as on a screen, so tests check the order, not every step.
+@MainActor
+final class Observed<Value> {
+    private(set) var values: [Value]
+    private let read: @MainActor () -> Value
+
+    init(_ read: @escaping @MainActor () -> Value) {
+        self.read = read
+        values = [read()]
+        track()
+    }
+
+    private func track() {
+        withObservationTracking { _ = read() } onChange: { [weak self] in
+            Task { @MainActor in self?.changed() }
+        }
+    }
+
+    private func changed() {
+        values.append(read())
+        track()
+    }
+}
+
+extension SendPhase {
+    /// Where the phase stands in a payment's order (a screen's phases never go back while it
+    /// pays): editing, confirming, signing, out to the payee or the issuer, waiting, done.
+    var step: Int {
+        switch self {
+        case .editing: 0
+        case .confirming: 1
+        case .signing: 2
+        case .sending, .contactingServer: 3
+        case .waitingForReceipt: 4
+        case .paid, .failed: 5
+        }
     }
 }

@@ -76,11 +76,18 @@ struct AppEndToEndTests {
             #expect(summary.recipientName == "bob" && summary.amount == 1_250 && summary.remaining == 18_750)
             #expect(summary.description == "lunch" && summary.method == .bluetooth)
 
+            let phases = Observed { send.phase }
+            let listening = Observed { request.listening }
             async let listened: Void = request.listen(on: link)
             await send.send()
             await listened
 
             #expect(send.phase == .paid(amount: 1_250))
+            #expect(await untilTrue { phases.values.last == .paid(amount: 1_250) })
+            let steps = phases.values.map(\.step)
+            #expect(steps == steps.sorted(), "the screen's phases never went back: \(phases.values)")
+            #expect(phases.values.contains(.signing), "\(phases.values)")
+            #expect(listening.values.first == .idle && listening.values.last == .receiptSent, "\(listening.values)")
             #expect(link.counters.links >= 2, "the link was cut mid-payment and the session went on over another")
             #expect(request.phase == .received && request.listening == .receiptSent)
             let incoming = try #require(request.incoming)
@@ -157,30 +164,36 @@ struct AppEndToEndTests {
     }
 
     /// The biometric lock: turned on in Settings (Face ID confirms), locked on going to the
-    /// background, a face not recognized leaves it locked with the message, the next one opens it.
+    /// background; a face not recognized and a wrong passphrase leave it locked with their
+    /// messages, the next face opens it; a launch locks again and the passphrase opens it.
     @Test func aLockAndUnlock() async throws {
         try await IssuerHarness.with { h in
-            let alice = try await AppStack("alice", on: h, biometrics: [true, false, true])
+            let passphrase = "alice keeps a long passphrase"
+            let alice = try await AppStack("alice", on: h, passphrase: passphrase, biometrics: [true, false, true])
             let settings = try #require(alice.app.settingsModel, "the app hands out the Settings tab")
-            #expect(!alice.app.lock.isEnabled)
+            let lock = alice.app.lock
+            #expect(!lock.isEnabled && lock.hasFallback)
             alice.app.enteredBackground()
-            #expect(!alice.app.lock.isLocked, "off: going to the background does not lock")
+            #expect(!lock.isLocked, "off: going to the background does not lock")
 
             #expect(await settings.setBiometricLock(true))
-            #expect(alice.app.lock.isEnabled && settings.biometricLock)
+            #expect(lock.isEnabled && settings.biometricLock)
             alice.app.enteredBackground()
-            #expect(alice.app.lock.isLocked && alice.app.lock.state == .locked)
+            #expect(lock.state == .locked)
 
-            await alice.app.lock.unlock()
-            #expect(alice.app.lock.state == .locked && alice.app.lock.message == .notRecognized)
-            await alice.app.lock.unlock(passphrase: "anything")
-            #expect(alice.app.lock.message == .noFallback, "no passphrase on this wallet: Face ID only")
-            await alice.app.lock.unlock()
-            #expect(!alice.app.lock.isLocked && alice.app.lock.message == nil)
+            await lock.unlock()
+            #expect(lock.state == .locked && lock.message == .notRecognized)
+            await lock.unlock(passphrase: "not the passphrase")
+            #expect(lock.state == .locked && lock.message == .wrongPassphrase)
+            await lock.unlock()
+            #expect(lock.state == .unlocked && lock.message == nil)
             #expect(alice.gate.reasons.count == 3 && alice.gate.reasons.last == LockModel.reason)
 
             alice.app.launched()
-            #expect(alice.app.lock.isLocked, "a launch locks too")
+            #expect(lock.isLocked, "a launch locks too")
+            await lock.unlock(passphrase: passphrase)
+            #expect(lock.state == .unlocked && lock.message == nil)
+            #expect(alice.home.offlineTotal == 0 && alice.app.syncCount == 0, "locking is the screen's: nothing else moved")
         }
     }
 
