@@ -271,7 +271,7 @@ let package = Package(
         .target(
             name: "WalletTestSupport",
             dependencies: [
-                "WalletFlows", "WalletSync", "WalletCore", "OfflineNotes", "NearbySession", "IssuerHTTP", "IssuerCore", "IssuerTesting", "DevIssuer",
+                "WalletFlows", "WalletSync", "WalletCore", "OfflineNotes", "NearbySession", "IssuerHTTP", "IssuerCore", "IssuerTesting", "TestSupport", "DevIssuer",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -405,7 +405,7 @@ let package = Package(
         .testTarget(
             name: "IssuerCoreTests",
             dependencies: [
-                "IssuerCore", "SQLStore", "OfflineNotes", "WalletCore", "TestSupport", "IssuerTesting",
+                "IssuerCore", "SQLStore", "OfflineNotes", "WalletCore", "TestSupport", "IssuerTesting", "WalletTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/IssuerCoreTests"
@@ -413,7 +413,7 @@ let package = Package(
         .testTarget(
             name: "IssuerHTTPTests",
             dependencies: [
-                "IssuerHTTP", "IssuerCore", "SQLStore", "WalletAPI", "OfflineNotes", "WalletCore", "WalletSync", "TestSupport", "IssuerTesting",
+                "IssuerHTTP", "IssuerCore", "SQLStore", "WalletAPI", "OfflineNotes", "WalletCore", "WalletSync", "TestSupport", "IssuerTesting", "WalletTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),

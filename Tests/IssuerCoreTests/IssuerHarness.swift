@@ -7,6 +7,7 @@ import SQLStore
 import TestSupport
 import Testing
 import WalletCore
+import WalletTestSupport
 
 /// An issuer on a fresh database, plus helpers to make funded accounts with wallets.
 struct IssuerHarness {
@@ -93,13 +94,9 @@ struct IssuerHarness {
         let (carol, carolWallet) = try await user("carol")
         let note = try #require(try alice.states(.available).first?.chain)
         let toBob = try pay(4_000, from: alice, to: bobWallet)[0].encoded
-        let request = try carolWallet.createRequest(amount: 3_000)
-        let second = try Transfer.sign(
-            input: note.heldRef,
-            outputs: [TransferOutput(owner: carolWallet.publicKey, amount: 3_000), TransferOutput(owner: alice.publicKey, amount: 7_000)],
-            nonce: request.nonce, createdAt: clock.now, signer: alice.identity.signer)
-        let toCarol = note.appending(second, holding: 0)
-        _ = try carolWallet.receive(try PaymentBundle(chains: [toCarol]).encoded, for: request.nonce)
+        let (request, bundle) = try alice.signAgain(note, to: carolWallet, amount: 3_000, now: clock.now)
+        _ = try carolWallet.receive(bundle, for: request.nonce)
+        let toCarol = try PaymentBundle(decoding: bundle).chains[0]
         return DoubleSpend(aliceAccount: aliceAccount, bob: bob, carol: carol, alice: alice, toBob: toBob, toCarol: toCarol.encoded)
     }
 

@@ -11,6 +11,7 @@ import Testing
 import WalletAPI
 import WalletCore
 import WalletSync
+import WalletTestSupport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -108,20 +109,14 @@ import FoundationNetworking
         defer { one.kill(); two.kill() }
 
         // Alice pays Bob offline; Bob and Carol both try to redeem, through both processes.
-        let config = try await IssuerClient(serverURL: one.url).config()
         var users: [(IssuerClient, IssuerClient, Wallet)] = []
         for name in ["alice", "bob", "carol"] {
-            let viaOne = IssuerClient(serverURL: one.url)
+            // The key is registered through the other process.
+            let account = try await ServerAccount.register(name, on: one.url, walletDirectory: dir + "/" + name, keyServer: two.url)
             let viaTwo = IssuerClient(serverURL: two.url)
-            try await viaOne.register(email: "\(name)@two.test", password: "correct horse battery")
-            let tokens = try await viaOne.login(email: "\(name)@two.test", password: "correct horse battery")
-            viaTwo.useAccessToken(tokens.accessToken)
-            let wallet = try Wallet.create(directory: dir + "/" + name, keyCost: .testing)
-            try await viaOne.installTrust(into: wallet)
-            try await viaTwo.registerKey(of: wallet)  // registered through the other process
-            users.append((viaOne, viaTwo, wallet))
+            viaTwo.useAccessToken(account.accessToken)
+            users.append((account.client, viaTwo, account.wallet))
         }
-        _ = config
         try await users[0].0.fund(10_000)
         try await users[0].1.purchase(10_000, into: users[0].2)
         let request = try users[1].2.createRequest(amount: 2_500)

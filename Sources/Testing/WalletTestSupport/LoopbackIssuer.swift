@@ -9,6 +9,7 @@ import OfflineNotes
 import OpenAPIRuntime
 import OpenAPIURLSession
 import Synchronization
+import TestSupport
 import WalletCore
 import WalletFlows
 import WalletSync
@@ -29,8 +30,10 @@ public struct IssuerHarness: Sendable {
         _ backend: Backend = .sqlite, refreshReuseWindow: Int64 = 60, isolation: isolated (any Actor)? = #isolation,
         _ body: (IssuerHarness) async throws -> Void
     ) async throws {
-        let dir = NSTemporaryDirectory() + "flows-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        // The test's wallets and files live here; removed when the test is over.
+        let scratch = try TemporaryDirectory("flows")
+        defer { withExtendedLifetime(scratch) {} }
+        let dir = scratch.path
         let keyring = IssuerKeyring(
             authority: SoftwareSigner(),
             issuing: [.init(signer: SoftwareSigner(), validFrom: 0, validUntil: UInt64(Date().timeIntervalSince1970) + 86_400 * 365)])
