@@ -77,9 +77,10 @@ import WalletTestSupport
     }
 
     @Test func aSyncThatCannotReachTheIssuerFailsWithAMessageAndCanRunAgain() async throws {
-        var kept: WalletSession?
-        try await IssuerHarness.with { h in kept = try await h.loggedIn("dora").session }
-        let session = try #require(kept)  // its server has stopped now
+        var kept: (session: WalletSession, directory: String)?
+        try await IssuerHarness.with { h in kept = try await h.loggedInOutliving("dora") }
+        let (session, directory) = try #require(kept)  // its server has stopped now
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let network = ManualConnectivity(.offline)
         let notifier = RecordingNotifier()
         let app = Self.appModel(connectivity: network, notifier: notifier)

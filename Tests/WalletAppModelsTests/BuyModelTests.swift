@@ -15,13 +15,14 @@ struct BuyModelTests {
     static let us = Locale(identifier: "en_US")
 
     @Test func offlineWhenTheIssuerCannotBeReached() async throws {
-        let stranded = Mutex<WalletSession?>(nil)
+        let stranded = Mutex<(session: WalletSession, directory: String)?>(nil)
         // The server stops when this block returns: its URL is unreachable afterwards.
         try await IssuerHarness.with { h in
-            let session = try await h.loggedIn("offline-buyer", funds: 10_000).session
-            stranded.withLock { $0 = session }
+            let kept = try await h.loggedInOutliving("offline-buyer", funds: 10_000)
+            stranded.withLock { $0 = kept }
         }
-        let session = try #require(stranded.withLock { $0 })
+        let (session, directory) = try #require(stranded.withLock { $0 })
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let buy = BuyModel(session: session, balance: try session.wallet.balance(), locale: Self.us)
         buy.appear()
         #expect(buy.focus.focused == .amount)

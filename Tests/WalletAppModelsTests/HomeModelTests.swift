@@ -105,13 +105,14 @@ struct HomeModelTests {
     }
 
     @Test func aRefreshWhileTheIssuerIsUnreachableSaysSoAndKeepsTheBalances() async throws {
-        let stranded = Mutex<WalletSession?>(nil)
+        let stranded = Mutex<(session: WalletSession, directory: String)?>(nil)
         // A server that is stopped once this block returns: its URL is unreachable afterwards.
         try await IssuerHarness.with { h in
-            let session = try await h.loggedIn("gone", funds: 5_000).session
-            stranded.withLock { $0 = session }
+            let kept = try await h.loggedInOutliving("gone", funds: 5_000)
+            stranded.withLock { $0 = kept }
         }
-        let session = try #require(stranded.withLock { $0 })
+        let (session, directory) = try #require(stranded.withLock { $0 })
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let home = HomeModel(session: session, connectivity: ManualConnectivity(.offline))
         home.appear()
         defer { home.disappear() }
