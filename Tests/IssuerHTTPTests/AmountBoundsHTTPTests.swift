@@ -51,6 +51,7 @@ import FoundationNetworking
                         idempotencyKey: call.idempotent ? "bounds-\(n)-\(call.path.count)" : nil)
                     #expect(answer.status == 400, "\(call.path) amount \(json): \(answer.status) \(answer.json)")
                     #expect(answer.json["code"] as? String == code, "\(call.path) amount \(json): \(answer.json)")
+                    if code == "invalid_field" { #expect(answer.json["field"] as? String == "amount", "\(call.path) amount \(json): \(answer.json)") }
                 }
             }
             #expect(try await booksRows(h.issuer.database) == books)

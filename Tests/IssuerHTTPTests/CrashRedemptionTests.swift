@@ -13,6 +13,7 @@ import WalletSync
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import WalletTestSupport
 #endif
 
 /// Issue 15 item 3, DESIGN §2.3: the server credits any note state at most once, under any
@@ -33,25 +34,25 @@ import FoundationNetworking
         defer { server.kill() }
 
         // Alice buys 48 notes of 1.00; she pays 24 of them to Bob offline and keeps 24 to refresh.
-        let alice = try await CrashUser("alice", server: server.url, dir: dir)
-        let bob = try await CrashUser("bob", server: server.url, dir: dir)
+        let alice = try await ServerAccount.register("alice", on: server.url, walletDirectory: dir.path("alice"))
+        let bob = try await ServerAccount.register("bob", on: server.url, walletDirectory: dir.path("bob"))
         try await alice.client.fund(1_000_000)
         for _ in 0..<48 { try await alice.client.purchase(100, into: alice.wallet) }
-        var items: [CrashItem] = []
+        var redemptions: [CrashItem] = []
         for _ in 0..<24 {
             let request = try bob.wallet.createRequest(amount: 100)
             let sent = try alice.wallet.pay(request)
             _ = try bob.wallet.receive(sent.bundle, for: request.nonce)
-            items.append(.init(kind: .redeem, chain: Base64URL.encode(try PaymentBundle(decoding: sent.bundle).chains[0].encoded)))
+            redemptions.append(.init(kind: .redeem, chain: Base64URL.encode(try PaymentBundle(decoding: sent.bundle).chains[0].encoded)))
         }
-        for state in try alice.wallet.states(.available) {
-            items.append(.init(kind: .refresh, chain: Base64URL.encode(state.chain.encoded)))
-        }
+        let refreshes = try alice.wallet.states(.available).map { CrashItem(kind: .refresh, chain: Base64URL.encode($0.chain.encoded)) }
+        // Alternating, so that both kinds are answered, and both in flight, when the server dies.
+        let items = zip(redemptions, refreshes).flatMap { [$0, $1] }
         #expect(items.count == 48)
 
         // Eight workers take the items in turn; the 12th answer kills the server.
         let counters = CrashCounters()
-        let work = items
+        let work = items  // the workers' copy
         let killAt = 12
         let victim = server
         let (aliceAPI, bobAPI) = (alice.client.api, bob.client.api)
@@ -73,6 +74,7 @@ import FoundationNetworking
         }
         server.kill()
         #expect(firstAnswers.count >= killAt, "the server died before the kill")
+        #expect(Set(firstAnswers.keys.map { items[$0].kind }).count == 2, "the crash did not come after both redemptions and refreshes")
         #expect(firstAnswers.count < items.count, "every request was answered before the kill: nothing was interrupted")
 
         // The books balance after the crash, before any retry.
@@ -82,8 +84,8 @@ import FoundationNetworking
         // Restarted (on another port): every request again, with the same bytes.
         server = try await ServerProcess.start(arguments: arguments, directory: dir.path)
         let (aliceAgain, bobAgain) = (IssuerClient(serverURL: server.url), IssuerClient(serverURL: server.url))
-        aliceAgain.useAccessToken(alice.token)
-        bobAgain.useAccessToken(bob.token)
+        aliceAgain.useAccessToken(alice.accessToken)
+        bobAgain.useAccessToken(bob.accessToken)
         var credits = 0
         var fresh: [String] = []
         for (i, item) in items.enumerated() {
@@ -225,22 +227,6 @@ struct CrashAnswer: Sendable, Equatable, CustomStringConvertible {
     var description: String { "\(status.rawValue) \(amount), \(notes.count) notes" }
 }
 
-/// A registered, logged-in user of a server process with a wallet whose key is registered.
-struct CrashUser {
-    let client: IssuerClient
-    let wallet: Wallet
-    let token: String
-
-    init(_ name: String, server: URL, dir: TemporaryDirectory) async throws {
-        client = IssuerClient(serverURL: server)
-        try await client.register(email: "\(name)@crash.test", password: "correct horse battery")
-        token = try await client.login(email: "\(name)@crash.test", password: "correct horse battery").accessToken
-        wallet = try Wallet.create(directory: dir.path(name), keyCost: .testing)
-        try await client.installTrust(into: wallet)
-        try await client.registerKey(of: wallet)
-    }
-}
-
 /// The database under a server process: a SQLite file in the test's directory, or a scratch
 /// PostgreSQL schema (dropped when the test lets go of it); the test opens its own issuer on
 /// it to check the books.
@@ -258,10 +244,6 @@ struct CrashDatabase {
 
     /// An issuer on the same database (its keys do not matter: it only reads the books).
     func issuer() async throws -> Issuer {
-        let store: any SQLDatabase = try scratch.map { try $0.store(maxConnections: 2) } ?? SQLiteStore(path: sqlitePath)
-        return try await Issuer.open(
-            database: store,
-            keyring: IssuerKeyring(authority: SoftwareSigner(), issuing: [.init(signer: SoftwareSigner(), validFrom: 0, validUntil: 1)]),
-            config: IssuerConfig(currency: Currency("EUR")!), challengeSecret: [1])
+        try await Issuer.readingBooks(of: try scratch.map { try $0.store(maxConnections: 2) } ?? SQLiteStore(path: sqlitePath))
     }
 }
