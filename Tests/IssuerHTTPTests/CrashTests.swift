@@ -79,10 +79,7 @@ import FoundationNetworking
         user = authorized(server.url)
 
         // The books balance after the crash, before any retry.
-        let issuer = try await Issuer.open(
-            database: try SQLiteStore(path: dir.path("server.sqlite")),
-            keyring: IssuerKeyring(authority: SoftwareSigner(), issuing: [.init(signer: SoftwareSigner(), validFrom: 0, validUntil: 1)]),
-            config: IssuerConfig(currency: Currency("EUR")!), challengeSecret: [1])
+        let issuer = try await Issuer.readingBooks(of: try SQLiteStore(path: dir.path("server.sqlite")))
         #expect(try await issuer.checkLedger().isEmpty)
 
         // Retrying every attempted purchase with its key: all succeed, each charged once.

@@ -10,6 +10,7 @@ import WalletSync
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import WalletTestSupport
 #endif
 
 @Suite(.serialized) struct HTTPTests {
@@ -156,13 +157,9 @@ import FoundationNetworking
 @Suite struct SyncTests {
     /// A registered, logged-in user with a wallet whose key is registered.
     static func client(_ h: HTTPHarness, _ name: String) async throws -> (IssuerClient, Wallet) {
-        let c = IssuerClient(serverURL: h.baseURL)
-        try await c.register(email: "\(name)@sync.test", password: "correct horse battery")
-        try await c.login(email: "\(name)@sync.test", password: "correct horse battery")
-        let w = try Wallet.create(directory: NSTemporaryDirectory() + "sync-" + UUID().uuidString, keyCost: .testing)
-        try await c.installTrust(into: w)
-        try await c.registerKey(of: w)
-        return (c, w)
+        let account = try await ServerAccount.register(
+            name, on: h.baseURL, walletDirectory: h.scratch.path("sync-" + name), email: "\(name)@sync.test")
+        return (account.client, account.wallet)
     }
 
     /// A payee paid with a double-spent note is credited by the issuer (default policy); her
@@ -178,12 +175,8 @@ import FoundationNetworking
             let r1 = try bob.createRequest(amount: 4_000)
             _ = try bob.receive(try alice.pay(r1).bundle, for: r1.nonce)
             // A tampered phone spends the same note again, to Carol.
-            let r2 = try carol.createRequest(amount: 3_000)
-            let second = try Transfer.sign(
-                input: note.heldRef,
-                outputs: [TransferOutput(owner: carol.publicKey, amount: 3_000), TransferOutput(owner: alice.publicKey, amount: 7_000)],
-                nonce: r2.nonce, createdAt: UInt64(Date().timeIntervalSince1970), signer: alice.identity.signer)
-            _ = try carol.receive(try PaymentBundle(chains: [note.appending(second, holding: 0)]).encoded, for: r2.nonce)
+            let (r2, second) = try alice.signAgain(note, to: carol, amount: 3_000, now: UInt64(Date().timeIntervalSince1970))
+            _ = try carol.receive(second, for: r2.nonce)
 
             #expect(try await bobServer.redeemReceived(from: bob) == 4_000)
             #expect(try await carolServer.redeemReceived(from: carol) == 3_000)

@@ -1,7 +1,9 @@
 import Foundation
+import IssuerCore
 import Logging
 import NIOCore
 import NIOPosix
+import OfflineNotes
 import PostgresNIO
 import SQLStore
 import TestSupport
@@ -130,4 +132,15 @@ public struct CleaningDatabase: SQLDatabase {
         try await base.transaction(durable: durable, body)
     }
     public func close() async { await base.close() }
+}
+
+extension Issuer {
+    /// An issuer on `database` only to read the books (`checkLedger`, balances) of a server
+    /// process that ran on it: its keys and settings do not matter.
+    public static func readingBooks(of database: any SQLDatabase) async throws -> Issuer {
+        try await Issuer.open(
+            database: database,
+            keyring: IssuerKeyring(authority: SoftwareSigner(), issuing: [.init(signer: SoftwareSigner(), validFrom: 0, validUntil: 1)]),
+            config: IssuerConfig(currency: Currency("EUR")!), challengeSecret: [1])
+    }
 }
