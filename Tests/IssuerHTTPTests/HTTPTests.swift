@@ -7,10 +7,10 @@ import Testing
 import WalletAPI
 import WalletCore
 import WalletSync
+import WalletTestSupport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import WalletTestSupport
 #endif
 
 @Suite(.serialized) struct HTTPTests {
@@ -110,15 +110,28 @@ import WalletTestSupport
         }
     }
 
+    /// The fourth write of an account within a minute is refused with 429, a Retry-After
+    /// header saying when the window ends, and no effect; other accounts are not limited.
     @Test func writesAreRateLimitedWithRetryAfter() async throws {
-        try await HTTPHarness.with(.sqlite, settings: HTTPSettings(port: 0, writesPerMinutePerIP: 1_000, loginsPerMinutePerIP: 1_000, account: .init(writesPerMinute: 3))) { h in
-            let (alice, _, _) = try await h.user("alice")
+        // The issuer's clock stands still, so all the writes fall in one rate-limit window
+        // however slowly the machine runs (a real minute could end between them).
+        let start = Timestamp(Date().timeIntervalSince1970)
+        let settings = HTTPSettings(port: 0, writesPerMinutePerIP: 1_000, loginsPerMinutePerIP: 1_000, account: .init(writesPerMinute: 3))
+        try await HTTPHarness.with(.sqlite, settings: settings, clock: { start }) { h in
+            let (alice, tokens, _) = try await h.user("alice")
             for _ in 0..<3 { _ = try await alice.fundAccount(body: .json(.init(amount: 1))).ok }
-            guard case .default(let status, let problem) = try await alice.fundAccount(body: .json(.init(amount: 1))) else {
-                Issue.record("fourth write in a minute was not limited"); return
-            }
-            #expect(status == 429)
-            #expect(try problem.body.applicationProblemJson.code == "rate_limited")
+            let limited = try await rawRequest(
+                h.baseURL.appendingPathComponent("v1/account/fund"), token: tokens.accessToken, body: Data(#"{"amount":1}"#.utf8))
+            #expect(limited.status == 429)
+            #expect(limited.json["code"] as? String == "rate_limited")
+            let retryAfter = try #require(limited.headers["retry-after"].flatMap { Int($0) }, "no Retry-After header: \(limited.headers)")
+            #expect((1...60).contains(retryAfter), "Retry-After \(retryAfter) s is outside the one-minute window")
+            #expect((limited.json["detail"] as? String)?.contains("retry in \(retryAfter) s") == true)
+            // The refused write changed nothing; another account still writes.
+            #expect(try await alice.getAccount().ok.body.json.balance == 3)
+            let (bob, _, _) = try await h.user("bob")
+            _ = try await bob.fundAccount(body: .json(.init(amount: 1))).ok
+            #expect(try await bob.getAccount().ok.body.json.balance == 1)
         }
     }
 
@@ -187,11 +200,12 @@ import WalletTestSupport
     }
 
     /// Sync's refresh: notes near expiry are exchanged for fresh ones of the same value, and a
-    /// refresh whose answer is lost leaves the notes held (never spendable twice) until the
-    /// online check sorts them out.
+    /// refresh the issuer committed but whose answer was lost leaves the notes held (never
+    /// spendable twice) until the next sync's online check recovers the fresh notes.
     @Test func refreshExchangesNotesAndALostAnswerHoldsThem() async throws {
         try await HTTPHarness.with { h in
-            let (c, w) = try await Self.client(h, "dave")
+            let dave = try await ServerAccount.register("dave", on: h.baseURL, walletDirectory: h.scratch.path("sync-dave"))
+            let (c, w) = (dave.client, dave.wallet)
             try await c.fund(5_000)
             try await c.purchase(5_000, into: w)
             let old = try #require(try w.states(.available).first)
@@ -206,14 +220,26 @@ import WalletTestSupport
             let fresh = try #require(try w.states(.available).first)
             #expect(fresh.ref != old.ref && fresh.amount == 5_000)
 
-            // The answer to the next refresh is lost: a client whose server does not exist.
-            let lost = IssuerClient(serverURL: URL(string: "http://127.0.0.1:1")!)
-            await #expect(throws: (any Error).self) { try await lost.refreshNotes(of: w, expiringWithin: 400 * 86_400, now: now) }
-            #expect(try w.balance().spendable == 0, "a note sent to refresh must not be spendable offline")
-            #expect(try w.balance().needsOnlineCheck == 5_000)
-            // The issuer never saw it: the online check gives it back.
-            #expect(try await c.checkRestoredNotes(of: w) == (checked: 1, spent: 0))
-            #expect(try w.balance().spendable == 5_000)
+            // The next refresh reaches the issuer, which commits it (the old note redeemed, new
+            // notes issued), but its answer is lost on the way back.
+            let float = try await h.issuer.outstandingFloat()
+            let lossy = IssuerClient(serverURL: h.baseURL, transport: LosingTransport { $0 == "refreshNotes" })
+            lossy.useAccessToken(dave.accessToken)
+            await #expect(throws: IssuerClientError.self) { try await lossy.refreshNotes(of: w, expiringWithin: 400 * 86_400, now: now) }
+            let held = try w.balance()
+            #expect(held.spendable == 0, "a note sent to refresh must not be spendable offline")
+            #expect(held.needsOnlineCheck == 5_000 && held.total == 5_000)
+            #expect(try await h.issuer.stateStatus([fresh.ref]) == [fresh.ref: .redeemed], "the issuer did not commit the lost refresh")
+            #expect(try await h.issuer.outstandingFloat() == float, "the refresh reissued other than the value it took")
+            // The next sync's online check sorts it out: the wallet ends with the value once —
+            // the old note retired, never released beside the fresh notes the issuer issued for
+            // it (doubled), and those fresh notes recovered (not lost with the answer).
+            _ = try await c.checkRestoredNotes(of: w)
+            let after = try w.balance()
+            #expect(after.spendable == 5_000 && after.total == 5_000 && after.needsOnlineCheck == 0, "after the lost refresh: \(after)")
+            #expect(try !w.states(.available).contains { $0.ref == fresh.ref }, "the refreshed note was released for spending again")
+            #expect(try await c.account().balance == 0)
+            #expect(try await h.issuer.outstandingFloat() == float)
         }
     }
 }
