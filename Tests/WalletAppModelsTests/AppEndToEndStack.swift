@@ -220,10 +220,7 @@ func scanOutOfOrder(_ frames: [String], on scanner: ScanAssembler) throws -> Sca
 func signedAgain(_ paid: [UInt8], by payer: Wallet, to payee: PublicKeyBytes, nonce: Nonce) throws -> PaymentBundle {
     let spent = try #require(try PaymentBundle(decoding: paid).chains.first)
     let note = Chain(note: spent.note)
-    let second = try Transfer.sign(
-        input: note.heldRef, outputs: [TransferOutput(owner: payee, amount: note.note.amount)], nonce: nonce,
-        createdAt: UInt64(Date().timeIntervalSince1970), signer: payer.identity.signer)
-    return try PaymentBundle(chains: [note.appending(second, holding: 0)])
+    return try payer.signAgain(note, to: payee, amount: note.note.amount, nonce: nonce, now: UInt64(Date().timeIntervalSince1970))
 }
 
 // MARK: Common steps

@@ -145,13 +145,8 @@ import WalletTestSupport
             _ = try bob.wallet.receive(paid.bundle, for: first.nonce)
             let spent = try #require(try PaymentBundle(decoding: paid.bundle).chains.first)
             let note = Chain(note: spent.note)
-            let again = try bob.wallet.createRequest(amount: note.note.amount)
-            let second = try Transfer.sign(
-                input: note.heldRef, outputs: [TransferOutput(owner: bob.wallet.publicKey, amount: note.note.amount)],
-                nonce: again.nonce, createdAt: UInt64(Date().timeIntervalSince1970), signer: alice.wallet.identity.signer)
-            #expect(throws: WalletError.self) {
-                try bob.wallet.receive(PaymentBundle(chains: [note.appending(second, holding: 0)]).encoded, for: again.nonce)
-            }
+            let (again, second) = try alice.wallet.signAgain(note, to: bob.wallet, amount: note.note.amount, now: UInt64(Date().timeIntervalSince1970))
+            #expect(throws: WalletError.self) { try bob.wallet.receive(second, for: again.nonce) }
             #expect(try bob.wallet.fraudProofs().count == 1)
 
             let notifier = RecordingNotifier()

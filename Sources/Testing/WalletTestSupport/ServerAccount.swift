@@ -35,19 +35,24 @@ public struct ServerAccount: Sendable {
 extension Wallet {
     /// What a tampered phone does: signs a second transfer of `note`'s held state, which this
     /// wallet already spent, outside the wallet (the wallet itself refuses to), paying `amount`
-    /// to a fresh request of `payee`, the rest back to this wallet's key. Returns the request and
-    /// the payment; `payee.receive` decides (a wallet that saw the first spend refuses it).
-    public func signAgain(_ note: Chain, to payee: Wallet, amount: UInt64, now: Timestamp) throws
-        -> (request: PaymentRequest, bundle: [UInt8])
-    {
+    /// to `payee` for the request `nonce`, the rest back to this wallet's key. The payee's
+    /// `receive` decides (a wallet that saw the first spend refuses it).
+    public func signAgain(_ note: Chain, to payee: PublicKeyBytes, amount: UInt64, nonce: Nonce, now: Timestamp) throws -> PaymentBundle {
         guard let held = note.heldOutput, held.amount >= amount else {
             throw WalletTestSupportError("the note holds \(note.heldOutput?.amount ?? 0), less than \(amount)")
         }
-        let request = try payee.createRequest(amount: amount)
-        var outputs = [TransferOutput(owner: payee.publicKey, amount: amount)]
+        var outputs = [TransferOutput(owner: payee, amount: amount)]
         if held.amount > amount { outputs.append(TransferOutput(owner: publicKey, amount: held.amount - amount)) }
-        let transfer = try Transfer.sign(input: note.heldRef, outputs: outputs, nonce: request.nonce, createdAt: now, signer: identity.signer)
-        return (request, try PaymentBundle(chains: [note.appending(transfer, holding: 0)]).encoded)
+        let transfer = try Transfer.sign(input: note.heldRef, outputs: outputs, nonce: nonce, createdAt: now, signer: identity.signer)
+        return try PaymentBundle(chains: [note.appending(transfer, holding: 0)])
+    }
+
+    /// `signAgain` for a fresh request of `payee`: returns the request and the payment's bytes.
+    public func signAgain(_ note: Chain, to payee: Wallet, amount: UInt64, now: Timestamp) throws
+        -> (request: PaymentRequest, bundle: [UInt8])
+    {
+        let request = try payee.createRequest(amount: amount)
+        return (request, try signAgain(note, to: payee.publicKey, amount: amount, nonce: request.nonce, now: now).encoded)
     }
 }
 
