@@ -392,7 +392,7 @@ struct AppEndToEndTests {
     /// A double spend caught: Alice's tampered phone signs the note she paid Bob with to Bob
     /// again; Bob's wallet refuses it and keeps the proof, his balance does not move, and when
     /// his phone comes online the one sync reports it and raises the fraud alert (the value at
-    /// stake, the case) once.
+    /// stake, the case) once. Alice's account is frozen: her next purchase is refused.
     @Test(arguments: Backend.available)
     func aDoubleSpendIsCaughtAndAlerted(_ backend: Backend) async throws {
         try await Self.aliceAndBob(backend) { h, alice, bob in
@@ -424,6 +424,15 @@ struct AppEndToEndTests {
             #expect(bob.app.alerts == [alert], "\(bob.app.alerts)")
             #expect(bob.notifier.posted == [alert], "\(bob.notifier.posted)")
             #expect(await untilTrue { bob.home.settled == 1_000 && bob.home.unsettled == 0 }, "the honest payment settled once")
+
+            // The cheater's account is frozen: her next purchase says so, and nothing moves.
+            try await alice.fund(500)
+            let frozen = try await alice.buy("5")
+            #expect(frozen.phase == .failed(.accountFrozen))
+            #expect(BuyModel.BuyError.accountFrozen.description.contains("Contact support"))
+            #expect(try await alice.settledAtIssuer() == 500)
+            #expect(alice.home.offlineSpendable == 0, "nothing bought")
+            #expect(try await alice.purchasesAtIssuer() == 1)
         }
     }
 
