@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 import OfflineNotes
 import Synchronization
 import Testing
@@ -11,6 +12,25 @@ import WalletTestSupport
 struct RefusingDestination: BackupDestination {
     func write(_ bytes: [UInt8], suggestedName: String) async throws(BackupDestinationError) -> String {
         throw BackupDestinationError("Saving was cancelled. Nothing was saved.")
+    }
+}
+
+/// Every state a restore screen showed, as observation reports its changes.
+@MainActor
+final class StateRecorder {
+    private(set) var states: [RestoreModel.State] = []
+    private let model: RestoreModel
+
+    init(_ model: RestoreModel) {
+        self.model = model
+        record()
+    }
+
+    private func record() {
+        let state = withObservationTracking { model.state } onChange: { [weak self] in
+            Task { @MainActor in self?.record() }
+        }
+        if states.last != state { states.append(state) }
     }
 }
 
@@ -136,12 +156,16 @@ struct RefusingDestination: BackupDestination {
             #expect(targets.withLock { $0 }.allSatisfy { !FileManager.default.fileExists(atPath: $0 + "/wallet.sqlite") })
 
             restore.passphrase = Self.strong
+            let seen = StateRecorder(restore)
             restore.submit()
             await restore.pending?.value
             guard case .restored(let summary) = restore.state else {
                 Issue.record("expected a restore, got \(restore.state)")
                 return
             }
+            // What the screen showed on the way, seen through observation.
+            #expect(seen.states.contains(.restoring), "\(seen.states)")
+            #expect(seen.states.contains { if case .syncing = $0 { true } else { false } }, "\(seen.states)")
             let exchange = try #require(summary.exchange)
             #expect(exchange.value == 3_000 && exchange.exchanged >= 1 && exchange.alreadySpent == 0)
             #expect(summary.text.hasPrefix("30.00 EUR exchanged for fresh notes"))
