@@ -381,7 +381,7 @@ let package = Package(
         .testTarget(
             name: "WalletFlowsTests",
             dependencies: [
-                "WalletFlows", "WalletTestSupport", "NearbySessionTesting", "WalletSync", "WalletCore", "OfflineNotes", "NearbySession", "DevIssuer",
+                "WalletFlows", "WalletTestSupport", "NearbySessionTesting", "TestSupport", "WalletSync", "WalletCore", "OfflineNotes", "NearbySession", "DevIssuer",
             ],
             path: "Tests/WalletFlowsTests"
         ),

@@ -58,7 +58,7 @@ import WalletCore
         try h.pay(4_000, from: alice, to: middle)
         let clock = h.clock
         let nowhere = try Wallet.create(
-            directory: NSTemporaryDirectory() + "nowhere-" + UUID().uuidString, keyCost: .testing,
+            directory: h.scratch.path("nowhere-" + UUID().uuidString), keyCost: .testing,
             environment: WalletEnvironment(now: { clock.now }))
         try nowhere.installTrust(authority: h.issuer.keyring.authority.publicKey, keyset: h.issuer.keyset.encoded, limits: h.issuer.limits.encoded)
         let sent = try middle.pay(try nowhere.createRequest(amount: 4_000))
@@ -82,7 +82,7 @@ import WalletCore
         let backup = try oldDevice.exportBackup(passphrase: "correct horse battery", cost: .testing)
         let clock = h.clock
         let restored = try Wallet.restore(
-            backup, passphrase: "correct horse battery", into: NSTemporaryDirectory() + "restored-" + UUID().uuidString,
+            backup, passphrase: "correct horse battery", into: h.scratch.path("restored-" + UUID().uuidString),
             keyCost: .testing, environment: WalletEnvironment(now: { clock.now }))
         try await h.registerKey(account: alice, signer: restored.identity.signer)
         let chains = try restored.restoredStates().map(\.chain.encoded)
@@ -124,7 +124,7 @@ import WalletCore
         let backup = try oldDevice.exportBackup(passphrase: "correct horse battery", cost: .testing)
         let clock = h.clock
         let restored = try Wallet.restore(
-            backup, passphrase: "correct horse battery", into: NSTemporaryDirectory() + "restored-" + UUID().uuidString,
+            backup, passphrase: "correct horse battery", into: h.scratch.path("restored-" + UUID().uuidString),
             keyCost: .testing, environment: WalletEnvironment(now: { clock.now }))
         try await h.registerKey(account: alice, signer: restored.identity.signer)
         _ = try await h.issuer.refresh(
@@ -158,7 +158,7 @@ import WalletCore
         _ = try await h.issuer.redeem(account: bob, chains: paid.map(\.encoded))
         let clock = h.clock
         let restored = try Wallet.restore(
-            backup, passphrase: "correct horse battery", into: NSTemporaryDirectory() + "restored-" + UUID().uuidString,
+            backup, passphrase: "correct horse battery", into: h.scratch.path("restored-" + UUID().uuidString),
             keyCost: .testing, environment: WalletEnvironment(now: { clock.now }))
         try await h.registerKey(account: alice, signer: restored.identity.signer)
         let (results, fresh) = try await h.issuer.refresh(
@@ -184,7 +184,7 @@ import WalletCore
         func restoreAndExchange(_ backup: [UInt8]) async throws -> Wallet {
             let clock = h.clock
             let w = try Wallet.restore(
-                backup, passphrase: "correct horse battery", into: NSTemporaryDirectory() + "restored-" + UUID().uuidString,
+                backup, passphrase: "correct horse battery", into: h.scratch.path("restored-" + UUID().uuidString),
                 keyCost: .testing, environment: WalletEnvironment(now: { clock.now }))
             try await h.registerKey(account: alice, signer: w.identity.signer)
             let states = try w.restoredStates()

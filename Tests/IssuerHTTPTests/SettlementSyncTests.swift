@@ -45,7 +45,7 @@ import WalletSync
             try await server.purchase(6_000, into: oldDevice)
             let backup = try oldDevice.exportBackup(passphrase: "correct horse battery", cost: .testing)
             let restored = try Wallet.restore(
-                backup, passphrase: "correct horse battery", into: NSTemporaryDirectory() + "restored-" + UUID().uuidString, keyCost: .testing)
+                backup, passphrase: "correct horse battery", into: h.scratch.path("restored-" + UUID().uuidString), keyCost: .testing)
             try await server.registerKey(of: restored)
             #expect(try restored.balance().needsOnlineCheck == 6_000)
 

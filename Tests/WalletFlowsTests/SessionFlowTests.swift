@@ -1,6 +1,7 @@
 import Foundation
 import OfflineNotes
 import Synchronization
+import TestSupport
 import Testing
 import WalletCore
 import WalletFlows
@@ -180,8 +181,8 @@ struct SessionFlowTests {
     }
 
     @Test func offlineAndLoggedOutErrorsAreTyped() async throws {
-        let dir = NSTemporaryDirectory() + "flows-offline-" + UUID().uuidString
-        let wallet = try Wallet.create(directory: dir, keyCost: .testing)
+        let scratch = try TemporaryDirectory("flows-offline")
+        let wallet = try Wallet.create(directory: scratch.path("wallet"), keyCost: .testing)
 
         let empty = MemoryFlowStore()
         await #expect(throws: WalletFlowError.noServer) {
