@@ -27,6 +27,9 @@ final class RateLimiter: Sendable {
     }
 
     /// Counts one hit; returns nil if allowed, else seconds until the window ends.
+    /// `now` is the issuer's clock (`Issuer.open(clock:)`), never the wall clock read here, so a
+    /// test that sets the issuer's time knows which window every hit falls in
+    /// (RateLimiterTests); the server passes the real time.
     func hit(bucket: String, limit: Int, windowSeconds: Int64, now: Int64, database: any SQLDatabase) -> Int64? {
         let window = now - now % windowSeconds
         let key = Key(bucket: bucket, window: window)
