@@ -23,15 +23,7 @@ struct CLI {
     }
 
     /// The directory holding the built products (`swift build --build-tests` builds them all).
-    static let binDirectory: String = {
-        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var directory = bundle.deletingLastPathComponent()
-        // The bundle may be a directory (`X.xctest/…`); walk up to where the products are.
-        while directory.path != "/", !FileManager.default.fileExists(atPath: directory.appendingPathComponent("wallet").path) {
-            directory = directory.deletingLastPathComponent()
-        }
-        return directory.path
-    }()
+    static let binDirectory: String = BuiltProducts.directory ?? "(no built products next to the tests)"
 
     static var wallet: String { binDirectory + "/wallet" }
 
@@ -92,10 +84,8 @@ struct CLI {
     func remove() { try? FileManager.default.removeItem(atPath: scratch) }
 }
 
-struct HarnessError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
+/// The harness could not set something up (the shared error of the test-support modules).
+typealias HarnessError = TestSupportError
 
 /// A development `wallet-server` (SQLite, funding on) on a port the system picked, ready when
 /// made (it waits for the server's port file), stopped by `stop()`.
