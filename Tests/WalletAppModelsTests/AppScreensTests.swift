@@ -60,6 +60,14 @@ import WalletTestSupport
             let send = try #require(app.makeSend(locale: Self.locale))
             #expect(send.offlineSpendable == 6_200 && send.settled == UInt64(home.settled ?? -1) && send.services?.session === session)
             #expect(send.services?.wallet === session.wallet)
+            // Money bought while the Send sheet is open counts there too (home's numbers, followed).
+            let more = try #require(app.makeBuy(locale: Self.locale))
+            more.amount.text = "3.00"
+            await more.buy()
+            #expect(
+                await untilTrue { send.offlineSpendable == 6_500 && send.amount.maximum == 6_500 },
+                "the open Send sheet follows home: \(send.offlineSpendable)")
+            #expect(await untilTrue { send.settled == UInt64(home.settled ?? -1) && home.settled == 13_500 })
             let receive = try #require(app.makeReceive(hints: [.tcp("127.0.0.1:1")], locale: Self.locale))
             #expect(receive.currency == Currency("EUR"))
             #expect(app.makeNearbyDevices() != nil)

@@ -1,5 +1,6 @@
 import Foundation
 import NearbySession
+import Observation
 import OfflineNotes
 import WalletCore
 import WalletFlows
@@ -26,7 +27,29 @@ extension AppModel {
             currency: currency, offlineSpendable: home?.offlineSpendable ?? ((try? wallet.wallet.balance())?.spendable ?? 0),
             settled: UInt64(max(0, home?.settled ?? 0)), clock: clockForScreens, locale: locale)
         model.services = SendServices(wallet: wallet.wallet, session: session, dialer: dialer, sessionOptions: sessionOptions)
+        if let home { Self.follow(home, into: model) }
         return model
+    }
+
+    /// Keeps an open Send sheet's balances equal to home's (money received or bought while the
+    /// sheet is open counts; the "Remaining" line and the amount's maximum follow), for as long
+    /// as both exist. Only while the person is still editing: once a payment is confirmed or
+    /// signed, the sheet keeps the numbers it was confirmed with.
+    static func follow(_ home: HomeModel, into model: SendModel) {
+        withObservationTracking {
+            _ = home.offlineSpendable
+            _ = home.settled
+        } onChange: { [weak home, weak model] in
+            // Called before the change is stored: read the new values on the next turn.
+            Task { @MainActor in
+                guard let home, let model else { return }
+                if model.phase == .editing {
+                    model.offlineSpendable = home.offlineSpendable
+                    model.settled = UInt64(max(0, home.settled ?? 0))
+                }
+                follow(home, into: model)
+            }
+        }
     }
 
     /// The Receive sheet, advertising `hints` (the app's Bluetooth address). Nil before the

@@ -31,7 +31,8 @@ public final class BuyModel: FocusableForm {
 
         public var description: String {
             switch self {
-            case .offline: "The issuer cannot be reached. Check the connection and try again; nothing is charged twice."
+            case .offline:
+                "The issuer cannot be reached. The purchase is kept: it completes on the next sync once you are online, and is never charged twice."
             case .insufficientAccountFunds(let detail): "Not enough money in the account. \(detail)"
             case .aboveHoldingLimit(let limit, let currency):
                 "The wallet may hold at most \(Amount.format(limit, currency: currency)) \(currency) offline. Spend or sync first, or buy less."
