@@ -135,14 +135,12 @@ extension AppStack {
         return screen
     }
 
-    /// The Receive sheet: `amount` (empty: open), a description, Return on the last field
-    /// generates. Built here rather than by `AppModel.makeReceive` for two knobs the app leaves
-    /// at their defaults: `frameBytes` small enough that the request is several QR frames (so
-    /// the scan goes "k of n"), and `expiresIn` (0: expired at once).
+    /// The Receive sheet as the app hands it out: `amount` (empty: open), a description, Return
+    /// on the last field generates. `frameBytes` is small enough that the request is several QR
+    /// frames (so the scan goes "k of n"); `expiresIn` 0 makes a request expired at once.
     func receive(_ amount: String, frameBytes: Int = 40, expiresIn: UInt64 = 600) async throws -> ReceiveModel {
-        let screen = ReceiveModel(
-            wallet: wallet.wallet, currency: Self.eur, payeeName: name, hints: Self.hints, sessionOptions: WalletPair.sessionOptions,
-            expiresIn: expiresIn, frameBytes: frameBytes, locale: Self.locale)
+        let screen = try #require(app.makeReceive(
+            hints: Self.hints, payeeName: name, expiresIn: expiresIn, frameBytes: frameBytes, locale: Self.locale))
         screen.appear()
         screen.amount.text = amount
         screen.focusNext()

@@ -52,13 +52,17 @@ extension AppModel {
         }
     }
 
-    /// The Receive sheet, advertising `hints` (the app's Bluetooth address). Nil before the
+    /// The Receive sheet, advertising `hints` (the app's Bluetooth address), its requests valid
+    /// for `expiresIn` seconds and drawn as QR frames of at most `frameBytes`. Nil before the
     /// wallet is open.
-    public func makeReceive(hints: [TransportHint], payeeName: String = "", locale: Locale = .current) -> ReceiveModel? {
+    public func makeReceive(
+        hints: [TransportHint], payeeName: String = "", expiresIn: UInt64 = 600, frameBytes: Int = 600,
+        locale: Locale = .current
+    ) -> ReceiveModel? {
         guard let wallet, let currency else { return nil }
         return ReceiveModel(
             wallet: wallet.wallet, currency: currency, payeeName: payeeName, hints: hints, sessionOptions: sessionOptions,
-            locale: locale)
+            expiresIn: expiresIn, frameBytes: frameBytes, locale: locale)
     }
 
     /// The Scan sheet.
