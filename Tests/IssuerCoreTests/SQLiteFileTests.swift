@@ -1,5 +1,6 @@
 import Foundation
 import SQLStore
+import TestSupport
 import Testing
 
 /// Issue 8 §8 (server) and §1: the server's SQLite file is private, and what SQLite hands
@@ -9,8 +10,12 @@ import Testing
         try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
     }
 
+    /// Removed with everything in it when the test is over (one suite instance per test).
+    let scratch: TemporaryDirectory
+    init() throws { scratch = try TemporaryDirectory("sqlite-file") }
+
     func directory() throws -> String {
-        let dir = NSTemporaryDirectory() + "sqlite-file-" + UUID().uuidString
+        let dir = scratch.path(UUID().uuidString)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         return dir
     }

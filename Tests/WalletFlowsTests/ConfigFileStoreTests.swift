@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 import WalletCore
 import WalletFlows
@@ -7,14 +8,18 @@ import WalletFlows
 /// `config.json`: the command line's settings file, read and written by the flows' store.
 @Suite("ConfigFileStore keeps the config.json format")
 struct ConfigFileStoreTests {
-    static func directory() throws -> String {
-        let dir = NSTemporaryDirectory() + "flows-config-" + UUID().uuidString
+    /// Removed with everything in it when the test is over (one suite instance per test).
+    let scratch: TemporaryDirectory
+    init() throws { scratch = try TemporaryDirectory("flows-config") }
+
+    func directory() throws -> String {
+        let dir = scratch.path(UUID().uuidString)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         return dir
     }
 
     @Test func readsAndWritesTheExistingFormat() throws {
-        let dir = try Self.directory()
+        let dir = try directory()
         let path = dir + "/config.json"
         // A file as earlier releases wrote it.
         let old = """
@@ -42,7 +47,7 @@ struct ConfigFileStoreTests {
     }
 
     @Test func theTokenIsSealedUnderAnEncryptedKeyAndOnlyThatWalletOpensIt() throws {
-        let dir = try Self.directory()
+        let dir = try directory()
         let wallet = try Wallet.create(directory: dir + "/w", passphrase: "correct horse battery", keyCost: .testing)
         let seal = try #require(LoginTokenSeal(wallet: wallet, directory: dir + "/w"))
         #expect(seal.sealsNewTokens)
