@@ -95,7 +95,7 @@ extension WalletSession {
         let restored = try await client.exchangeRestoredNotes(of: wallet)
         let checked = try await client.checkRestoredNotes(of: wallet)
         progress(SyncProgress(step: .announce))
-        let announced = try await client.announcePendingWithAmounts(of: wallet)
+        let announced = try await client.announcePending(of: wallet)
         progress(SyncProgress(step: .settlePending))
         let settled = try await client.settlePendingPayments(of: wallet, now: now)
         progress(SyncProgress(step: .redeem))
@@ -104,7 +104,7 @@ extension WalletSession {
         progress(SyncProgress(step: .refresh))
         let refreshed = try await client.refreshNotes(of: wallet, expiringWithin: seconds, now: now)
         progress(SyncProgress(step: .fraudAndRecharge))
-        let reported = try await client.reportFraudProofsWithAmounts(of: wallet)
+        let reported = try await client.reportFraudProofs(of: wallet)
         let recharge = try await applyAutoRecharge()
         progress(SyncProgress(step: .done))
         try flowState.updateFlowState { $0.lastSync = now }

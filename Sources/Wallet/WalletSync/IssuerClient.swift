@@ -265,15 +265,10 @@ public final class IssuerClient: Sendable {
     }
 
     /// Registers this wallet's signed but unconfirmed payments with the issuer, so a double
-    /// spend of the same notes is caught even if the payee never syncs. Returns fraud cases found.
-    public func announcePending(of wallet: Wallet) async throws -> (announced: Int, fraudCases: [Int64]) {
-        let done = try await announcePendingWithAmounts(of: wallet)
-        return (done.announced, done.fraudCases)
-    }
-
-    /// `announcePending`, with the value at stake in each fraud case: the announced payment's
-    /// value in the chain the issuer found double spent.
-    public func announcePendingWithAmounts(of wallet: Wallet) async throws
+    /// spend of the same notes is caught even if the payee never syncs. Returns the fraud cases
+    /// found, each with the value at stake: the announced payment's value in the chain the
+    /// issuer found double spent (the issuer's answer names the case, not its value).
+    public func announcePending(of wallet: Wallet) async throws
         -> (announced: Int, fraudCases: [Int64], fraudAmounts: [Int64: UInt64])
     {
         var announced = 0
@@ -325,15 +320,10 @@ public final class IssuerClient: Sendable {
         return refreshed
     }
 
-    /// Hands the issuer every fraud proof this wallet caught offline; returns the fraud cases.
+    /// Hands the issuer every fraud proof this wallet caught offline; returns the fraud cases,
+    /// each with the value at stake (the double-spent state's value, from the proof's chain).
     /// The issuer keeps one case per double spend, so reporting again is harmless.
-    public func reportFraudProofs(of wallet: Wallet) async throws -> [Int64] {
-        try await reportFraudProofsWithAmounts(of: wallet).map(\.fraudCase)
-    }
-
-    /// `reportFraudProofs`, with the value at stake in each case: the double-spent state's value
-    /// from the proof's chain.
-    public func reportFraudProofsWithAmounts(of wallet: Wallet) async throws -> [(fraudCase: Int64, amount: UInt64)] {
+    public func reportFraudProofs(of wallet: Wallet) async throws -> [(fraudCase: Int64, amount: UInt64)] {
         var cases: [(fraudCase: Int64, amount: UInt64)] = []
         for proof in try wallet.fraudProofs() {
             let report = Components.Schemas.FraudProofReport(
