@@ -239,32 +239,43 @@ public final class Issuer: Sendable {
         let requestHash = Array(SHA256.hash(data: Array("purchase".utf8) + walletKey.bytes + withUnsafeBytes(of: amount, Array.init)))
         let noteID = NoteID(uncheckedBytes: random(16))
         let entry = random(16)
-        let bytes: [UInt8] = try await transaction { conn in
-            if let replay = try await Self.idempotentReplay(conn, account, idempotencyKey, requestHash) { return replay }
-            let acct = try await Self.loadAccount(conn, account)
-            guard !acct.frozen else { throw IssuerError.accountFrozen }
-            guard try await Self.keyOwner(conn, walletKey) == account else { throw IssuerError.walletKeyNotRegistered }
-            let outstanding = try await conn.queryOne(
-                "SELECT CAST(COALESCE(SUM(amount - redeemed), 0) AS BIGINT) AS v FROM issued_note WHERE owner_key = ? AND swept = 0",
-                walletKey.bytes)?.uint("v") ?? 0
-            guard outstanding + amount <= self.config.maxOfflineHolding else {
-                throw IssuerError.holdingLimitExceeded(
-                    limit: self.config.maxOfflineHolding, outstanding: outstanding, requested: amount, currency: self.config.currency)
+        let bytes: [UInt8]
+        do throws(IssuerError) {
+            bytes = try await transaction { conn in
+                if let replay = try await Self.idempotentReplay(conn, account, idempotencyKey, requestHash) { return replay }
+                let acct = try await Self.loadAccount(conn, account)
+                guard !acct.frozen else { throw IssuerError.accountFrozen }
+                guard try await Self.keyOwner(conn, walletKey) == account else { throw IssuerError.walletKeyNotRegistered }
+                let outstanding = try await conn.queryOne(
+                    "SELECT CAST(COALESCE(SUM(amount - redeemed), 0) AS BIGINT) AS v FROM issued_note WHERE owner_key = ? AND swept = 0",
+                    walletKey.bytes)?.uint("v") ?? 0
+                guard outstanding + amount <= self.config.maxOfflineHolding else {
+                    throw IssuerError.holdingLimitExceeded(
+                        limit: self.config.maxOfflineHolding, outstanding: outstanding, requested: amount, currency: self.config.currency)
+                }
+                let note = try IssuedNote.issue(
+                    noteID: noteID, currency: self.config.currency, amount: amount, owner: walletKey, issuedAt: UInt64(now),
+                    expiresAt: UInt64(now) + self.config.noteLifetime, issuer: key.signer)
+                let float = try await self.systemAccount(conn, .float)
+                try await Ledger.post(
+                    conn, kind: "purchase", reference: noteID.bytes,
+                    postings: [.init(account: account, amount: -Int64(amount), mustStayNonNegative: true), .init(account: float, amount: Int64(amount))],
+                    entry: entry, now: now)
+                try await conn.execute(
+                    "INSERT INTO issued_note(note_id, state_ref, account_id, owner_key, amount, issued_at, expires_at, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    noteID.bytes, note.stateRef.bytes, account, walletKey.bytes, amount, now, Int64(note.expiresAt), note.encoded)
+                let response = Chain(note: note).encoded
+                try await Self.storeIdempotent(conn, account, idempotencyKey, "purchase", requestHash, response, now)
+                return response
             }
-            let note = try IssuedNote.issue(
-                noteID: noteID, currency: self.config.currency, amount: amount, owner: walletKey, issuedAt: UInt64(now),
-                expiresAt: UInt64(now) + self.config.noteLifetime, issuer: key.signer)
-            let float = try await self.systemAccount(conn, .float)
-            try await Ledger.post(
-                conn, kind: "purchase", reference: noteID.bytes,
-                postings: [.init(account: account, amount: -Int64(amount), mustStayNonNegative: true), .init(account: float, amount: Int64(amount))],
-                entry: entry, now: now)
-            try await conn.execute(
-                "INSERT INTO issued_note(note_id, state_ref, account_id, owner_key, amount, issued_at, expires_at, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                noteID.bytes, note.stateRef.bytes, account, walletKey.bytes, amount, now, Int64(note.expiresAt), note.encoded)
-            let response = Chain(note: note).encoded
-            try await Self.storeIdempotent(conn, account, idempotencyKey, "purchase", requestHash, response, now)
-            return response
+        } catch {
+            // A concurrent request with the same key won the race: it committed while this one
+            // waited, which then failed on the key or on the balance the winner spent. Answer
+            // what the winner stored, as any replay of the key does (refreshes of one chain
+            // share a key, so concurrent ones all answer the same notes).
+            let replay = try await transaction { conn in try await Self.idempotentReplay(conn, account, idempotencyKey, requestHash) }
+            guard let replay else { throw error }
+            bytes = replay
         }
         do { return [try Chain(decoding: bytes)] } catch { throw .storage("stored purchase response is damaged") }
     }
