@@ -10,23 +10,26 @@ import Testing
     @Test func varintRoundTripsAndIsMinimal() async {
         var seenLengths = Set<Int>()
         await propertyCheck(count: 500, input: Gen.int(in: 1...10), Gen.uint64(), Gen.int(in: 0...3)) { length, random, edge in
-            // Smallest and largest value of `length` bytes: 7 bits per byte, 64 bits in all.
-            let low: UInt64 = length == 1 ? 0 : 1 << (7 * (length - 1))
-            let high: UInt64 = length == 10 ? .max : (1 << (7 * length)) - 1
-            let value: UInt64 =
-                switch edge {
-                case 0: low
-                case 1: high
-                default: low + random % (high - low + 1)
-                }
-            var w = ByteWriter()
-            w.varint(value)
-            var r = ByteReader(w.bytes)
-            let decoded = try r.varint()
-            #expect(decoded == value)
-            #expect(r.isAtEnd)
-            #expect(w.bytes.count == length, "\(value) took \(w.bytes.count) bytes, not \(length)")
-            seenLengths.insert(w.bytes.count)
+            // propertyCheck drops errors its body throws (it runs the body under try?): catch them here.
+            #expect(throws: Never.self, "length \(length), edge \(edge)") {
+                // Smallest and largest value of `length` bytes: 7 bits per byte, 64 bits in all.
+                let low: UInt64 = length == 1 ? 0 : 1 << (7 * (length - 1))
+                let high: UInt64 = length == 10 ? .max : (1 << (7 * length)) - 1
+                let value: UInt64 =
+                    switch edge {
+                    case 0: low
+                    case 1: high
+                    default: low + random % (high - low + 1)
+                    }
+                var w = ByteWriter()
+                w.varint(value)
+                var r = ByteReader(w.bytes)
+                let decoded = try r.varint()
+                #expect(decoded == value)
+                #expect(r.isAtEnd)
+                #expect(w.bytes.count == length, "\(value) took \(w.bytes.count) bytes, not \(length)")
+                seenLengths.insert(w.bytes.count)
+            }
         }
         #expect(seenLengths == Set(1...10), "lengths tried: \(seenLengths.sorted())")
     }

@@ -34,38 +34,41 @@ import Testing
     @Test func payloadsFrom1ByteTo8KBReassembleInAnyOrder() async throws {
         await propertyCheck(count: 60, input: Gen.int(in: 1...8_192), Gen.int(in: 50...900), Gen.int(in: 0...Int.max)) {
             length, chunk, pick in
-            var state = UInt64(pick) | 1
-            let payload = (0..<length).map { _ in
-                // xorshift64: cheap, replayable bytes from the seed.
-                state ^= state << 13
-                state ^= state >> 7
-                state ^= state << 17
-                return UInt8(truncatingIfNeeded: state)
-            }
-            var frames = try QRFrames.encode(payload, chunkSize: chunk)
-            frames.shuffle()
-            let expected = frames.count
-            // The duplicate goes in before the last distinct frame, so the assembler must scan
-            // it while it is still collecting (a one-frame payload gets its duplicate after).
-            let original = pick % max(1, expected - 1)
-            let at = expected > 1 ? original + 1 + pick % (expected - 1 - original) : 1
-            frames.insert(frames[original], at: at)
-            var assembler = QRFrames.Assembler()
-            var result: [UInt8]?
-            var scanned = 0
-            for (position, frame) in frames.enumerated() where result == nil {
-                #expect(frame.allSatisfy { "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ $%*+-./:".contains($0) })
-                let before = assembler.progress.received
-                result = try assembler.add(frame)
-                scanned += 1
-                if position == at, expected > 1 {
-                    #expect(result == nil, "the duplicate completed the payload")
-                    #expect(assembler.progress.received == before, "the duplicate counted as a new frame")
+            // propertyCheck drops errors its body throws (it runs the body under try?): catch them here.
+            #expect(throws: Never.self, "length \(length), chunk \(chunk), seed \(pick)") {
+                var state = UInt64(pick) | 1
+                let payload = (0..<length).map { _ in
+                    // xorshift64: cheap, replayable bytes from the seed.
+                    state ^= state << 13
+                    state ^= state >> 7
+                    state ^= state << 17
+                    return UInt8(truncatingIfNeeded: state)
                 }
+                var frames = try QRFrames.encode(payload, chunkSize: chunk)
+                frames.shuffle()
+                let expected = frames.count
+                // The duplicate goes in before the last distinct frame, so the assembler must scan
+                // it while it is still collecting (a one-frame payload gets its duplicate after).
+                let original = pick % max(1, expected - 1)
+                let at = expected > 1 ? original + 1 + pick % (expected - 1 - original) : 1
+                frames.insert(frames[original], at: at)
+                var assembler = QRFrames.Assembler()
+                var result: [UInt8]?
+                var scanned = 0
+                for (position, frame) in frames.enumerated() where result == nil {
+                    #expect(frame.allSatisfy { "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ $%*+-./:".contains($0) })
+                    let before = assembler.progress.received
+                    result = try assembler.add(frame)
+                    scanned += 1
+                    if position == at, expected > 1 {
+                        #expect(result == nil, "the duplicate completed the payload")
+                        #expect(assembler.progress.received == before, "the duplicate counted as a new frame")
+                    }
+                }
+                #expect(result == payload)
+                #expect(assembler.progress.received == expected && assembler.progress.expected == expected)
+                #expect(scanned == frames.count || expected == 1, "the duplicate was never scanned: \(scanned) of \(frames.count)")
             }
-            #expect(result == payload)
-            #expect(assembler.progress.received == expected && assembler.progress.expected == expected)
-            #expect(scanned == frames.count || expected == 1, "the duplicate was never scanned: \(scanned) of \(frames.count)")
         }
     }
 

@@ -50,49 +50,52 @@ import WalletCore
     /// conserved to the unit (DESIGN §2.2) across change, several notes and many hops.
     @Test func randomEconomiesConserveValue() async throws {
         await propertyCheck(count: 6, input: Gen.uint64()) { seed in
-            var rng = SplitMix64(seed: seed)
-            let h = try Harness(maxHops: 6)
-            var wallets: [Wallet] = []
-            var issued: UInt64 = 0
-            for i in 0..<4 {
-                let funds = (0..<Int.random(in: 1...4, using: &rng)).map { _ in UInt64.random(in: 100...5_000, using: &rng) }
-                wallets.append(try h.wallet("w\(i)", funds: funds))
-                issued += funds.reduce(0, +)
-            }
-            var paidTotal: UInt64 = 0
-            var payments = 0
-            for _ in 0..<25 {
-                let payer = Int.random(in: 0..<4, using: &rng)
-                let payee = (payer + Int.random(in: 1...3, using: &rng)) % 4
-                // Whatever status calls payable in one payment, `pay` pays (issue 8 item 4).
-                let payable = try wallets[payer].balance().largestPayment
-                guard payable > 0 else { continue }
-                let amount = UInt64.random(in: 1...payable, using: &rng)
-                let request = try wallets[payee].createRequest(amount: amount)
-                let sent = try wallets[payer].pay(request)
-                if Bool.random(using: &rng) {
-                    #expect(try wallets[payer].pay(request).bundle == sent.bundle)
+            // propertyCheck drops errors its body throws (it runs the body under try?): catch them here.
+            #expect(throws: Never.self, "seed \(seed)") {
+                var rng = SplitMix64(seed: seed)
+                let h = try Harness(maxHops: 6)
+                var wallets: [Wallet] = []
+                var issued: UInt64 = 0
+                for i in 0..<4 {
+                    let funds = (0..<Int.random(in: 1...4, using: &rng)).map { _ in UInt64.random(in: 100...5_000, using: &rng) }
+                    wallets.append(try h.wallet("w\(i)", funds: funds))
+                    issued += funds.reduce(0, +)
                 }
-                let got = try wallets[payee].receive(sent.bundle, for: request.nonce)
-                #expect(got.amount == amount)
-                try wallets[payer].confirm(receipt: got.receipt.encoded)
-                paidTotal += amount
-                payments += 1
-                h.clock.now += 7
-            }
-            // A run where (nearly) every payer had nothing to pay would prove nothing.
-            #expect(payments >= 15, "seed \(seed): only \(payments) of 25 payments were made")
-            var held: UInt64 = 0
-            for w in wallets {
-                let b = try w.balance()
-                #expect(b.reserved == 0)
-                held += b.total
-                for state in try w.states() where state.status == .available || state.status == .received {
-                    let verified = try h.issuer.verifier.verify(state.chain, now: h.clock.now)
-                    #expect(verified.owner == w.publicKey)
+                var paidTotal: UInt64 = 0
+                var payments = 0
+                for _ in 0..<25 {
+                    let payer = Int.random(in: 0..<4, using: &rng)
+                    let payee = (payer + Int.random(in: 1...3, using: &rng)) % 4
+                    // Whatever status calls payable in one payment, `pay` pays (issue 8 item 4).
+                    let payable = try wallets[payer].balance().largestPayment
+                    guard payable > 0 else { continue }
+                    let amount = UInt64.random(in: 1...payable, using: &rng)
+                    let request = try wallets[payee].createRequest(amount: amount)
+                    let sent = try wallets[payer].pay(request)
+                    if Bool.random(using: &rng) {
+                        #expect(try wallets[payer].pay(request).bundle == sent.bundle)
+                    }
+                    let got = try wallets[payee].receive(sent.bundle, for: request.nonce)
+                    #expect(got.amount == amount)
+                    try wallets[payer].confirm(receipt: got.receipt.encoded)
+                    paidTotal += amount
+                    payments += 1
+                    h.clock.now += 7
                 }
+                // A run where (nearly) every payer had nothing to pay would prove nothing.
+                #expect(payments >= 15, "seed \(seed): only \(payments) of 25 payments were made")
+                var held: UInt64 = 0
+                for w in wallets {
+                    let b = try w.balance()
+                    #expect(b.reserved == 0)
+                    held += b.total
+                    for state in try w.states() where state.status == .available || state.status == .received {
+                        let verified = try h.issuer.verifier.verify(state.chain, now: h.clock.now)
+                        #expect(verified.owner == w.publicKey)
+                    }
+                }
+                #expect(held == issued, "issued \(issued), held \(held) after paying \(paidTotal)")
             }
-            #expect(held == issued, "issued \(issued), held \(held) after paying \(paidTotal)")
         }
     }
 
@@ -101,45 +104,48 @@ import WalletCore
     /// and refuses one unit more with an error that points at the right remedy.
     @Test func balanceLinesAddUpAndSpendableIsPayable() async throws {
         await propertyCheck(count: 25, input: Gen.uint64()) { seed in
-            var rng = SplitMix64(seed: seed)
-            let h = try Harness(maxHops: 1, maxOfflineHolding: 1_000_000)
-            let alice = try h.wallet("alice")
-            let bob = try h.wallet("bob", funds: [50_000])
-            let carol = try h.wallet("carol")
-            // Notes with long lives, inside the no-spend window, and about to expire outright.
-            for _ in 0..<Int.random(in: 0...6, using: &rng) {
-                let lifetime: UInt64 = [86_400, 250, 90].randomElement(using: &rng) ?? 86_400
-                try alice.deposit([try h.issuer.issue(UInt64.random(in: 1...5_000, using: &rng), to: alice.publicKey, now: h.clock.now, lifetime: lifetime)])
-            }
-            // Received notes: at the hop limit (maxHops 1), so they need a refresh.
-            for _ in 0..<Int.random(in: 0...2, using: &rng) {
-                try h.transfer(UInt64.random(in: 1...3_000, using: &rng), from: bob, to: alice)
-            }
-            // A payment without a receipt: reserved.
-            let before = try alice.balance()
-            if before.largestPayment > 0, Bool.random(using: &rng) {
-                _ = try alice.pay(try carol.createRequest(amount: UInt64.random(in: 1...before.largestPayment, using: &rng)))
-            }
-            h.clock.now += UInt64.random(in: 0...120, using: &rng)
+            // propertyCheck drops errors its body throws (it runs the body under try?): catch them here.
+            #expect(throws: Never.self, "seed \(seed)") {
+                var rng = SplitMix64(seed: seed)
+                let h = try Harness(maxHops: 1, maxOfflineHolding: 1_000_000)
+                let alice = try h.wallet("alice")
+                let bob = try h.wallet("bob", funds: [20_000, 20_000, 10_000])  // one fresh note per transfer: change is at the hop limit
+                let carol = try h.wallet("carol")
+                // Notes with long lives, inside the no-spend window, and about to expire outright.
+                for _ in 0..<Int.random(in: 0...6, using: &rng) {
+                    let lifetime: UInt64 = [86_400, 250, 90].randomElement(using: &rng) ?? 86_400
+                    try alice.deposit([try h.issuer.issue(UInt64.random(in: 1...5_000, using: &rng), to: alice.publicKey, now: h.clock.now, lifetime: lifetime)])
+                }
+                // Received notes: at the hop limit (maxHops 1), so they need a refresh.
+                for _ in 0..<Int.random(in: 0...2, using: &rng) {
+                    try h.transfer(UInt64.random(in: 1...3_000, using: &rng), from: bob, to: alice)
+                }
+                // A payment without a receipt: reserved.
+                let before = try alice.balance()
+                if before.largestPayment > 0, Bool.random(using: &rng) {
+                    _ = try alice.pay(try carol.createRequest(amount: UInt64.random(in: 1...before.largestPayment, using: &rng)))
+                }
+                h.clock.now += UInt64.random(in: 0...120, using: &rng)
 
-            let b = try alice.balance()
-            #expect(b.spendable + b.needsRefresh + b.needsOnlineCheck + b.expired + b.reserved == b.total)
-            let held = try alice.states().filter { $0.status == .available || $0.status == .received }.map(\.amount).reduce(0, +)
-            let inFlight = try alice.pendingPayments().map(\.amount).reduce(0, +)
-            #expect(b.total == held + inFlight)
-            #expect(b.largestPayment <= b.spendable)
-            #expect(b.unsettled <= b.total)
-            if b.largestPayment > 0 {
-                let amount = UInt64.random(in: 1...b.largestPayment, using: &rng)
-                #expect(try alice.pay(try carol.createRequest(amount: amount)).amount == amount)
-            }
-            let after = try alice.balance()
-            let tooMuch = after.spendable + 1
-            let error = walletError { try alice.pay(try carol.createRequest(amount: tooMuch)) }
-            if after.needsRefresh > 0 {
-                #expect(error == .needsRefresh(after.needsRefresh, currency: h.eur))
-            } else {
-                #expect(error == .insufficientFunds(available: after.spendable, requested: tooMuch, currency: h.eur))
+                let b = try alice.balance()
+                #expect(b.spendable + b.needsRefresh + b.needsOnlineCheck + b.expired + b.reserved == b.total)
+                let held = try alice.states().filter { $0.status == .available || $0.status == .received }.map(\.amount).reduce(0, +)
+                let inFlight = try alice.pendingPayments().map(\.amount).reduce(0, +)
+                #expect(b.total == held + inFlight)
+                #expect(b.largestPayment <= b.spendable)
+                #expect(b.unsettled <= b.total)
+                if b.largestPayment > 0 {
+                    let amount = UInt64.random(in: 1...b.largestPayment, using: &rng)
+                    #expect(try alice.pay(try carol.createRequest(amount: amount)).amount == amount)
+                }
+                let after = try alice.balance()
+                let tooMuch = after.spendable + 1
+                let error = walletError { try alice.pay(try carol.createRequest(amount: tooMuch)) }
+                if after.needsRefresh > 0 {
+                    #expect(error == .needsRefresh(after.needsRefresh, currency: h.eur))
+                } else {
+                    #expect(error == .insufficientFunds(available: after.spendable, requested: tooMuch, currency: h.eur))
+                }
             }
         }
     }
