@@ -228,8 +228,14 @@ import WalletCore
         try h.transfer(3_000, from: alice, to: bob)
         let request = try bob.createRequest(amount: 3_000)
         let sent = try carol.pay(request)
+        let before = try WalletState(bob)
         #expect(walletError { try bob.receive(sent.bundle, for: request.nonce) } == .holdingLimitExceeded(limit: 5_000, wouldHold: 6_000, currency: Currency("EUR")!))
-        #expect(try bob.balance().spendable == 3_000)
+        #expect(try WalletState(bob) == before, "a payment over the holding limit changed the wallet")
+        // Within the limit the same wallet still accepts.
+        let fits = try bob.createRequest(amount: 2_000)
+        let dave = try h.wallet("dave", funds: [2_000])
+        #expect(try bob.receive(try dave.pay(fits).bundle, for: fits.nonce).amount == 2_000)
+        #expect(try bob.balance().holding == 5_000)
     }
 
     @Test func depositsMustBeOwnedValidAndAreIdempotent() throws {
@@ -238,12 +244,20 @@ import WalletCore
         let bob = try h.wallet("bob")
         let note = try h.issuer.issue(700, to: alice.publicKey, now: h.clock.now)
         #expect(try alice.deposit([note]) == 700)
+        let deposited = try WalletState(alice)
         #expect(try alice.deposit([note]) == 0)
+        #expect(try WalletState(alice) == deposited, "a repeated deposit changed the wallet")
+        let bobBefore = try WalletState(bob)
         #expect(walletError { try bob.deposit([note]) } == .notOwnedByWallet)
+        #expect(try WalletState(bob) == bobBefore)
         let stranger = try DevIssuer(currency: h.eur, now: h.clock.now)
         #expect(walletError { try alice.deposit([try stranger.issue(5, to: alice.publicKey, now: h.clock.now)]) }
             == .rejected(.unknownIssuerKey(stranger.issuingKey.publicKey.keyID)))
-        #expect(try alice.balance().spendable == 700)
+        #expect(try WalletState(alice) == deposited, "a refused deposit changed the wallet")
+        // The good path still works for both.
+        #expect(try bob.deposit([try h.issuer.issue(300, to: bob.publicKey, now: h.clock.now)]) == 300)
+        #expect(try alice.deposit([try h.issuer.issue(50, to: alice.publicKey, now: h.clock.now)]) == 50)
+        #expect(try alice.balance().spendable == 750)
     }
 
     /// A refused trust install leaves the wallet's trust as it was: a funded wallet keeps its
