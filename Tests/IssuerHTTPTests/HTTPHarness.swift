@@ -40,8 +40,11 @@ struct HTTPHarness {
         let keyring = IssuerKeyring(
             authority: SoftwareSigner(),
             issuing: [.init(signer: SoftwareSigner(), validFrom: 0, validUntil: UInt64(Date().timeIntervalSince1970) + 86_400 * 365)])
+        // Removed when the test is over, even if a connection still winding down holds it.
+        let database = try await backend.makeDatabase().database
+        defer { database.remove() }
         let issuer = try await Issuer.open(
-            database: try await backend.makeDatabase().database, keyring: keyring,
+            database: database, keyring: keyring,
             config: IssuerConfig(currency: Currency("EUR")!, maxOfflineHolding: 100_000, devFunding: true, passwordCost: .testing),
             challengeSecret: Array(repeating: 3, count: 32), clock: clock)
         let tokens = AccessTokens(secret: Array(repeating: 9, count: 32))

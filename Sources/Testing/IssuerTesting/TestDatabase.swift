@@ -6,6 +6,7 @@ import NIOPosix
 import OfflineNotes
 import PostgresNIO
 import SQLStore
+import Synchronization
 import TestSupport
 import Testing
 
@@ -51,9 +52,10 @@ public final class ScratchDatabase: Sendable {
     /// The server URL and schema, for PostgreSQL.
     public let url: String?
     public let schema: String?
+    private let removed = Mutex(false)
 
     /// A fresh temporary directory for SQLite files.
-    public static func sqlite(prefix: String = "issuer") throws -> ScratchDatabase {
+    public static func sqlite(prefix: String = "scratch-db") throws -> ScratchDatabase {
         let path = NSTemporaryDirectory() + prefix + "-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return ScratchDatabase(path: path, url: nil, schema: nil)
@@ -89,9 +91,14 @@ public final class ScratchDatabase: Sendable {
         return PostgresStore(configuration: config, logger: quietLogger)
     }
 
-    deinit {
+    /// Removes the database now (once): for scoped helpers that know the test is over even if
+    /// something (a task still winding down) holds the database. Also runs at deinit.
+    public func remove() {
+        guard removed.withLock({ was in defer { was = true }; return !was }) else { return }
         if let url, let schema { Self.drop(schema, url: url) } else { try? FileManager.default.removeItem(atPath: path) }
     }
+
+    deinit { remove() }
 
     /// Drops the schema over a connection of its own, waiting on NIO's event loop rather than
     /// on Swift concurrency (a deinit cannot await, and blocking the cooperative pool on work it
@@ -132,6 +139,9 @@ public struct CleaningDatabase: SQLDatabase {
         try await base.transaction(durable: durable, body)
     }
     public func close() async { await base.close() }
+
+    /// Removes the scratch database now (see `ScratchDatabase.remove`).
+    public func remove() { owner.remove() }
 }
 
 extension Issuer {

@@ -39,8 +39,11 @@ public struct IssuerHarness: Sendable {
             issuing: [.init(signer: SoftwareSigner(), validFrom: 0, validUntil: UInt64(Date().timeIntervalSince1970) + 86_400 * 365)])
         var config = IssuerConfig(currency: Currency("EUR")!, maxOfflineHolding: 100_000, devFunding: true, passwordCost: .testing)
         config.refreshReuseWindow = refreshReuseWindow
+        // Removed when the test is over, even if a connection still winding down holds it.
+        let database = try await backend.makeDatabase().database
+        defer { database.remove() }
         let issuer = try await Issuer.open(
-            database: try await backend.makeDatabase().database, keyring: keyring, config: config,
+            database: database, keyring: keyring, config: config,
             challengeSecret: Array(repeating: 3, count: 32))
         let tokens = AccessTokens(secret: Array(repeating: 9, count: 32))
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
