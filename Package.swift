@@ -363,7 +363,7 @@ let package = Package(
         .testTarget(
             name: "QRImageTests",
             dependencies: [
-                "QRPayload",
+                "QRPayload", "TestSupport",
                 .target(name: "QRImage", condition: .when(platforms: [.linux])),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],

@@ -3,15 +3,15 @@ import Foundation
 import PropertyBased
 import QRImage
 import QRPayload
+import TestSupport
 import Testing
 
 @Suite("QR images through libqrencode, PNG and zbar")
 struct QRImageTests {
-    let directory: String = {
-        let path = NSTemporaryDirectory() + "qr-tests-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }()
+    /// Removed with its PNG files when the test ends (one suite instance per test).
+    let scratch: TemporaryDirectory
+    var directory: String { scratch.path }
+    init() throws { scratch = try TemporaryDirectory("qr-tests") }
 
     /// The round trip: random payloads of 1 B to 8 KB, framed, drawn as PNG files,
     /// scanned back by zbar in shuffled order and reassembled bit for bit.
