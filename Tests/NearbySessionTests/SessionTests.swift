@@ -187,9 +187,11 @@ struct SessionTests {
         _ = await gone
         let got = try await served
         #expect(result.restarts == 1, "the payer did not start afresh once")
-        // Link 1 carried the refused resume, link 2 the new session.
-        #expect(result.reconnects == 2)
-        #expect(before.counters.links == 1 && after.counters.links == 2)
+        // The first link reached the old process; every later one the new process: one carried
+        // the refused resume, the last the new session (a link lost while the old session was
+        // being refused — the payee closes it as it answers — adds one more; the restart stays one).
+        #expect(result.reconnects >= 2)
+        #expect(before.counters.links == 1 && after.counters.links == result.reconnects)
         #expect(before.counters.dialerFrames > 0, "the first session sent nothing before the payee forgot it")
         // The wallet signed once: asked again it hands back the same bytes, and those bytes,
         // unchanged, are what the restarted payee received, once.
