@@ -2,6 +2,7 @@ import Foundation
 import Observation
 import OfflineNotes
 import Synchronization
+import TestSupport
 import Testing
 import WalletAppModels
 import WalletCore
@@ -40,11 +41,9 @@ final class StateRecorder {
 @Suite struct BackupRestoreTests {
     static let strong = "correct staple 42 horses"
 
-    static func folder() throws -> URL {
-        let url = URL(fileURLWithPath: NSTemporaryDirectory() + "backups-" + UUID().uuidString)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
+    /// This test's folder for backup files, removed when the test ends.
+    let scratch: TemporaryDirectory
+    init() throws { scratch = try TemporaryDirectory("backups") }
 
     @Test func backupTakesThePassphraseTwiceUnderTheCommandLinesRuleAndWritesTheEncryptedFile() async throws {
         try await IssuerHarness.with { h in
@@ -52,7 +51,7 @@ final class StateRecorder {
             _ = try await session.purchase(2_000)
             let email = try #require(try store.loadLogin().email)
             let home = HomeModel(session: session, connectivity: ManualConnectivity(.offline))
-            let folder = try Self.folder()
+            let folder = URL(fileURLWithPath: scratch.path)
             let settings = SettingsModel(
                 session: session, home: home, settings: InMemorySettingsStore(), biometrics: NoBiometrics(),
                 backupDestination: FileBackupDestination(directory: folder), backupCost: .testing)

@@ -1,5 +1,6 @@
 import Foundation
 import OfflineNotes
+import TestSupport
 import Testing
 import WalletAppModels
 import WalletCore
@@ -11,9 +12,11 @@ import WalletTestSupport
 @Suite("Settings model")
 @MainActor
 struct SettingsModelTests {
-    static func settingsFile() -> URL {
-        URL(fileURLWithPath: NSTemporaryDirectory() + "settings-" + UUID().uuidString + ".json")
-    }
+    /// This test's scratch folder, removed when the test ends (each test gets its own suite value).
+    let scratch: TemporaryDirectory
+    init() throws { scratch = try TemporaryDirectory("settings") }
+
+    func settingsFile() -> URL { URL(fileURLWithPath: scratch.path("settings.json")) }
 
     @Test func valuesPersistReloadAndDriveAutoRecharge() async throws {
         try await IssuerHarness.with { h in
@@ -22,7 +25,7 @@ struct SettingsModelTests {
             home.appear()
             defer { home.disappear() }
             #expect(await untilTrue { home.snapshot != nil && home.settled == 50_000 })
-            let file = Self.settingsFile()
+            let file = settingsFile()
             let settings = SettingsModel(
                 session: session, home: home, settings: try FileSettingsStore(url: file), biometrics: ScriptedBiometricGate([true]))
             #expect(!settings.autoRechargeOn && settings.threshold == 20 && settings.target == 100)
