@@ -398,7 +398,7 @@ let package = Package(
         .testTarget(
             name: "WalletCLITests",
             dependencies: [
-                "WalletCLI", "WalletCore", "WalletFlows", "NearbySession", "TestSupport",
+                "WalletCLI", "WalletCore", "WalletFlows", "OfflineNotes", "NearbySession", "TestSupport",
             ],
             path: "Tests/WalletCLITests"
         ),
