@@ -89,6 +89,41 @@ final class RestartedPayee: LinkDialer {
     }
 }
 
+/// A payee still on the previous link: the first link and every one after the `busy` next
+/// reach `network`; those in between are answered ABORT busy at once (§12: the payee has not
+/// yet noticed the old link drop, or its wallet is still answering).
+final class BusyPayee: LinkDialer {
+    let network: SimulatedNetwork
+    let busy: Int
+    private let dialed = Mutex(0)
+
+    init(network: SimulatedNetwork, busy: Int) {
+        self.network = network
+        self.busy = busy
+    }
+
+    func connect() async throws -> any LinkConnection {
+        let n = dialed.withLock { n in
+            defer { n += 1 }
+            return n
+        }
+        return (1...busy).contains(n) ? BusyLink() : try await network.connect()
+    }
+}
+
+/// A link on which the payee answers "busy" and hangs up.
+final class BusyLink: LinkConnection {
+    let mtu = 185
+    func send(_ frame: [UInt8]) async throws {}
+    func inbound() -> AsyncThrowingStream<[UInt8], any Error> {
+        AsyncThrowingStream { continuation in
+            continuation.yield(LinkFrame.abort(AbortCode.busy.rawValue).encoded)
+            continuation.finish()
+        }
+    }
+    func close() {}
+}
+
 @Suite("Link frames")
 struct FrameTests {
     @Test func roundTrips() throws {
@@ -153,6 +188,28 @@ struct SessionTests {
         #expect(network.counters.links == result.reconnects + 1)
         #expect(try pair.payee.balance().unsettled == 3_000)
         // However often the link dropped, the payee's wallet credited one payment.
+        #expect(try pair.payee.history().count == 1)
+    }
+
+    /// "Busy" answers are not lost links: a payee still busy with the old link (a loaded
+    /// phone's wallet can take longer than every backoff step together) answers each resume
+    /// "busy", and the payer keeps resuming within its deadline instead of giving up after
+    /// `maxReconnects` links. The payment completes on the next real link, credited once.
+    @Test func busyAnswersDoNotUseUpTheReconnects() async throws {
+        let pair = try Pair()
+        let (request, ephemeral) = try pair.request(3_000)
+        let payment = try pair.payer.pay(request, method: .tcp)
+        let options = SessionOptions(retransmitAfter: .milliseconds(30), timeout: .seconds(120), maxReconnects: 2)
+        let network = SimulatedNetwork(.init(mtu: 20, cutAfterFrames: [0: 3]))
+        let receiver = try NearbyReceiver(request: request, ephemeral: ephemeral, options: options)
+        async let served = receiver.serve(network, answer: pair.answer)
+        let result = try await NearbyPayment.pay(
+            request: request, bundle: payment.bundle, dialer: BusyPayee(network: network, busy: 5), options: options)
+        _ = try await served
+        #expect(result.reconnects == 6 && result.restarts == 0, "one cut, five busy answers, one resume")
+        #expect(network.counters.links == 2)
+        try pair.payer.confirm(receipt: result.receipt)
+        #expect(try pair.payee.balance().unsettled == 3_000)
         #expect(try pair.payee.history().count == 1)
     }
 

@@ -150,10 +150,15 @@ public enum NearbyPayment {
         var resuming = false
         var reconnects = -1
         var restarts = 0
+        // Links the payee answered "busy": it is alive and still on the previous link (it has
+        // not yet noticed that link drop, or its wallet is still answering). Those are not lost
+        // links, so they do not use up `maxReconnects`; the deadline bounds the wait. (On a
+        // loaded phone the wallet's answer can outlast every backoff step together.)
+        var busyAnswers = 0
         var lastProblem = "no link"
         while true {
             reconnects += 1
-            guard reconnects <= options.maxReconnects else { throw .linkLost(lastProblem) }
+            guard reconnects - busyAnswers <= options.maxReconnects else { throw .linkLost(lastProblem) }
             guard ContinuousClock.now < deadline else { throw .timedOut }
             if reconnects > 0 { try? await Task.sleep(for: min(.seconds(2), options.retransmitAfter * reconnects)) }
             let connection: any LinkConnection
@@ -184,6 +189,7 @@ public enum NearbyPayment {
                 resuming = false
                 restarts += 1
             } catch NearbyError.aborted(.busy) {
+                busyAnswers += 1
                 resuming = true
             } catch let error as NearbyError {
                 throw error

@@ -31,7 +31,8 @@ public struct SessionOptions: Sendable {
     public var retransmitAfter: Duration
     /// How long the whole payment may take, reconnects included.
     public var timeout: Duration
-    /// New links a payer opens after losing one, before giving up.
+    /// New links a payer opens after losing one, before giving up. A link the payee answers
+    /// "busy" (still on the previous link) is not counted: `timeout` bounds those.
     public var maxReconnects: Int
     /// How long a payee keeps answering after it sent its reply, so a payer whose link dropped
     /// can still resume and fetch it.
