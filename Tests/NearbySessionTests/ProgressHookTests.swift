@@ -15,7 +15,7 @@ struct ProgressHookTests {
         let network = SimulatedNetwork(.init(mtu: 185))
         let (request, ephemeral) = try pair.request(2_000)
         let payment = try pair.payer.pay(request, method: .tcp)
-        let options = SessionOptions(retransmitAfter: .milliseconds(30), timeout: .seconds(20), linger: .milliseconds(100))
+        let options = SessionOptions(retransmitAfter: .milliseconds(30), timeout: .seconds(120), linger: .milliseconds(100))
         let receiver = try NearbyReceiver(request: request, ephemeral: ephemeral, options: options)
         async let served = receiver.serve(network, answer: pair.answer)
         let seen = Mutex<[SessionProgress]>([])

@@ -46,9 +46,14 @@ final class Pair: @unchecked Sendable {
         }
     }
 
+    /// Short timers, so a lost frame costs milliseconds, and liveness bounds only: a loaded
+    /// machine starves the 30 ms retransmit timer, and a payment may then need more links and
+    /// more time than a phone ever would (the tests check outcomes, never counts of either).
+    static let options = SessionOptions(retransmitAfter: .milliseconds(30), timeout: .seconds(120), maxReconnects: 64)
+
     /// Runs one payment over `network`; returns the payer's result after confirming the receipt.
     func pay(
-        _ amount: UInt64, over network: SimulatedNetwork, options: SessionOptions = SessionOptions(retransmitAfter: .milliseconds(30), timeout: .seconds(20))
+        _ amount: UInt64, over network: SimulatedNetwork, options: SessionOptions = Pair.options
     ) async throws -> NearbyPayment.Result {
         let (request, ephemeral) = try request(amount)
         let payment = try payer.pay(request, method: .tcp)
@@ -221,7 +226,7 @@ struct SessionTests {
         let (request, ephemeral) = try pair.request(3_000)
         let payment = try pair.payer.pay(request, method: .tcp)
         // Timeouts only bound a hang (liveness); the test waits on the payment itself.
-        let options = SessionOptions(retransmitAfter: .milliseconds(30), timeout: .seconds(120))
+        let options = Pair.options
         // The first payee process: its link dies after 6 frames, long before the ~20 frames
         // of the bundle at MTU 20 are through.
         let before = SimulatedNetwork(.init(mtu: 20, cutAfterFrames: [0: 6]))
@@ -298,7 +303,7 @@ struct SessionTests {
         var payer = try NearbyPayer(request: request, bundle: payment.bundle)
         // A payee that never saw the session answers a resume with ABORT unknown_session.
         let network = SimulatedNetwork(.init(mtu: 185))
-        let options = SessionOptions(retransmitAfter: .milliseconds(30), timeout: .seconds(10))
+        let options = SessionOptions(retransmitAfter: .milliseconds(30), timeout: .seconds(120))
         let receiver = try NearbyReceiver(request: request, ephemeral: ephemeral, options: options)
         async let served = receiver.serve(network, answer: pair.answer)
         let link = try await network.connect()
@@ -384,7 +389,7 @@ struct SessionTests {
         let network = SimulatedNetwork(.init(mtu: 185))
         let (request, ephemeral) = try pair.request(500)
         let payment = try pair.payer.pay(request, method: .tcp)
-        let options = SessionOptions(retransmitAfter: .milliseconds(30), timeout: .seconds(10), linger: .milliseconds(100))
+        let options = SessionOptions(retransmitAfter: .milliseconds(30), timeout: .seconds(120), linger: .milliseconds(100))
         let receiver = try NearbyReceiver(request: request, ephemeral: ephemeral, options: options)
         async let served: NearbyReceiver.Result? = try? receiver.serve(network, answer: { _, _ in .refuse(code: "request_expired", message: "too late") })
         await #expect(throws: NearbyError.refused(code: "request_expired", message: "too late")) {
@@ -441,7 +446,7 @@ struct TCPSessionTests {
         let port = try #require(listener.port)
         let (request, ephemeral) = try pair.request(1_250)
         let payment = try pair.payer.pay(request, method: .tcp)
-        let options = SessionOptions(retransmitAfter: .milliseconds(200), timeout: .seconds(10))
+        let options = SessionOptions(retransmitAfter: .milliseconds(200), timeout: .seconds(120))
         let receiver = try NearbyReceiver(request: request, ephemeral: ephemeral, options: options)
         async let served = receiver.serve(listener, answer: pair.answer)
         let result = try await NearbyPayment.pay(
@@ -458,7 +463,7 @@ struct TCPSessionTests {
         let listener = try await TCPLink.listen(host: "127.0.0.1", port: 0)
         let port = try #require(listener.port)
         let (request, ephemeral) = try pair.request(900)
-        let options = SessionOptions(retransmitAfter: .milliseconds(200), timeout: .seconds(10))
+        let options = SessionOptions(retransmitAfter: .milliseconds(200), timeout: .seconds(120))
         let receiver = try NearbyReceiver(request: request, ephemeral: ephemeral, options: options)
         async let served = receiver.serve(listener, answer: pair.answer)
         let dialer = TCPLink.dialer(host: "127.0.0.1", port: port)

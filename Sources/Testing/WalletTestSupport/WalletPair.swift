@@ -34,7 +34,8 @@ public final class WalletPair: @unchecked Sendable {
 
     deinit { try? FileManager.default.removeItem(atPath: root) }
 
-    /// Short timers so a lost frame costs milliseconds; no assertion may depend on them.
+    /// Short timers so a lost frame costs milliseconds, and a liveness bound (not a speed check)
+    /// for the whole payment; no assertion may depend on them.
     public static let sessionOptions = SessionOptions(
-        retransmitAfter: .milliseconds(30), timeout: .seconds(20), linger: .milliseconds(200))
+        retransmitAfter: .milliseconds(30), timeout: .seconds(120), linger: .milliseconds(200))
 }
