@@ -141,14 +141,15 @@ public struct NearbyPayFlow: Sendable {
 
     /// Pays the payee listening behind `dialer` (an address, not a scanned request): fetches
     /// its request and pays it only if its key id starts with `payee`, the key id the payee's
-    /// screen shows. A mismatch is refused before anything is signed.
+    /// screen shows. A mismatch is refused before anything is signed. Fetching the request is
+    /// part of the payment, so it is bounded by the same `options.timeout`.
     public func pay(
         listenerAt dialer: any LinkDialer, payee: String?, amount: UInt64? = nil,
         progress: @escaping @Sendable (NearbyProgress) -> Void = { _ in }
     ) async throws(NearbyPayError) -> NearbyPayResult {
         let expected = try Self.expectedPayee(payee)
         progress(.fetchingRequest)
-        let request = try await Self.fetchRequest(from: dialer, payee: expected)
+        let request = try await Self.fetchRequest(from: dialer, payee: expected, timeout: options.timeout)
         return try await pay(request, amount: amount, dialer: dialer, progress: progress)
     }
 
