@@ -64,6 +64,8 @@ struct HistoryModelTests {
             #expect(detail.chainLength == 1)
             #expect(detail.receiptAt != nil)
             #expect(detail.counterpartyKey == "\(bob.wallet.publicKey.keyID)")
+            let issuerKeys = try PaymentBundle(decoding: p1.bundle).chains.map { "\($0.note.issuerKeyID)" }
+            #expect(!issuerKeys.isEmpty && detail.issuerKeys == Array(Set(issuerKeys)).sorted(), "the proof's root: \(detail.issuerKeys)")
             #expect(detail.settlement == HistoryDetail.Settlement.none && detail.fraudCases.isEmpty)
             history.closeDetail()
             #expect(history.detail == nil)
@@ -72,6 +74,7 @@ struct HistoryModelTests {
             await history.open(refunded.id)
             #expect(history.detail?.settlement == .expiredRefunded)
             #expect(history.detail?.receiptAt == nil)
+            #expect(history.detail?.issuerKeys.isEmpty == false, "a payment sent keeps its proof's root")
 
             // A line that is not there: the problem says so, no detail opens.
             history.closeDetail()

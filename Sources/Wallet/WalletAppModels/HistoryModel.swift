@@ -67,6 +67,8 @@ public final class HistoryModel {
         public let chainLength: Int?
         /// The other side's key id, as screens show keys.
         public let counterpartyKey: String?
+        /// The issuer keys (key ids) that signed the notes involved: the root of the proof.
+        public let issuerKeys: [String]
         /// When the receipt was signed; nil while none is held.
         public let receiptAt: Timestamp?
         public let settlement: HistoryDetail.Settlement
@@ -187,7 +189,7 @@ public final class HistoryModel {
             }
         return Detail(
             row: row(d.entry, now: now), chainLength: d.hops.max(), counterpartyKey: d.counterpartyKey.map { "\($0)" },
-            receiptAt: d.receiptReceivedAt, settlement: d.settlement, settlementText: settlementText,
+            issuerKeys: d.issuerKeys.map { "\($0)" }, receiptAt: d.receiptReceivedAt, settlement: d.settlement, settlementText: settlementText,
             fraudCases: Array(Set(d.fraud.flatMap(\.caseIDs))).sorted(), fraudKinds: d.fraud.map(\.kind),
             journalEntries: d.journal.count)
     }

@@ -78,7 +78,7 @@ struct HistoryShow: AsyncParsableCommand {
             "id": e.id, "direction": e.direction.rawValue, "status": e.status.rawValue, "method": e.method, "online": e.online,
             "amount": e.amount, "currency": e.currency, "amountText": money(e), "counterparty": e.counterparty,
             "counterpartyKeyId": d.counterpartyKey?.hex ?? NSNull(), "paymentId": d.paymentID?.hex ?? NSNull(),
-            "hops": d.hops, "receiptHeld": d.receiptHeld, "receiptReceivedAt": d.receiptReceivedAt ?? NSNull(),
+            "hops": d.hops, "issuerKeyIds": d.issuerKeys.map(\.hex), "receiptHeld": d.receiptHeld, "receiptReceivedAt": d.receiptReceivedAt ?? NSNull(),
             "settlement": d.settlement.rawValue, "error": e.error ?? NSNull(),
             "journal": d.journal.map { ["id": $0.id, "kind": $0.kind, "amount": $0.amount, "createdAt": $0.createdAt] as [String: Any] },
             "fraud": d.fraud.map { ["kind": $0.kind, "cheaterKeyId": $0.cheater?.hex ?? NSNull(), "cases": $0.caseIDs] as [String: Any] },
@@ -101,6 +101,7 @@ struct HistoryShow: AsyncParsableCommand {
         if !d.hops.isEmpty {
             lines.append("chain length   \(d.hops.map(String.init).joined(separator: ", ")) hop(s) (\(d.hops.count) note(s))")
         }
+        if !d.issuerKeys.isEmpty { lines.append("issuer key     \(d.issuerKeys.map { "\($0)" }.joined(separator: ", "))") }
         if e.direction == .sent || e.direction == .received, d.paymentID != nil {
             lines.append("receipt        \(d.receiptReceivedAt.map { "held, signed at \(time($0))" } ?? (e.status == .pending ? "none yet (the payment is pending)" : "none"))")
         }

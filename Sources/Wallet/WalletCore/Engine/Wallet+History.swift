@@ -97,6 +97,9 @@ public struct HistoryDetail: Sendable, Equatable {
     public let counterpartyKey: KeyID?
     /// Chain length (transfers since issue) of each note involved, as its holder now has it.
     public let hops: [Int]
+    /// The issuer keys that signed the notes involved (the root of each chain's proof), sorted;
+    /// empty for account movements and purchases.
+    public let issuerKeys: [KeyID]
     /// When the payee signed the receipt: for a payment sent, the receipt this wallet holds
     /// (nil while none came back); for a payment received, the receipt it handed out.
     public let receiptReceivedAt: Timestamp?
@@ -412,7 +415,7 @@ extension Wallet {
             }
             return HistoryDetail(
                 entry: entry, paymentID: paymentID, counterpartyKey: parts.counterparty, hops: parts.hops,
-                receiptReceivedAt: parts.receiptAt, settlement: parts.settlement, journal: journal,
+                issuerKeys: parts.issuerKeys, receiptReceivedAt: parts.receiptAt, settlement: parts.settlement, journal: journal,
                 fraud: Self.merged(parts.fraud))
         }
     }
@@ -420,6 +423,7 @@ extension Wallet {
     private struct DetailParts {
         var counterparty: KeyID?
         var hops: [Int] = []
+        var issuerKeys: [KeyID] = []
         var receiptAt: Timestamp?
         var settlement: HistoryDetail.Settlement = .none
         var fraud: [HistoryDetail.Fraud] = []
@@ -435,6 +439,7 @@ extension Wallet {
         let bundle = try PaymentBundle(decoding: row.bytes("bundle"))
         parts.counterparty = request.payee.keyID
         parts.hops = bundle.chains.map(\.hops)
+        parts.issuerKeys = Array(Set(bundle.chains.map(\.note.issuerKeyID))).sorted()
         let receipt = row.bytes("receipt")
         if !receipt.isEmpty { parts.receiptAt = try Receipt(decoding: receipt).receivedAt }
         switch (row["resolution"] as String?).flatMap(PendingResolution.init(rawValue:)) {
@@ -461,6 +466,7 @@ extension Wallet {
         else { return parts }
         let bundle = try PaymentBundle(decoding: row.bytes("bundle"))
         parts.counterparty = bundle.chains.first?.transfers.last?.signerKeyID
+        parts.issuerKeys = Array(Set(bundle.chains.map(\.note.issuerKeyID))).sorted()
         parts.receiptAt = try Receipt(decoding: row.bytes("receipt")).receivedAt
         let held = try Row.fetchAll(
             db, sql: "SELECT ref, hops, status FROM note_state WHERE received_in = ? ORDER BY ref", arguments: [id.bytes.data])
