@@ -14,6 +14,47 @@ import WalletTestSupport
 /// in the wallet and in the issuer's books.
 @Suite("A lost refresh answer")
 struct LostRefreshTests {
+    /// The next sync's resend meets a busy issuer (503): the sync stops with the notes still
+    /// held, instead of going on to the state check, which would hear "redeemed" and retire them
+    /// while their fresh notes sit at the issuer. The sync after that recovers them.
+    @Test func aResendMetByABusyIssuerKeepsTheNotesHeldForTheNextSync() async throws {
+        try await IssuerHarness.with { h in
+            let losing = Mutex(1)  // the first refresh's answer is lost
+            let busy = Mutex(0)  // then the next this-many refreshes are answered 503
+            let (session, _) = try await h.loggedIn("busy-refresher", funds: 10_000) { url in
+                IssuerClient(serverURL: url, transport: LosingTransport(
+                    loses: { operation in
+                        operation == "refreshNotes" && losing.withLock { count in
+                            defer { count = max(0, count - 1) }
+                            return count > 0
+                        }
+                    },
+                    unavailable: { operation in
+                        operation == "refreshNotes" && busy.withLock { count in
+                            defer { count = max(0, count - 1) }
+                            return count > 0
+                        }
+                    }))
+            }
+            #expect(try await session.purchase(5_000) == 5_000)
+            await #expect(throws: IssuerClientError.self) { try await session.sync(refreshWithin: 365 * 86_400) }
+            #expect(try session.wallet.balance().needsOnlineCheck == 5_000)
+
+            busy.withLock { $0 = 1 }
+            let error = await #expect(throws: IssuerClientError.self) { try await session.sync(refreshWithin: 0) }
+            #expect(error?.status == 503)
+            let held = try session.wallet.balance()
+            #expect(held.needsOnlineCheck == 5_000 && held.spendable == 0, "the held notes were retired or released: \(held)")
+
+            _ = try await session.sync(refreshWithin: 0)
+            let balance = try session.wallet.balance()
+            #expect(balance.spendable == 5_000 && balance.total == 5_000, "value vanished or doubled: \(balance)")
+            #expect(try await session.account().balance == 5_000)
+            #expect(try await h.issuer.outstandingFloat() == 5_000)
+            #expect(try await h.issuer.checkLedger().isEmpty)
+        }
+    }
+
     @Test func theNextSyncRecoversTheFreshNotesAndValueNeitherVanishesNorDoubles() async throws {
         try await IssuerHarness.with { h in
             let losing = Mutex(1)  // the first refresh's answer is lost

@@ -103,14 +103,25 @@ public final class MemoryFlowStore: CredentialStore, FlowStateStore, Sendable {
 
 /// A transport that forwards every request to the server but loses the answer to the ones
 /// `loses` picks (the request was processed; the client sees a dropped connection) — a crash
-/// or a cut network between sending and hearing back.
+/// or a cut network between sending and hearing back. The ones `unavailable` picks are not sent
+/// at all and answered 503 (an overloaded issuer or proxy).
 public struct LosingTransport: ClientTransport {
     let base = URLSessionTransport()
     let loses: @Sendable (String) -> Bool
+    let unavailable: @Sendable (String) -> Bool
 
-    public init(loses: @escaping @Sendable (String) -> Bool) { self.loses = loses }
+    public init(
+        loses: @escaping @Sendable (String) -> Bool, unavailable: @escaping @Sendable (String) -> Bool = { _ in false }
+    ) {
+        self.loses = loses
+        self.unavailable = unavailable
+    }
 
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
+        if unavailable(operationID) {
+            let problem = #"{"type":"about:blank","title":"Service Unavailable","status":503,"code":"unavailable","detail":"The issuer is busy; try again shortly."}"#
+            return (HTTPResponse(status: .serviceUnavailable, headerFields: [.contentType: "application/problem+json"]), HTTPBody(problem))
+        }
         let answer = try await base.send(request, body: body, baseURL: baseURL, operationID: operationID)
         if loses(operationID) { throw URLError(.networkConnectionLost) }
         return answer

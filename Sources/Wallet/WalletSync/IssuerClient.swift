@@ -257,10 +257,21 @@ public final class IssuerClient: Sendable {
             let batch = Array(held[start..<min(start + 64, held.count)])
             let out = try await call { try await client.refreshNotes(body: .json(.init(
                 walletKey: Base64URL.encode(wallet.publicKey.bytes), chains: batch.map { Base64URL.encode($0.chain.encoded) }))) }
-            guard case .ok(let ok) = out else { continue }
-            let body = try ok.body.json
-            let exchanged = zip(batch, body.results).filter { $0.1.status == .credited || $0.1.status == .alreadyCredited }.map(\.0.ref)
-            try wallet.exchange(exchanged, for: try Self.chains(body.chains))
+            switch out {
+            case .ok(let ok):
+                let body = try ok.body.json
+                let exchanged = zip(batch, body.results).filter { $0.1.status == .credited || $0.1.status == .alreadyCredited }.map(\.0.ref)
+                try wallet.exchange(exchanged, for: try Self.chains(body.chains))
+            case .default(let status, let problem) where status >= 500 || status == 429 || status == 401 || status == 403:
+                // No answer about these notes: stop the sync before the state check, which
+                // would retire them (the issuer may hold their fresh notes); the next sync
+                // sends this refresh again.
+                throw IssuerClientError(status, try? problem.body.applicationProblemJson)
+            case .default:
+                // A final refusal: the issuer did not take this refresh (a refresh it took is
+                // answered again, not refused); the state check releases what it never saw spent.
+                continue
+            }
         }
     }
 
