@@ -207,7 +207,8 @@ public final class NearbyDevicesModel {
         } else {
             pick = .fetchingRequest(device.peer)
             do {
-                payable = try await NearbyPayFlow.fetchRequest(from: dialer, payee: device.peer.keyID)
+                payable = try await NearbyPayFlow.fetchRequest(
+                    from: dialer, payee: device.peer.keyID, timeout: (send.services?.sessionOptions ?? SessionOptions()).timeout)
             } catch {
                 pick = .failed("\(device.name) did not give a usable request: \(error.description)")
                 return false

@@ -179,8 +179,10 @@ public struct NearbyPayFlow: Sendable {
 
     /// Asks a listener for its request (§12.7) and keeps it only if it is for `payee` (a key id
     /// prefix of 8+ hex digits, or the whole key): the network is not the payee's screen.
+    /// `timeout` bounds the fetch: the caller's payment timeout, since fetching the request is
+    /// part of paying.
     public static func fetchRequest(
-        from dialer: any LinkDialer, payee: String?, timeout: Duration = .seconds(10)
+        from dialer: any LinkDialer, payee: String?, timeout: Duration
     ) async throws(NearbyPayError) -> PaymentRequest {
         let expected = try expectedPayee(payee)
         let request: PaymentRequest

@@ -80,7 +80,9 @@ struct Pay: AsyncParsableCommand {
                     // The network is not the payee's screen: the flow keeps the request only if
                     // its key matches the one the user read from the payee.
                     return try await home.unlocked {
-                        try await NearbyPayFlow.fetchRequest(from: TCPLink.dialer(host: address.host, port: address.port), payee: expected)
+                        try await NearbyPayFlow.fetchRequest(
+                            from: TCPLink.dialer(host: address.host, port: address.port), payee: expected,
+                            timeout: .milliseconds(Int64(timeout * 1000)))
                     }
                 }
             } else {
