@@ -225,6 +225,31 @@ final class StateRecorder {
         }
     }
 
+    /// An empty wallet whose purchase is unfinished (charged or maybe charged, its notes owned
+    /// by this wallet's key not yet here) is not replaced: under a new key those notes could
+    /// never be collected.
+    @Test func anUnfinishedPurchaseKeepsTheWallet() async throws {
+        try await IssuerHarness.with { h in
+            let (session, store) = try await h.loggedIn("buyer", funds: 10_000)
+            let backupFile = try session.wallet.exportBackup(passphrase: Self.strong, cost: .testing)
+            try store.updateFlowState { $0.pendingPurchase = PendingPurchase(key: "unfinished", amount: 500) }
+            let target = h.dir + "/restored-" + UUID().uuidString.prefix(6)
+            let settings = InMemorySettingsStore()
+            let app = AppModel(
+                settings: settings, connectivity: ManualConnectivity(.offline), scheduler: RecordingScheduler(),
+                notifier: RecordingNotifier(), lock: LockModel(gate: NoBiometrics(), settings: settings),
+                restoreInto: { target }, restoreKeyCost: .testing)
+            app.start(wallet: AsyncWallet(session.wallet), session: session)
+            let restore = try #require(app.restore)
+            restore.chooseFile(backupFile, name: "b.owbackup")
+            restore.passphrase = Self.strong
+            await restore.restore()
+            #expect(restore.state == .failed(.purchasePending(amount: 500, currency: Currency("EUR"))))
+            #expect(!FileManager.default.fileExists(atPath: target) && app.wallet?.publicKey == session.wallet.publicKey)
+            #expect(try store.loadFlowState().pendingPurchase == PendingPurchase(key: "unfinished", amount: 500))
+        }
+    }
+
     @Test func aWalletThatHoldsAnythingIsNotReplaced() async throws {
         try await IssuerHarness.with { h in
             let (session, _) = try await h.loggedIn("holder", funds: 10_000)

@@ -14,6 +14,9 @@ public enum RestoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case wrongPassphrase
     /// This wallet holds money or payments in flight: restoring would put them aside.
     case walletNotEmpty(amount: UInt64, currency: Currency?, pendingPayments: Int)
+    /// A purchase was charged or may have been, and its notes (owned by this wallet's key) have
+    /// not arrived: a restore under a new key could never collect them.
+    case purchasePending(amount: UInt64, currency: Currency?)
     /// Restored notes are exchanged online under the account: log in first.
     case notLoggedIn
     /// The issuer did not take the restored wallet's new key (offline, or refused).
@@ -27,6 +30,8 @@ public enum RestoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .wrongPassphrase: "Wrong passphrase for this backup (or the file was altered). Type the passphrase used when it was made."
         case .walletNotEmpty(let amount, let currency, let pending):
             "This wallet is not empty (\(currency.map { "\(Amount.format(amount, currency: $0)) \($0)" } ?? "\(amount)") held, \(pending) payment(s) waiting for a receipt). Restore only into a new, empty wallet; nothing was changed."
+        case .purchasePending(let amount, let currency):
+            "A purchase of \(currency.map { "\(Amount.format(amount, currency: $0)) \($0)" } ?? "\(amount)") is not finished. Sync once online to complete it, then restore; nothing was changed."
         case .notLoggedIn: "Log in first: the restored notes are exchanged online for notes of this phone's new key."
         case .keyNotRegistered(let why): "The issuer could not be told about the restored wallet (\(why)). Check the connection and restore again; nothing was changed."
         case .failed(let why): "The restore failed: \(why) Nothing was changed."
@@ -188,6 +193,9 @@ extension AppModel {
         guard let (balance, pending) = contents else { throw .failed("this wallet could not be read.") }
         guard balance.total == 0, pending == 0 else {
             throw .walletNotEmpty(amount: balance.total, currency: balance.currency, pendingPayments: pending)
+        }
+        if let purchase = try? session.flowState.loadFlowState().pendingPurchase {
+            throw .purchasePending(amount: purchase.amount, currency: balance.currency)
         }
         let existed = FileManager.default.fileExists(atPath: directory)
         let restored: AsyncWallet
