@@ -270,11 +270,17 @@ public final class Issuer: Sendable {
             }
         } catch {
             // A concurrent request with the same key won the race: it committed while this one
-            // waited, which then failed on the key or on the balance the winner spent. Answer
-            // what the winner stored, as any replay of the key does (refreshes of one chain
-            // share a key, so concurrent ones all answer the same notes).
-            let replay = try await transaction { conn in try await Self.idempotentReplay(conn, account, idempotencyKey, requestHash) }
-            guard let replay else { throw error }
+            // waited, which then failed on the key (a storage error) or on the balance or holding
+            // the winner used. Answer what the winner stored, as any replay of the key does
+            // (refreshes of one chain share a key, so concurrent ones all answer the same notes).
+            // Only those errors can come from the race; the others are answered as they are,
+            // without a second transaction, and so is this one if the lookup itself fails.
+            switch error {
+            case .storage, .insufficientFunds, .holdingLimitExceeded: break
+            default: throw error
+            }
+            let stored = try? await transaction { conn in try await Self.idempotentReplay(conn, account, idempotencyKey, requestHash) }
+            guard let replay = stored ?? nil else { throw error }
             bytes = replay
         }
         do { return [try Chain(decoding: bytes)] } catch { throw .storage("stored purchase response is damaged") }

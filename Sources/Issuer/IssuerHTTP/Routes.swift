@@ -5,7 +5,7 @@ import OpenAPIHummingbird
 import OpenAPIRuntime
 
 /// The OpenAPI document the server's routes were generated from, byte for byte (embedded at
-/// build time from Sources/WalletAPI/openapi.yaml), served as `GET /openapi.yaml`.
+/// build time from Sources/Protocol/WalletAPI/openapi.yaml), served as `GET /openapi.yaml`.
 public enum OpenAPIDocument {
     public static let bytes: [UInt8] = PackageResources.openapi_yaml
     /// RFC 9512.

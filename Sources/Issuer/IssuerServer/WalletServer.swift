@@ -55,7 +55,7 @@ struct CommonOptions: ParsableArguments {
             currency: currency, maxOfflineHolding: maxOfflineHolding, maxHops: maxHops, noteLifetime: noteLifetime,
             redemptionGrace: redemptionGrace, policy: policy, devFunding: devFunding)
         if let postgresURL {
-            guard databaseWait >= 0, databaseWait.isFinite else { throw ValidationError("--database-wait must be a number of seconds ≥ 0") }
+            guard databaseWait >= 0, databaseWait <= 3_600 else { throw ValidationError("--database-wait must be a number of seconds from 0 to 3600") }
             let db: PostgresStore
             do {
                 db = try await PostgresStore.connect(url: postgresURL, patience: .milliseconds(Int64(databaseWait * 1_000)), logger: logger)
@@ -155,13 +155,12 @@ struct Serve: AsyncParsableCommand {
         try await app.runService()
     }
 
-    /// Writes "PORT\n" to a temporary file renamed over `path`, so a reader never sees half a number.
-    /// A port file that cannot be written stops the server: whoever asked for it is waiting on it.
+    /// Writes "PORT\n" atomically (a temporary file renamed over `path`), so a reader never
+    /// sees half a number. A port file that cannot be written stops the server: whoever asked
+    /// for it is waiting on it.
     static func writePortFile(_ path: String, port: Int, logger: Logger) {
-        let temporary = path + ".tmp-\(getpid())"
         do {
-            try Data("\(port)\n".utf8).write(to: URL(fileURLWithPath: temporary))
-            guard rename(temporary, path) == 0 else { throw StartupError(String(cString: strerror(errno))) }
+            try Data("\(port)\n".utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
             logger.critical("cannot write the port file \(path): \(error). Check --port-file; stopping.")
             Foundation.exit(1)
