@@ -10,10 +10,10 @@ import Testing
 import WalletAPI
 import WalletCore
 import WalletSync
+import WalletTestSupport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import WalletTestSupport
 #endif
 
 /// Issue 15 item 3, DESIGN §2.3: the server credits any note state at most once, under any

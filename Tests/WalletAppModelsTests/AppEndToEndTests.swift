@@ -283,7 +283,10 @@ struct AppEndToEndTests {
             // The same request on a screen whose numbers are stale (opened before a payment).
             let stale = SendModel(currency: Self.eur, offlineSpendable: 10_000, settled: 0, locale: AppStack.locale)
             stale.services = SendServices(wallet: alice.wallet.wallet, session: alice.session, dialer: SimulatedNetwork(.init(mtu: 185)))
-            guard case .send(let scanned) = try alice.scan(request.requestFrames) else { return }
+            guard case .send(let scanned) = try alice.scan(request.requestFrames) else {
+                Issue.record("the request's frames did not route to Send")
+                return
+            }
             stale.useRequest(scanned)
             stale.submit()
             await stale.send()
@@ -318,7 +321,10 @@ struct AppEndToEndTests {
             let over = try await alice.buy("20")
             #expect(over.phase == .failed(.aboveHoldingLimit(limit: 100_000, currency: Self.eur)))
             #expect(over.riskBudgetLeft == 1_000 && !over.canBuy)
-            guard case .failed(let error) = over.phase else { return }
+            guard case .failed(let error) = over.phase else {
+                Issue.record("expected a failure, got \(over.phase)")
+                return
+            }
             #expect(error.description.contains("at most 1000.00 EUR offline"))
             #expect(try await alice.settledAtIssuer() == 101_000)
             #expect(try await alice.purchasesAtIssuer() == 1)
@@ -387,7 +393,10 @@ struct AppEndToEndTests {
 
             await carols.receiveScanned(bundle)
             #expect(carols.phase == .received && carols.incoming?.amount == 400)
-            guard case .confirm(let receipt) = try alice.scan(carols.receiptFrames) else { return }
+            guard case .confirm(let receipt) = try alice.scan(carols.receiptFrames) else {
+                Issue.record("the receipt's frames did not route to Confirm")
+                return
+            }
             await send.acceptReceipt(receipt)
             #expect(send.phase == .paid(amount: 400))
             #expect(await untilTrue { carol.home.unsettled == 400 && alice.home.offlineSpendable == 1_600 && alice.home.reserved == 0 })
@@ -413,7 +422,10 @@ struct AppEndToEndTests {
             let second = try await bob.receive("10")
             let nonce = try #require(second.request?.nonce)
             let cheat = try signedAgain(honest.encoded, by: alice.wallet.wallet, to: bob.wallet.publicKey, nonce: nonce)
-            guard case .receive(let bundle) = try bob.scan(try QRFrames.encode(cheat.encoded, chunkSize: 200)) else { return }
+            guard case .receive(let bundle) = try bob.scan(try QRFrames.encode(cheat.encoded, chunkSize: 200)) else {
+                Issue.record("the payment's frames did not route to Receive")
+                return
+            }
             await second.receiveScanned(bundle)
             #expect(second.phase == .showingRequest && second.incoming == nil)
             #expect(second.scanError == "This payment was not accepted: \(WalletError.doubleSpendDetected(try #require(try bob.wallet.wallet.fraudProofs().first)).description)")

@@ -84,7 +84,6 @@ public final class ServerProcess: Sendable {
     public var port: Int { bound.withLock { $0 } ?? 0 }
 
     public var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
-    public var isRunning: Bool { exit.status.withLock { $0 } == nil }
 
     /// What the server wrote to standard error so far.
     public var standardError: String { Self.read(errorLog) }

@@ -16,12 +16,3 @@ public final class TemporaryDirectory: Sendable {
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
-
-/// Runs `body` with a fresh temporary directory and removes it afterwards, however `body` ends.
-public func withTemporaryDirectory<T>(
-    _ prefix: String, isolation: isolated (any Actor)? = #isolation, _ body: (String) async throws -> T
-) async throws -> T {
-    let directory = try TemporaryDirectory(prefix)
-    defer { withExtendedLifetime(directory) {} }
-    return try await body(directory.path)
-}

@@ -27,9 +27,6 @@ public final class TestClock: Sendable {
     /// Moves the clock `seconds` forward; wakes the sleepers whose deadline has come.
     public func advance(_ seconds: UInt64) { update { $0 += seconds } }
 
-    /// Moves the clock `seconds` back (a device whose clock was wrong).
-    public func rewind(_ seconds: UInt64) { update { $0 -= seconds } }
-
     /// Sets the time; wakes the sleepers whose deadline has come.
     public func set(_ time: UInt64) { update { $0 = time } }
 
