@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "WalletCore", targets: ["WalletCore"]),
         .library(name: "QRPayload", targets: ["QRPayload"]),
         .library(name: "NearbySession", targets: ["NearbySession"]),
+        .library(name: "NearbyGATT", targets: ["NearbyGATT"]),
         .library(name: "WalletFlows", targets: ["WalletFlows"]),
         .library(name: "WalletAppModels", targets: ["WalletAppModels"]),
         .executable(name: "wallet", targets: ["WalletCLI"]),
@@ -124,6 +125,16 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Sources/Wallet/NearbyTCP"
+        ),
+        // Nearby-session links over Bluetooth LE GATT, platform-neutral: the profile (UUIDs,
+        // advertised name, packet size), framing and flow control; the app's CoreBluetooth
+        // adapter supplies the radio (docs/protocol.md §12.8).
+        .target(
+            name: "NearbyGATT",
+            dependencies: [
+                "NearbySession", "OfflineNotes",
+            ],
+            path: "Sources/Wallet/NearbyGATT"
         ),
         // The flows every client runs (the CLI and the app): login with a credential store,
         // purchase, auto-recharge, the whole sync with progress, nearby pay and receive.

@@ -1,0 +1,192 @@
+import OfflineNotes
+
+/// A 128-bit Bluetooth UUID (RFC 4122 byte order: the bytes as the canonical string reads them).
+///
+/// Platform-neutral: the app's adapter turns `string` into `CBUUID(string:)` and a
+/// `CBUUID`'s `uuidString` back with `init?(string:)`.
+public struct GATTUUID: Hashable, Sendable, CustomStringConvertible {
+    /// The 16 bytes, most significant first.
+    public let bytes: [UInt8]
+
+    /// `bytes` must be exactly 16 bytes; nil otherwise.
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == 16 else { return nil }
+        self.bytes = bytes
+    }
+
+    /// Parses the canonical 8-4-4-4-12 form (either case), as `CBUUID.uuidString` gives it.
+    /// Nil for anything else (a 16- or 32-bit short form, missing dashes, non-hex digits).
+    public init?(string: String) {
+        let groups = string.split(separator: "-", omittingEmptySubsequences: false)
+        guard groups.map(\.count) == [8, 4, 4, 4, 12] else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(16)
+        let hex = Array(groups.joined().utf8)
+        var i = 0
+        while i < hex.count {
+            guard let high = Self.nibble(hex[i]), let low = Self.nibble(hex[i + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            i += 2
+        }
+        self.bytes = bytes
+    }
+
+    /// A fresh random RFC 4122 version 4 UUID (122 random bits; version and variant bits set).
+    public static func random<G: RandomNumberGenerator>(using generator: inout G) -> GATTUUID {
+        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
+        bytes[8] = bytes[8] & 0x3F | 0x80  // variant 10xx (RFC 4122)
+        return GATTUUID(uncheckedBytes: bytes)
+    }
+
+    /// A fresh random version 4 UUID from the system's secure generator.
+    public static func random() -> GATTUUID {
+        var generator = SystemRandomNumberGenerator()
+        return random(using: &generator)
+    }
+
+    /// The canonical upper-case 8-4-4-4-12 string `CBUUID(string:)` takes.
+    public var string: String {
+        let digits = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(36)
+        for (i, byte) in bytes.enumerated() {
+            if [4, 6, 8, 10].contains(i) { out.append(UInt8(ascii: "-")) }
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    public var description: String { string }
+
+    init(uncheckedBytes: [UInt8]) { bytes = uncheckedBytes }
+
+    private static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
+
+/// The wallet's Bluetooth LE GATT profile (docs/protocol.md §12.8): the UUIDs, the advertised
+/// local name and the packet size. Both the payee's peripheral and the payer's central follow it.
+public enum GATTProfile {
+    /// Advertised by every wallet that is showing a request, so the Nearby devices list can
+    /// scan for wallets without knowing a request: `6E0F7A52-3C1B-4D8E-9A47-2B5D8C3E1F60`.
+    /// Advertised only, never a GATT service.
+    public static let discoveryService = GATTUUID(uncheckedBytes: [
+        0x6E, 0x0F, 0x7A, 0x52, 0x3C, 0x1B, 0x4D, 0x8E, 0x9A, 0x47, 0x2B, 0x5D, 0x8C, 0x3E, 0x1F, 0x60,
+    ])
+
+    /// Payer → payee: one session frame per *write without response*:
+    /// `6E0F7A53-3C1B-4D8E-9A47-2B5D8C3E1F60`.
+    public static let inboxCharacteristic = GATTUUID(uncheckedBytes: [
+        0x6E, 0x0F, 0x7A, 0x53, 0x3C, 0x1B, 0x4D, 0x8E, 0x9A, 0x47, 0x2B, 0x5D, 0x8C, 0x3E, 0x1F, 0x60,
+    ])
+
+    /// Payee → payer: one session frame per *notification* (the payer subscribes first):
+    /// `6E0F7A54-3C1B-4D8E-9A47-2B5D8C3E1F60`.
+    public static let outboxCharacteristic = GATTUUID(uncheckedBytes: [
+        0x6E, 0x0F, 0x7A, 0x54, 0x3C, 0x1B, 0x4D, 0x8E, 0x9A, 0x47, 0x2B, 0x5D, 0x8C, 0x3E, 0x1F, 0x60,
+    ])
+
+    /// The smallest packet: the default ATT MTU (23) − 3.
+    public static let minimumPacketLength = 20
+    /// The largest packet: the longest attribute value ATT allows.
+    public static let maximumPacketLength = 512
+
+    /// Session-frame bytes per write or notification for a negotiated ATT MTU: `attMTU − 3`
+    /// (the ATT opcode and handle), clamped to [20, 512].
+    public static func packetLength(attMTU: Int) -> Int {
+        clampPacketLength(attMTU - 3)
+    }
+
+    /// A packet length reported by the radio (CoreBluetooth's `maximumWriteValueLength(for:
+    /// .withoutResponse)` or `maximumUpdateValueLength`), clamped to [20, 512].
+    public static func clampPacketLength(_ length: Int) -> Int {
+        min(maximumPacketLength, max(minimumPacketLength, length))
+    }
+
+    // MARK: The per-request session service
+
+    /// A fresh session service UUID for one request (random version 4).
+    public static func makeSessionService() -> GATTUUID { GATTUUID.random() }
+
+    /// The request's transport hint naming `service`: kind 0x02, the 16 UUID bytes.
+    public static func hint(for service: GATTUUID) -> TransportHint {
+        TransportHint(kind: .bluetooth, value: service.bytes)
+    }
+
+    /// The session service a Bluetooth hint names; nil for another kind or a value that is not
+    /// exactly 16 bytes (a malformed hint is ignored, as an unknown kind is).
+    public static func sessionService(in hint: TransportHint) -> GATTUUID? {
+        guard hint.kind == .bluetooth else { return nil }
+        return GATTUUID(bytes: hint.value)
+    }
+
+    /// The session service of the request's first well-formed Bluetooth hint, if any.
+    public static func sessionService(in request: PaymentRequest) -> GATTUUID? {
+        request.hints.lazy.compactMap { sessionService(in: $0) }.first
+    }
+
+    // MARK: The advertised local name
+
+    /// The advertised local name's first word, naming this profile's version.
+    public static let localNamePrefix = "OW1"
+    /// Hex digits of the payee's key id in the name (the shortest text the key-id rule accepts).
+    public static let localNameKeyIDLength = 8
+    /// The whole local name's UTF-8 bytes at most: one scan-response record (31 bytes − 2 of
+    /// length and type), which is where iOS puts a name that does not fit beside a 128-bit UUID.
+    public static let maximumLocalNameLength = 29
+
+    /// "OW1 <8 lower-case hex digits of the key id> <display name>", the name cut at a
+    /// character boundary so the whole fits `maximumLocalNameLength` bytes. Control characters
+    /// in the display name become spaces. Nil when `keyIDHex` has fewer than 8 hex digits.
+    public static func localName(keyIDHex: String, displayName: String) -> String? {
+        let key = keyIDHex.lowercased()
+        guard key.utf8.count >= localNameKeyIDLength, key.allSatisfy(\.isHexDigit) else { return nil }
+        let head = "\(localNamePrefix) \(key.prefix(localNameKeyIDLength))"
+        var name = ""
+        var budget = maximumLocalNameLength - head.utf8.count - 1
+        for character in displayName {
+            let c: Character = character.unicodeScalars.contains { $0.properties.generalCategory == .control } ? " " : character
+            let size = c.utf8.count
+            guard size <= budget else { break }
+            name.append(c)
+            budget -= size
+        }
+        name = String(name.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+        return name.isEmpty ? head : "\(head) \(name)"
+    }
+
+    /// Reads an advertised local name; nil unless it is exactly `localNamePrefix`, a space,
+    /// 8 hex digits, and optionally a space and a display name.
+    public static func advertisedName(_ localName: String) -> AdvertisedName? {
+        let parts = localName.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count >= 2, parts[0] == localNamePrefix, parts[1].utf8.count == localNameKeyIDLength,
+            parts[1].allSatisfy(\.isHexDigit), localName.utf8.count <= maximumLocalNameLength
+        else { return nil }
+        let name = parts.count == 3 ? String(parts[2]) : ""
+        if parts.count == 3, name.isEmpty { return nil }
+        return AdvertisedName(keyID: parts[1].lowercased(), displayName: name)
+    }
+
+    /// What a payee's advertised local name says: the first 8 hex digits of its key id and its
+    /// display name. Not trusted: the payer checks the key id against the request (or against
+    /// the request the device gives, §12.7) before paying.
+    public struct AdvertisedName: Hashable, Sendable {
+        /// 8 lower-case hex digits, a prefix of the payee's key id.
+        public let keyID: String
+        /// The payee's display name as advertised (maybe cut short); may be empty.
+        public let displayName: String
+
+        public init(keyID: String, displayName: String) {
+            self.keyID = keyID
+            self.displayName = displayName
+        }
+    }
+}
