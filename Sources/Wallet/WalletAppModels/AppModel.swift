@@ -135,7 +135,9 @@ public final class AppModel {
             }
         }
         history?.disappear()
-        history = HistoryModel(wallet: wallet.wallet, clock: clock)
+        // Pull-to-refresh on history is the app's one sync (joined, never a second one).
+        let historySync: HomeModel.SyncRunner = { [weak self] in await self?.sync() }
+        history = HistoryModel(wallet: wallet.wallet, clock: clock, runSync: session == nil && resumeLogin == nil ? nil : historySync)
         if let session, let home {
             let model = SettingsModel(
                 session: session, home: home, settings: settings, biometrics: biometrics,

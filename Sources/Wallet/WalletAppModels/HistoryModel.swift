@@ -58,6 +58,9 @@ public final class HistoryModel {
         public let error: String?
         /// Whether the money came in (received, purchased, funded, refunded).
         public var isIncoming: Bool { ![.sent, .charged].contains(direction) }
+        /// `createdAt` as a date, for the row's time of day (formatted by the view in the
+        /// person's locale and time zone).
+        public var date: Date { Date(timeIntervalSince1970: TimeInterval(createdAt)) }
     }
 
     /// The detail sheet: the proof behind one line.
@@ -79,6 +82,8 @@ public final class HistoryModel {
         /// The kinds of double spend involved ("proof_held", "fraud_recovery", …).
         public let fraudKinds: [String]
         public let journalEntries: Int
+        /// `receiptAt` as a date, for the view to format; nil while no receipt is held.
+        public var receiptDate: Date? { receiptAt.map { Date(timeIntervalSince1970: TimeInterval($0)) } }
     }
 
     public let wallet: Wallet
@@ -89,13 +94,21 @@ public final class HistoryModel {
     public private(set) var detail: Detail?
     /// Why the history or a detail could not be read.
     public private(set) var problem: String?
+    /// Whether a pull-to-refresh sync is running.
+    public private(set) var isRefreshing = false
+    /// Why the last pull-to-refresh did not sync; cleared by the next one that does.
+    public private(set) var refreshProblem: String?
 
     private let clock: any AppClock
+    private let runSync: HomeModel.SyncRunner?
     private var task: Task<Void, Never>?
 
-    public init(wallet: Wallet, clock: any AppClock = SystemClock()) {
+    /// - Parameter runSync: the app's one sync (`AppModel.sync`), run by pull-to-refresh; nil
+    ///   where there is no login (pull-to-refresh then says so).
+    public init(wallet: Wallet, clock: any AppClock = SystemClock(), runSync: HomeModel.SyncRunner? = nil) {
         self.wallet = wallet
         self.clock = clock
+        self.runSync = runSync
     }
 
     // MARK: What the screen shows
@@ -154,6 +167,19 @@ public final class HistoryModel {
     }
 
     public func closeDetail() { detail = nil }
+
+    /// Pull-to-refresh: runs (or joins) the app's sync, which redeems, refreshes and settles;
+    /// the rows follow through the wallet's observation, not through this call.
+    public func refresh() async {
+        guard !isRefreshing else { return }
+        guard let runSync else {
+            refreshProblem = "Not logged in: log in to sync. Payments made offline are listed already."
+            return
+        }
+        isRefreshing = true
+        defer { isRefreshing = false }
+        refreshProblem = await runSync() == nil ? "Sync failed; check the connection and pull to try again." : nil
+    }
 
     // MARK: Building rows
 

@@ -137,6 +137,12 @@ public final class RestoreModel: FocusableForm {
     /// The file at `url`; one that cannot be read is reported at once.
     public func chooseFile(at url: URL) {
         guard !isBusy else { return }
+        #if canImport(Darwin)
+            // The document picker hands out a security-scoped URL outside the app's sandbox:
+            // readable only between these two calls.
+            let scoped = url.startAccessingSecurityScopedResource()
+            defer { if scoped { url.stopAccessingSecurityScopedResource() } }
+        #endif
         guard let data = FileManager.default.contents(atPath: url.path) else {
             file = nil
             fileName = nil
@@ -145,6 +151,17 @@ public final class RestoreModel: FocusableForm {
         }
         chooseFile(Array(data), name: url.lastPathComponent)
     }
+
+    /// The document picker could not hand over a file: nothing is chosen, and the form says why.
+    public func chooseFileFailed(_ error: any Error) {
+        guard !isBusy else { return }
+        file = nil
+        fileName = nil
+        phase = .failed(.unreadableFile("the file could not be opened: \(error)"))
+    }
+
+    /// Whether Restore is enabled: a file chosen, a passphrase typed, nothing running.
+    public var canRestore: Bool { file != nil && !passphrase.isEmpty && !isBusy }
 
     public func appear() { focus.appear() }
 

@@ -1,0 +1,45 @@
+import Foundation
+import WalletFlows
+
+/// The account actions the Onboarding and Settings screens need from the app model: they hand
+/// over whole steps (finish onboarding, save the server, log out) so the views bind buttons to
+/// one call each and never handle the wallet or the session themselves.
+extension AppModel {
+    /// Onboarding's "Open my wallet": starts the app on the wallet and login onboarding made.
+    /// Returns false (and changes nothing) while onboarding is not done.
+    @discardableResult
+    public func finishOnboarding(_ onboarding: OnboardingModel) -> Bool {
+        guard onboarding.step == .done, let result = onboarding.result else { return false }
+        start(wallet: result.wallet, session: result.session)
+        return true
+    }
+
+    /// Settings → Server → Save. Another issuer than the saved one ends the login (its token
+    /// means nothing there): the session stops, so the screens offer logging in again. Returns
+    /// whether the person must log in again; an invalid address sets `settings.error`.
+    @discardableResult
+    public func saveServer(from settings: SettingsModel) async -> Bool {
+        guard settings.saveServer() else { return false }
+        await stop()
+        return true
+    }
+
+    /// Settings → Log out: revokes the login at the issuer (when it can be reached) and forgets
+    /// it on this device, then stops the session. The wallet and its notes stay: they are the
+    /// person's money, paid and received offline without a login. Returns a warning when the
+    /// issuer could not be told (the login is forgotten here anyway), nil otherwise.
+    @discardableResult
+    public func logOut() async -> String? {
+        guard let session else { return nil }
+        var warning: String?
+        do {
+            let logout = try await WalletSession.logOut(credentials: session.credentials)
+            warning = logout.warning.map { "Logged out here, but the issuer could not be told (\($0)); the login is forgotten on this device." }
+        } catch {
+            warning = "The saved login could not be removed (\(error)). Try again."
+            return warning
+        }
+        await stop()
+        return warning
+    }
+}

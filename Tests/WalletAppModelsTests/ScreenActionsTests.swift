@@ -1,0 +1,153 @@
+import Foundation
+import OfflineNotes
+import Testing
+import WalletAppModels
+import WalletCore
+import WalletFlows
+import WalletSync
+import WalletTestSupport
+
+/// What the screens bind to beyond the original models: history's pull-to-refresh, finishing
+/// onboarding, the server change and logout from Settings, the restore form's file-picker
+/// failure and button state, and the alerts' words.
+@MainActor
+@Suite struct ScreenActionsTests {
+    static func app(settings: InMemorySettingsStore = InMemorySettingsStore(), restoreInto: (@Sendable () -> String)? = nil) -> AppModel {
+        AppModel(
+            settings: settings, connectivity: ManualConnectivity(.offline), scheduler: RecordingScheduler(),
+            notifier: RecordingNotifier(), lock: LockModel(gate: NoBiometrics(), settings: settings),
+            restoreInto: restoreInto, restoreKeyCost: .testing)
+    }
+
+    @Test func historyPullToRefreshIsTheAppsOneSync() async throws {
+        try await IssuerHarness.with { h in
+            let (session, _) = try await h.loggedIn("pull", funds: 5_000)
+            let app = Self.app()
+            app.start(wallet: AsyncWallet(session.wallet), session: session)
+            let history = try #require(app.history)
+            await history.refresh()
+            #expect(app.syncCount == 1 && app.lastReport != nil, "pull-to-refresh ran the app's sync")
+            #expect(history.refreshProblem == nil && !history.isRefreshing)
+
+            // Rows carry their time as a date for the time of day.
+            _ = try await session.purchase(1_000)
+            history.appear()
+            defer { history.disappear() }
+            #expect(await untilTrue { !history.rows.isEmpty })
+            let row = try #require(history.rows.first)
+            #expect(row.date == Date(timeIntervalSince1970: TimeInterval(row.createdAt)))
+        }
+    }
+
+    @Test func historyWithoutALoginSaysSoAndAFailedSyncIsShown() async throws {
+        try await IssuerHarness.with { h in
+            let (wallet, _) = try h.wallet("nologin")
+            let app = Self.app()
+            app.start(wallet: AsyncWallet(wallet), session: nil)
+            let history = try #require(app.history)
+            await history.refresh()
+            #expect(history.refreshProblem?.contains("Not logged in") == true)
+            #expect(app.syncCount == 0)
+
+            let failing = HistoryModel(wallet: wallet, runSync: { nil })
+            await failing.refresh()
+            #expect(failing.refreshProblem?.contains("Sync failed") == true && !failing.isRefreshing)
+        }
+    }
+
+    @Test func finishingOnboardingStartsTheAppOnlyWhenDone() async throws {
+        try await IssuerHarness.with { h in
+            let store = MemoryFlowStore()
+            let onboarding = OnboardingModel(
+                walletDirectory: h.dir + "/finish-" + UUID().uuidString.prefix(6), credentials: store, flowState: store, keyCost: .testing)
+            let app = Self.app()
+            #expect(app.finishOnboarding(onboarding) == false && app.wallet == nil, "not done: nothing starts")
+            onboarding.server = h.baseURL.absoluteString
+            await onboarding.submitStep()
+            onboarding.email = "finish-\(UUID().uuidString.prefix(6))@screens.test"
+            onboarding.password = "correct horse battery"
+            await onboarding.submitStep()
+            await onboarding.submitStep()
+            #expect(onboarding.step == .done, "\(String(describing: onboarding.error))")
+            #expect(app.finishOnboarding(onboarding))
+            #expect(app.wallet != nil && app.session != nil && app.home != nil && app.settingsModel != nil && app.history != nil)
+        }
+    }
+
+    @Test func anotherServerEndsTheSessionAndAnInvalidOneIsRefused() async throws {
+        try await IssuerHarness.with { h in
+            let (session, store) = try await h.loggedIn("mover")
+            let app = Self.app()
+            app.start(wallet: AsyncWallet(session.wallet), session: session)
+            let settings = try #require(app.settingsModel)
+
+            settings.serverText = "not a url"
+            #expect(await app.saveServer(from: settings) == false)
+            #expect(settings.error == .invalidServer("not a url") && app.session != nil, "nothing changed")
+
+            settings.serverText = h.baseURL.absoluteString
+            #expect(await app.saveServer(from: settings) == false && app.session != nil, "the same server keeps the login")
+
+            settings.serverText = "https://other.example.com"
+            #expect(await app.saveServer(from: settings))
+            #expect(app.session == nil && app.settingsModel == nil, "the old login means nothing there: log in again")
+            #expect(try store.loadLogin().server == "https://other.example.com" && store.loadLogin().refreshToken == nil)
+        }
+    }
+
+    @Test func logOutRevokesForgetsAndStopsButKeepsTheWallet() async throws {
+        try await IssuerHarness.with { h in
+            let (session, store) = try await h.loggedIn("leaver", funds: 3_000)
+            _ = try await session.purchase(1_000)
+            let token = try #require(try store.loadLogin().refreshToken)
+            let app = Self.app()
+            app.start(wallet: AsyncWallet(session.wallet), session: session)
+            #expect(await app.logOut() == nil, "the issuer was told")
+            #expect(app.session == nil && app.settingsModel == nil)
+            #expect(try store.loadLogin().refreshToken == nil)
+            #expect(try await app.wallet?.balance().spendable == 1_000, "the notes stay")
+            // The revoked token no longer opens a session.
+            let revoked = IssuerClient(serverURL: h.baseURL)
+            await #expect(throws: (any Error).self) { try await revoked.resume(refreshToken: token) }
+            #expect(await app.logOut() == nil, "logged out already: nothing to do")
+        }
+    }
+
+    @Test func theRestoreFormReportsAPickerFailureAndEnablesRestoreOnlyWhenReady() async throws {
+        try await IssuerHarness.with { h in
+            let (session, _) = try await h.loggedIn("picker")
+            let app = Self.app(restoreInto: { h.dir + "/r-" + UUID().uuidString.prefix(6) })
+            app.start(wallet: AsyncWallet(session.wallet), session: session)
+            let restore = try #require(app.restore)
+            #expect(!restore.canRestore)
+            restore.chooseFile([1, 2, 3], name: "b.owbackup")
+            #expect(!restore.canRestore, "no passphrase yet")
+            restore.passphrase = "correct staple 42 horses"
+            #expect(restore.canRestore)
+
+            struct PickerFailed: Error, CustomStringConvertible { var description: String { "no access" } }
+            restore.chooseFileFailed(PickerFailed())
+            #expect(restore.fileName == nil && !restore.canRestore)
+            guard case .failed(.unreadableFile(let why)) = restore.state else {
+                Issue.record("expected an unreadable file, got \(restore.state)")
+                return
+            }
+            #expect(why.contains("no access"))
+        }
+    }
+
+    @Test func alertsSayWhatHappenedAndWhatToDo() throws {
+        let eur = try #require(Currency("EUR"))
+        let fraud = WalletAlert.fraud(amount: 2_500, currency: eur, caseReference: "case 7")
+        #expect(fraud.title == "Double spend detected")
+        #expect(fraud.message.contains("25.00 EUR") && fraud.message.contains("case 7"))
+        #expect(fraud.amountText == "25.00 EUR" && fraud.expiryDate == nil)
+        let expiring = WalletAlert.expiring(amount: 500, currency: eur, expiresAt: 1_800_000_000)
+        #expect(expiring.expiryDate == Date(timeIntervalSince1970: 1_800_000_000))
+        #expect(expiring.message.contains("5.00 EUR") && expiring.message.contains("sync"))
+        let expired = WalletAlert.expired(count: 0, amount: 100, currency: eur)
+        #expect(expired.title == "Notes expired" && expired.message.contains("1.00 EUR"))
+        #expect(Set([fraud.id, expiring.id, expired.id]).count == 3)
+        #expect(WalletAlert.fraud(amount: 2_500, currency: eur, caseReference: "case 7").id == fraud.id)
+    }
+}
