@@ -77,7 +77,7 @@ public final class HomeModel {
 
     private let runSync: SyncRunner?
     private let monitor: any ConnectivityMonitor
-    private let clock: any AppClock
+    let clock: any AppClock
     private let refreshWithin: UInt64
     private var tasks: [Task<Void, Never>] = []
 

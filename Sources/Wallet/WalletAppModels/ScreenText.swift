@@ -1,0 +1,201 @@
+import Foundation
+import OfflineNotes
+import WalletCore
+import WalletFlows
+
+// The words and numbers the SwiftUI views draw, computed here so the views stay bindings: they
+// import only SwiftUI and this module, and never format money, pick a message or do arithmetic.
+
+/// Money as the screens write it ("12.50 EUR") and as VoiceOver says it ("12.50 Euro").
+public enum MoneyText {
+    /// "12.50 EUR": the amount in the currency's minor-unit digits, then the code.
+    public static func text(_ minor: UInt64, currency: Currency) -> String {
+        "\(Amount.format(minor, currency: currency)) \(currency)"
+    }
+
+    /// A signed balance (the settled account goes negative only after a double spend was
+    /// charged): "−3.00 EUR".
+    public static func text(signed minor: Int64, currency: Currency) -> String {
+        minor < 0 ? "−" + text(minor.magnitude, currency: currency) : text(UInt64(minor), currency: currency)
+    }
+
+    /// What VoiceOver reads: the amount then the currency's name in `locale` ("12.50 Euro"),
+    /// so it does not spell out the code letter by letter.
+    public static func spoken(_ minor: UInt64, currency: Currency, locale: Locale = .current) -> String {
+        let name = locale.localizedString(forCurrencyCode: currency.code) ?? currency.code
+        return "\(Amount.format(minor, currency: currency)) \(name)"
+    }
+
+    /// A share in thousandths as a whole percentage, rounded half up: 455 → "46%".
+    public static func percent(permille: Int) -> String {
+        "\((max(0, min(1000, permille)) + 5) / 10)%"
+    }
+}
+
+extension HomeModel {
+    /// The total, or "—" before the first snapshot (no currency known yet).
+    public var totalText: String { currency.map { MoneyText.text(total, currency: $0) } ?? "—" }
+    /// The total as VoiceOver reads it.
+    public var totalSpoken: String { currency.map { MoneyText.spoken(total, currency: $0) } ?? "Balance not read yet" }
+    /// The offline-notes card.
+    public var offlineText: String { currency.map { MoneyText.text(offlineTotal, currency: $0) } ?? "—" }
+    /// The settled card: "Not read yet" until the issuer answered once.
+    public var settledText: String {
+        guard let currency, let settled else { return "Not read yet" }
+        return MoneyText.text(signed: settled, currency: currency)
+    }
+    /// Each card's share of the total ("46%").
+    public var offlineShareText: String { MoneyText.percent(permille: split.offlinePermille) }
+    public var settledShareText: String { MoneyText.percent(permille: split.settledPermille) }
+    /// The split bar's offline part, 0…1 (drawing only; money stays in integers).
+    public var offlineFraction: Double { Double(split.offlinePermille) / 1000 }
+    /// The online/offline pill: "Online", "Offline", or "Checking…" before the monitor spoke.
+    public var connectivityText: String {
+        switch connectivity {
+        case .online?: "Online"
+        case .offline?: "Offline"
+        case nil: "Checking…"
+        }
+    }
+    /// The sync line under "Updated x ago" while refreshing or after a failure; nil when idle.
+    public var refreshText: String? {
+        switch refreshState {
+        case .idle: nil
+        case .syncing(nil): "Syncing…"
+        case .syncing(let progress?): "Syncing: step \(progress.index) of \(progress.count), \(progress.label)"
+        case .failed(let message): message
+        }
+    }
+    /// The newest transactions as the history tab draws its rows.
+    public var recentRows: [HistoryModel.Row] {
+        let now = clock.now()
+        return recent.map { HistoryModel.row($0, now: now) }
+    }
+}
+
+extension BuyModel {
+    /// "You can buy up to x now": the amount field's maximum.
+    public var riskBudgetLeftText: String { "You can buy up to \(MoneyText.text(riskBudgetLeft, currency: currency)) now." }
+    /// "The wallet may hold at most x offline."
+    public var holdingLimitText: String { "The wallet may hold at most \(MoneyText.text(holdingLimit, currency: currency)) offline." }
+    /// The result line after a purchase (nil otherwise).
+    public var boughtText: String? {
+        guard case .bought(let bought) = phase else { return nil }
+        var text = "Bought \(MoneyText.text(bought.amount, currency: currency))."
+        if let spendable = bought.offlineSpendable { text += " Offline: \(MoneyText.text(spendable, currency: currency))." }
+        if let settled = bought.settled { text += " Settled: \(MoneyText.text(signed: settled, currency: currency))." }
+        return text
+    }
+    /// The error line after a failed purchase (nil otherwise).
+    public var failureText: String? {
+        guard case .failed(let error) = phase else { return nil }
+        return error.description
+    }
+}
+
+extension SendModel {
+    /// "Available balance" for the chosen method.
+    public var availableText: String { MoneyText.text(available, currency: currency) }
+    /// "Remaining: x" or "Insufficient balance: x short".
+    public var balanceLineText: String {
+        switch balanceLine {
+        case .remaining(let left): "Remaining: \(MoneyText.text(left, currency: currency))"
+        case .insufficient(let short): "Insufficient balance: \(MoneyText.text(short, currency: currency)) short"
+        }
+    }
+    /// Whether the balance line is the red "Insufficient balance".
+    public var isInsufficient: Bool { if case .insufficient = balanceLine { true } else { false } }
+    /// The usage bar's fill, 0…1 (drawing only; from the entry's integer permille).
+    public var usage: Double { Double(amount.usagePermille(available: available)) / 1000 }
+    /// The scanned request's line under the recipient field ("Request from Bob's Café: 12.00 EUR",
+    /// "…: any amount"); nil when the recipient was typed.
+    public var requestText: String? {
+        guard case .request(let request)? = recipient else { return nil }
+        let who = request.payeeName.isEmpty ? "a scanned request" : request.payeeName
+        let much = request.isOpenAmount ? "any amount" : MoneyText.text(request.amount, currency: request.currency)
+        return "Request from \(who): \(much)"
+    }
+    /// The progress or outcome line for the phase; nil while editing or confirming.
+    public var phaseText: String? {
+        switch phase {
+        case .editing, .confirming: nil
+        case .signing: "Signing the payment…"
+        case .contactingServer: "Sending through the issuer…"
+        case .sending(let sent, let total): "Sending: \(sent) of \(total) bytes"
+        case .waitingForReceipt:
+            method == .qr ? "Show these codes to the payee, then scan the receipt on their screen." : "Waiting for the payee's receipt…"
+        case .paid(let amount): "Paid \(MoneyText.text(amount, currency: currency))."
+        case .failed(let message, _): message
+        }
+    }
+    /// Bluetooth progress 0…1 while bytes go out (nil otherwise).
+    public var sendingFraction: Double? {
+        guard case .sending(let sent, let total) = phase, total > 0 else { return nil }
+        return Double(min(sent, total)) / Double(total)
+    }
+    /// The picked device's line ("Paying Bob's iPhone, key 1a2b…"), nil when none was picked.
+    public var nearbyPeerText: String? { nearbyPeer.map { "Paying \($0.name.isEmpty ? "an unnamed device" : $0.name), key \($0.keyID)" } }
+}
+
+extension SendModel.Summary {
+    public var amountText: String { MoneyText.text(amount, currency: currency) }
+    public var amountSpoken: String { MoneyText.spoken(amount, currency: currency) }
+    public var remainingText: String { MoneyText.text(remaining, currency: currency) }
+}
+
+extension ReceiveModel {
+    /// The generated request's amount ("12.00 EUR", or "Any amount" for an open one).
+    public var requestAmountText: String? {
+        guard let request else { return nil }
+        return request.isOpenAmount ? "Any amount" : MoneyText.text(request.amount, currency: request.currency)
+    }
+    /// When the shown request expires (the view formats the time).
+    public var requestExpiry: Date? { request.map { Date(timeIntervalSince1970: TimeInterval($0.expiresAt)) } }
+    /// "Part 2 of 5" under an animated code; nil for a single frame.
+    public var frameText: String? { isAnimated ? "Part \(frameIndex % requestFrames.count + 1) of \(requestFrames.count)" : nil }
+    /// The nearby line: "Waiting for the payer…" and so on; nil before listening started.
+    public var listeningText: String? {
+        switch listening {
+        case .idle: nil
+        case .waiting: "Waiting for the payer nearby…"
+        case .payerConnected: "Payer connected."
+        case .receiving(let bytes): "Receiving the payment: \(bytes) bytes"
+        case .verified: "Payment verified; sending the receipt…"
+        case .refused(let message): "The payment was refused: \(message)"
+        case .receiptSent: "Receipt sent."
+        case .stopped(let message): "Stopped listening: \(message)"
+        }
+    }
+    /// "Received 12.00 EUR by QR" once a payment verified; nil before.
+    public var incomingText: String? {
+        guard let incoming else { return nil }
+        let how = incoming.method == .qr ? "by QR" : "nearby"
+        return "Received \(MoneyText.text(incoming.amount, currency: incoming.currency)) \(how)."
+    }
+    /// "From key 1a2b…" for the incoming payment, when its signer is known.
+    public var payerText: String? { incoming?.payerKeyID.map { "From key \($0)" } }
+}
+
+extension NearbyDevicesModel {
+    /// The line for the search state ("Searching…", "No devices found…"); nil when devices are listed.
+    public var stateText: String? {
+        switch state {
+        case .idle: "Not searching."
+        case .searching: "Searching for nearby wallets…"
+        case .found: nil
+        case .nothingFound: "No wallets found nearby. Ask the payee to open Receive; the search goes on."
+        case .failed(let message): message
+        }
+    }
+    /// The line for picking ("Asking Bob's iPhone for its request…"); nil when nothing was picked.
+    public var pickText: String? {
+        switch pick {
+        case .none: nil
+        case .fetchingRequest(let peer): "Asking \(peer.name.isEmpty ? "the device" : peer.name) for its request…"
+        case .handedToSend(let peer): "Ready to pay \(peer.name.isEmpty ? "the device" : peer.name) by Bluetooth."
+        case .failed(let message): message
+        }
+    }
+    /// Whether a pick is being fetched (the list is disabled meanwhile).
+    public var isPicking: Bool { if case .fetchingRequest = pick { true } else { false } }
+}
