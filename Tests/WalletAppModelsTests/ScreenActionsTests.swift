@@ -151,3 +151,49 @@ import WalletTestSupport
         #expect(WalletAlert.fraud(amount: 2_500, currency: eur, caseReference: "case 7").id == fraud.id)
     }
 }
+
+/// The lock screen's passphrase fallback as a form: Return submits, the field clears once open.
+@MainActor
+@Suite struct LockFormTests {
+    @Test func returnOnThePassphraseUnlocksAndClearsIt() async throws {
+        let settings = InMemorySettingsStore([LockModel.settingsKey: "true"])
+        let lock = LockModel(gate: ScriptedBiometricGate([]), settings: settings) { $0 == "wallet pass 1" }
+        lock.launched()
+        lock.focus.focus(.passphrase)
+        #expect(lock.focus.returnSubmits, "one field: Return is Done")
+        lock.passphrase = "guess"
+        lock.focusNext()
+        await lock.pending?.value
+        #expect(lock.isLocked && lock.message == .wrongPassphrase && lock.passphrase == "guess", "kept to correct it")
+        #expect(lock.focus.focused == .passphrase, "back in the field: Return tries again")
+        lock.passphrase = "wallet pass 1"
+        lock.focusNext()
+        await lock.pending?.value
+        #expect(!lock.isLocked && lock.passphrase.isEmpty && lock.focus.focused == nil)
+    }
+}
+
+/// A history row's words: kind, status, and the VoiceOver sentence.
+@MainActor
+@Suite struct HistoryRowTextTests {
+    @Test func aRowReadsAsOneSentence() async throws {
+        try await IssuerHarness.with { h in
+            let (alice, _) = try await h.loggedIn("row-alice", funds: 10_000)
+            let (bob, _) = try await h.loggedIn("row-bob")
+            _ = try await alice.purchase(5_000)
+            let request = try await AsyncWallet(bob.wallet).createRequest(amount: 1_250, payeeName: "Bob")
+            _ = try await AsyncWallet(alice.wallet).pay(request, method: .qr)
+            let history = HistoryModel(wallet: alice.wallet)
+            history.appear()
+            defer { history.disappear() }
+            #expect(await untilTrue { history.rows.count == 2 })
+            let sent = try #require(history.rows.first { $0.direction == .sent })
+            #expect(sent.directionText == "Sent" && sent.statusText == "Pending" && sent.counterpartyText == "Bob")
+            #expect(sent.accessibilitySummary.hasPrefix("Sent to Bob, minus 12.50 EUR, Pending, by QR"), "\(sent.accessibilitySummary)")
+            let bought = try #require(history.rows.first { $0.direction == .purchased })
+            #expect(bought.directionText == "Bought" && bought.accessibilitySummary.contains("plus 50.00 EUR"))
+            await history.open(sent.id)
+            #expect(history.detail?.chainText == "1 transfer since issue")
+        }
+    }
+}

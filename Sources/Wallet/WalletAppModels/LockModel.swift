@@ -5,7 +5,10 @@ import Observation
 /// Touch ID through the `BiometricGate`) or the passphrase fallback opens it again. A failed or
 /// cancelled attempt leaves it locked with a message.
 @Observable @MainActor
-public final class LockModel {
+public final class LockModel: FocusableForm {
+    /// The passphrase fallback's one field.
+    public enum Field: CaseIterable, Hashable, Sendable { case passphrase }
+
     /// What the lock screen shows.
     public enum State: Equatable, Sendable {
         case unlocked
@@ -41,6 +44,12 @@ public final class LockModel {
     public var isEnabled: Bool { settings.string(forKey: Self.settingsKey) == "true" }
     /// Why the last attempt failed; cleared by the next attempt.
     public private(set) var message: LockError?
+    /// The passphrase fallback's field (cleared once it unlocks).
+    public var passphrase = ""
+    /// The fallback form's focus (one field: Return submits).
+    public var focus = FormFocus<Field>()
+    /// The fallback started by `submit()`, for whoever waits for it.
+    @ObservationIgnored public private(set) var pending: Task<Void, Never>?
 
     public var isLocked: Bool { state != .unlocked }
     /// Whether the passphrase fallback is offered.
@@ -87,6 +96,20 @@ public final class LockModel {
         message = nil
         let passed = await verifyPassphrase(passphrase)
         guard state == .locked else { return }
-        if passed { state = .unlocked } else { message = .wrongPassphrase }
+        if passed {
+            state = .unlocked
+            self.passphrase = ""
+            focus.clearFocus()
+        } else {
+            message = .wrongPassphrase
+            // Back in the field to correct it (Return tries again).
+            focus.focus(.passphrase)
+        }
+    }
+
+    /// Return on the passphrase field and the fallback's Unlock button: tries the typed passphrase.
+    public func submit() {
+        let typed = passphrase
+        pending = Task { await unlock(passphrase: typed) }
     }
 }
