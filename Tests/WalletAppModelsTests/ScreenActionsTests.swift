@@ -197,3 +197,41 @@ import WalletTestSupport
         }
     }
 }
+
+/// Settings, Back up and Restore words: the appearance titles, errors under their own section,
+/// the passphrase rule and the progress lines.
+@MainActor
+@Suite struct SettingsTextTests {
+    @Test func errorsShowUnderTheirSectionAndTheFormsSayWhereTheyAre() async throws {
+        #expect(AppearanceSetting.allCases.map(\.title) == ["System", "Light", "Dark"])
+        #expect(BackupModel.ruleText.contains("\(PassphrasePolicy.minimumLength) characters"))
+        try await IssuerHarness.with { h in
+            let (session, _) = try await h.loggedIn("words", funds: 5_000)
+            let app = ScreenActionsTests.app(restoreInto: { h.dir + "/w-" + UUID().uuidString.prefix(6) })
+            app.start(wallet: AsyncWallet(session.wallet), session: session)
+            let settings = try #require(app.settingsModel)
+
+            settings.autoRechargeOn = true
+            settings.threshold = 100
+            settings.target = 100
+            #expect(!settings.saveAutoRecharge())
+            #expect(settings.errorText(for: .autoRecharge) == SettingsModel.SettingsError.targetNotAboveThreshold.description)
+            #expect(settings.errorText(for: .security) == nil && settings.errorText(for: .server) == nil)
+            #expect(await settings.setBiometricLock(true) == false, "no biometrics here")
+            #expect(settings.errorText(for: .security) != nil && settings.errorText(for: .autoRecharge) == nil)
+            #expect(settings.wholeUnitsText(20) == "20 EUR")
+
+            let backup = settings.backup
+            #expect(backup.statusText == nil && !backup.isWorking)
+            backup.passphrase = "short"
+            await backup.backUp()
+            #expect(backup.statusIsError && backup.statusText?.contains("too weak") == true)
+
+            let restore = try #require(app.restore)
+            #expect(restore.statusText == nil)
+            restore.passphrase = "x"
+            await restore.restore()
+            #expect(restore.statusIsError && restore.statusText == RestoreError.noFile.description)
+        }
+    }
+}

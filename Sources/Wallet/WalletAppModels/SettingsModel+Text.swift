@@ -1,0 +1,86 @@
+import Foundation
+import WalletFlows
+
+// The words the Settings, Back up and Restore screens draw, so the views bind text instead of
+// choosing it: the appearance choices, which section an error belongs under, the backup
+// passphrase rule and each form's progress line.
+
+extension AppearanceSetting {
+    /// "System", "Light", "Dark".
+    public var title: String {
+        switch self {
+        case .system: "System"
+        case .light: "Light"
+        case .dark: "Dark"
+        }
+    }
+}
+
+extension SettingsModel {
+    /// The parts of the Settings screen an error is shown under.
+    public enum Section: Sendable, Equatable {
+        case autoRecharge, security, server, general
+    }
+
+    /// The error to show under `section` (nil when the last error concerns another one, or
+    /// there is none), so a refused biometric lock shows next to its toggle, not at the top.
+    public func errorText(for section: Section) -> String? {
+        guard let error else { return nil }
+        let belongs: Section =
+            switch error {
+            case .outOfRange, .targetNotAboveThreshold, .targetAboveHoldingLimit: .autoRecharge
+            case .biometricsUnavailable, .biometricsRefused: .security
+            case .invalidServer: .server
+            case .notSaved: .general
+            }
+        return belongs == section ? error.description : nil
+    }
+
+    /// The threshold, target and preview as VoiceOver reads the whole-unit values ("20 EUR").
+    public func wholeUnitsText(_ value: UInt64) -> String {
+        currency.map { "\(value) \($0.code)" } ?? "\(value)"
+    }
+}
+
+extension BackupModel {
+    /// The passphrase rule under the fields (`PassphrasePolicy`, the command line's rule).
+    public static var ruleText: String {
+        "At least \(PassphrasePolicy.minimumLength) characters with \(PassphrasePolicy.minimumDistinct) different ones; "
+            + "under \(PassphrasePolicy.mixedBelow) characters, mix letters, digits, spaces or symbols. "
+            + "Not a common password, your email or your account password. Without it the backup cannot be opened."
+    }
+
+    /// Whether the backup is being made (the form is disabled, a spinner shows).
+    public var isWorking: Bool { state == .encrypting || state == .writing }
+
+    /// The progress or outcome line; nil while editing.
+    public var statusText: String? {
+        switch state {
+        case .editing: nil
+        case .encrypting: "Encrypting the wallet…"
+        case .writing: "Saving the backup…"
+        case .done(let bytes, let location): "Backup saved (\(bytes) bytes): \(location). Keep the passphrase apart from the file."
+        case .failed(let message): message
+        }
+    }
+
+    /// Whether the status line is an error.
+    public var statusIsError: Bool { if case .failed = state { true } else { false } }
+}
+
+extension RestoreModel {
+    /// The progress or outcome line; nil while editing.
+    public var statusText: String? {
+        switch state {
+        case .editing: nil
+        case .restoring: "Opening the backup under a new key…"
+        case .syncing(nil): "Exchanging the restored notes…"
+        case .syncing(let progress?): "Exchanging the restored notes: step \(progress.index) of \(progress.count), \(progress.label)"
+        case .restored(let summary): summary.text
+        case .failed(let error): error.description
+        }
+    }
+
+    /// Whether the status line is an error.
+    public var statusIsError: Bool { if case .failed = state { true } else { false } }
+}
