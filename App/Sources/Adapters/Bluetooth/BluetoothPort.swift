@@ -34,6 +34,10 @@ final class BluetoothPort: GATTPacketPort, @unchecked Sendable {
         var owesRoom = false
         /// A `drain()` is on its way to the queue.
         var drainScheduled = false
+        /// The link closed: the connection is dropped once the packets here went to the radio
+        /// (the link hands over its last frames before it disconnects, and they must not be
+        /// cut off here either: a fetched request's last frame, a session's last ACK).
+        var dropRequested = false
         /// The connection is gone: packets are swallowed (the link has failed already, or is
         /// about to: the adapter tells it `disconnected(reason:)`).
         var dropped = false
@@ -74,18 +78,16 @@ final class BluetoothPort: GATTPacketPort, @unchecked Sendable {
     }
 
     func disconnect() {
-        state.withLock { s in
-            s.dropped = true
-            s.packets = []
-        }
-        bluetoothQueue.async { self.radio?.drop() }
+        state.withLock { $0.dropRequested = true }
+        bluetoothQueue.async { self.drain() }
     }
 
     // MARK: The adapter's side (Bluetooth queue)
 
     /// Hands the waiting packets to CoreBluetooth until it refuses one; then, if the link was
-    /// refused a packet and there is room, tells it so. Called after `trySend` queued one and
-    /// on CoreBluetooth's readiness callbacks.
+    /// refused a packet and there is room, tells it so; once the link has closed and nothing
+    /// waits, drops the connection. Called after `trySend` queued a packet, after `disconnect()`,
+    /// and on CoreBluetooth's readiness callbacks.
     func drain() {
         dispatchPrecondition(condition: .onQueue(bluetoothQueue))
         state.withLock { $0.drainScheduled = false }
@@ -96,12 +98,23 @@ final class BluetoothPort: GATTPacketPort, @unchecked Sendable {
                 if !s.packets.isEmpty { s.packets.removeFirst() }
             }
         }
-        let owed = state.withLock { s in
-            guard s.owesRoom, !s.dropped, s.packets.count < capacity else { return false }
+        enum Next { case nothing, room, drop }
+        let next: Next = state.withLock { s in
+            guard !s.dropped else { return .nothing }
+            if s.dropRequested {
+                guard s.packets.isEmpty else { return .nothing }
+                s.dropped = true
+                return .drop
+            }
+            guard s.owesRoom, s.packets.count < capacity else { return .nothing }
             s.owesRoom = false
-            return true
+            return .room
         }
-        if owed { radio.linkHasRoom() }
+        switch next {
+        case .nothing: break
+        case .room: radio.linkHasRoom()
+        case .drop: radio.drop()
+        }
     }
 
     /// The connection is gone (the adapter tells the link why): nothing more goes out.
