@@ -137,6 +137,11 @@ final class BluetoothBrowser: NSObject, NearbyBrowser, @unchecked Sendable {
 
     private func endDiscovery(_ token: UUID) {
         guard sessions.removeValue(forKey: token) != nil else { return }
+        if sessions.isEmpty {
+            // Nobody sweeps the phones heard while no list is open: forget the quiet ones.
+            let now = ContinuousClock.now
+            heard = heard.filter { now - $0.value.lastHeard < .seconds(BluetoothTiming.quietPeriod) }
+        }
         updateScan()
     }
 
@@ -242,6 +247,8 @@ final class BluetoothBrowser: NSObject, NearbyBrowser, @unchecked Sendable {
             let attempt = DialAttempt(target: target, wait: wait)
             self.attempts[attempt.id] = attempt
             wait.onFailure { self.abandon(attempt) }
+            // Until the manager's state settles (the first use also asks for permission).
+            attempt.bound(BluetoothTiming.powerOn)
             self.whenPoweredOn { error in
                 guard !wait.isFinished else { return }
                 if let error { return wait.fail(error) }
@@ -547,7 +554,9 @@ private final class DialAttempt: @unchecked Sendable {
 
     private func timedOut() {
         switch phase {
-        case .waitingForPower, .scanning, .waitingForPrevious, .connecting:
+        case .waitingForPower:
+            wait.fail(GATTLinkError.disconnected("Bluetooth did not become ready"))
+        case .scanning, .waitingForPrevious, .connecting:
             // Not advertising nearby, or out of range: a connection attempt to a phone that
             // is not there never completes on its own.
             wait.fail(GATTLinkError.payeeNotFound)

@@ -19,6 +19,9 @@ let bluetoothQueue = DispatchQueue(label: "org.offlinewallet.bluetooth", qos: .u
 /// Time bounds of the adapter's own waits. CoreBluetooth bounds none of them: a connection
 /// attempt never times out, a scan runs until stopped.
 enum BluetoothTiming {
+    /// How long a dial waits for Bluetooth to settle (the manager's first state update; the
+    /// person answering the permission prompt on first use).
+    static let powerOn: TimeInterval = 30
     /// How long one dial scans for the payee before `GATTLinkError.payeeNotFound`. The session
     /// dials again after a failure (up to its `maxReconnects`, within its `timeout`).
     static let scan: TimeInterval = 10
