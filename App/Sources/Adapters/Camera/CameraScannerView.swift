@@ -49,12 +49,14 @@ final class ScannerViewController: UIViewController {
     private var previewLayer: AVCaptureVideoPreviewLayer?
     /// Frames already tapped for (the camera sees each frame many times a second).
     private var seen: Set<String> = []
-    private let haptics = UIImpactFeedbackGenerator(style: .light)
+    /// Made in `viewDidLoad`: the generator is tied to the view it plays for (iOS 17.5+).
+    private var haptics: UIImpactFeedbackGenerator?
     private var torchOn = false
 
     override func viewDidLoad() {
         super.viewDidLoad()
         view.backgroundColor = .black
+        haptics = UIImpactFeedbackGenerator(style: .light, view: view)
         Task { await startWhenAllowed() }
     }
 
@@ -92,8 +94,8 @@ final class ScannerViewController: UIViewController {
         default:
             return showMessage(Self.deniedMessage)
         }
-        let received: @MainActor ([String]) -> Void = { [weak self] texts in self?.received(texts) }
-        guard let session = capture.configure(onCodes: received) else {
+        let deliver: @MainActor ([String]) -> Void = { [weak self] texts in self?.received(texts) }
+        guard let session = capture.configure(onCodes: deliver) else {
             return showMessage("This device has no camera the app can use. Enter the code manually instead.")
         }
         let layer = AVCaptureVideoPreviewLayer(session: session)
@@ -101,15 +103,15 @@ final class ScannerViewController: UIViewController {
         layer.frame = view.bounds
         view.layer.addSublayer(layer)
         previewLayer = layer
-        haptics.prepare()
+        haptics?.prepare()
         capture.start(torch: torchOn)
     }
 
     private func received(_ texts: [String]) {
         for text in texts {
             if seen.insert(text).inserted {
-                haptics.impactOccurred()
-                haptics.prepare()
+                haptics?.impactOccurred()
+                haptics?.prepare()
             }
             onText(text)
         }
