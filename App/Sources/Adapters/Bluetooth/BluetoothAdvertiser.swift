@@ -53,8 +53,10 @@ final class BluetoothAdvertiser: NSObject, @unchecked Sendable {
             bluetoothQueue.async { self.stop(service) }
         })
         do {
+            // The bound covers the permission prompt of the first use, then adding the
+            // service and starting to advertise (each answered in well under a second).
             try await BluetoothWait<Void>.run(
-                timeout: BluetoothTiming.setUp,
+                timeout: BluetoothTiming.powerOn,
                 timeoutError: .disconnected("Bluetooth did not start advertising this request")
             ) { wait in
                 wait.onFailure { self.stop(service) }

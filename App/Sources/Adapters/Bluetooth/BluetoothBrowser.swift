@@ -286,11 +286,13 @@ final class BluetoothBrowser: NSObject, NearbyBrowser, @unchecked Sendable {
     }
 
     /// Connects `attempt` to `peripheral` — after the previous connection to that phone has
-    /// finished disconnecting (a fetched request's link closes just before the payment dials).
+    /// finished disconnecting (a fetched request's link closes just before the payment dials;
+    /// a link the session gave up on may still be draining its last packets: it is cut).
     private func connect(_ attempt: DialAttempt, to peripheral: CBPeripheral) {
         guard !attempt.wait.isFinished, let manager else { return }
         attempt.peripheral = peripheral
-        if let previous = connections[peripheral.identifier], previous.isClosing {
+        if let previous = connections[peripheral.identifier] {
+            drop(previous)
             attempt.phase = .waitingForPrevious
             attempt.bound(BluetoothTiming.previousDisconnect + BluetoothTiming.setUp)
             previous.whenEnded { [weak self] in
