@@ -43,6 +43,10 @@ struct LaunchView: View {
     @Bindable var root: AppRoot
     @FocusState private var passphraseFocused: Bool
 
+    init(root: AppRoot) {
+        self.root = root
+    }
+
     var body: some View {
         switch root.phase {
         case .opening:
