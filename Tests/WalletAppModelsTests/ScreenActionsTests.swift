@@ -148,6 +148,7 @@ import WalletTestSupport
         let expired = WalletAlert.expired(count: 0, amount: 100, currency: eur)
         #expect(expired.title == "Notes expired" && expired.message.contains("1.00 EUR"))
         #expect(Set([fraud.id, expiring.id, expired.id]).count == 3)
+        #expect(!fraud.suggestsSync && expiring.suggestsSync && expired.suggestsSync)
         #expect(WalletAlert.fraud(amount: 2_500, currency: eur, caseReference: "case 7").id == fraud.id)
     }
 }

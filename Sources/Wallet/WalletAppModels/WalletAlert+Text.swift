@@ -39,6 +39,12 @@ extension WalletAlert: Identifiable {
         if case .expiring(_, _, let at) = self { Date(timeIntervalSince1970: TimeInterval(at)) } else { nil }
     }
 
+    /// Whether a sync is what helps (expiring notes are refreshed, expired ones refunded), so
+    /// the alert offers "Sync now".
+    public var suggestsSync: Bool {
+        if case .fraud = self { false } else { true }
+    }
+
     /// The amount at stake, for VoiceOver and the alert's amount line ("25.00 EUR").
     public var amountText: String {
         switch self {
