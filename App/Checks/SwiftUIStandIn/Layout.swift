@@ -282,6 +282,19 @@ extension Section where Parent == Text, Content: View, Footer == EmptyView {
     public nonisolated init<S: StringProtocol>(_ title: S, @ViewBuilder content: () -> Content) {}
 }
 
+// The iOS 13 spelling with header and footer views (soft-deprecated, still common).
+extension Section where Parent: View, Content: View, Footer: View {
+    public nonisolated init(header: Parent, footer: Footer, @ViewBuilder content: () -> Content) {}
+}
+
+extension Section where Parent: View, Content: View, Footer == EmptyView {
+    public nonisolated init(header: Parent, @ViewBuilder content: () -> Content) {}
+}
+
+extension Section where Parent == EmptyView, Content: View, Footer: View {
+    public nonisolated init(footer: Footer, @ViewBuilder content: () -> Content) {}
+}
+
 public nonisolated struct Form<Content: View>: _PrimitiveView {
     public nonisolated init(@ViewBuilder content: () -> Content) {}
 }

@@ -139,7 +139,7 @@ extension View {
     public nonisolated func foregroundStyle<S1: ShapeStyle, S2: ShapeStyle, S3: ShapeStyle>(
         _ primary: S1, _ secondary: S2, _ tertiary: S3
     ) -> some View { _modified() }
-    @available(*, deprecated, message: "Use foregroundStyle(_:) instead.")
+    /// Soft-deprecated on iOS (no warning); `foregroundStyle(_:)` is the current spelling.
     public nonisolated func foregroundColor(_ color: Color?) -> some View { _modified() }
     public nonisolated func tint(_ tint: Color?) -> some View { _modified() }
     @_disfavoredOverload

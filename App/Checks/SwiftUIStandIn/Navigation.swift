@@ -145,9 +145,9 @@ public nonisolated struct ToolbarItemPlacement: Sendable {
     public static let topBarLeading = ToolbarItemPlacement(id: 10)
     public static let topBarTrailing = ToolbarItemPlacement(id: 11)
     public static let bottomBar = ToolbarItemPlacement(id: 12)
-    @available(*, deprecated, renamed: "topBarLeading")
+    /// Soft-deprecated on iOS 17 (no warning): `topBarLeading`.
     public static let navigationBarLeading = ToolbarItemPlacement(id: 10)
-    @available(*, deprecated, renamed: "topBarTrailing")
+    /// Soft-deprecated on iOS 17 (no warning): `topBarTrailing`.
     public static let navigationBarTrailing = ToolbarItemPlacement(id: 11)
 }
 
