@@ -44,6 +44,10 @@ import WalletTestSupport
         let summary = try #require(send.confirmation)
         #expect(summary.amountText == "12.00 EUR" && summary.remainingText == "88.00 EUR")
         #expect(send.phaseText == nil, "confirming has no progress line")
+        #expect(send.requestToPay?.payeeName == "" && !send.awaitsScannedReceipt && !send.canTryAgain)
+        #expect(SendMethod.allCases.map(\.title) == ["Offline QR", "Bluetooth", "Online"])
+        send.clearRequest()
+        #expect(send.requestToPay == nil)
     }
 
     @Test func theQRCodeTabShowsTheLastScannedRequestWithItsAmountAndAge() throws {
@@ -65,9 +69,11 @@ import WalletTestSupport
         let browser = InMemoryNearbyBrowser()
         let nearby = NearbyDevicesModel(browser: browser, clock: clock, timeout: 5)
         #expect(nearby.stateText == "Not searching." && nearby.pickText == nil && !nearby.isPicking)
+        #expect(nearby.canSearchAgain && !nearby.isSearching)
         nearby.start()
         defer { nearby.stop() }
         #expect(nearby.stateText == "Searching for nearby wallets…")
+        #expect(!nearby.canSearchAgain && nearby.isSearching)
     }
 
     @Test func homeBuyAndReceiveWriteTheirNumbersFromTheWallet() async throws {
@@ -103,6 +109,44 @@ import WalletTestSupport
             receive.advanceFrame()
             #expect(receive.frameText == "Part 2 of \(receive.requestFrames.count)")
             #expect(receive.incomingText == nil && receive.payerText == nil)
+            #expect(receive.shareText == receive.requestFrames.joined(separator: "\n"))
+            let pasted = ScanAssembler()
+            guard case .complete(.send(let request)) = pasted.enter(try #require(receive.shareText)) else {
+                Issue.record("the shared text does not read back as the request: \(String(describing: pasted.error))")
+                return
+            }
+            #expect(request == receive.request)
+        }
+    }
+}
+
+/// The root's routing helpers: a scanned request opens Send prefilled; the appearance follows
+/// the saved setting.
+@MainActor
+@Suite struct RootRoutingTests {
+    @Test func aScannedRequestOpensSendPrefilledAndTheAppearanceIsTheSavedOne() async throws {
+        let fixture = try MessageFixture()
+        try await IssuerHarness.with { @MainActor h in
+            let (session, _) = try await h.loggedIn("routing", funds: 0)
+            let settings = InMemorySettingsStore()
+            let app = AppModel(
+                settings: settings, connectivity: ManualConnectivity(.offline), scheduler: RecordingScheduler(),
+                notifier: RecordingNotifier(), lock: LockModel(gate: NoBiometrics(), settings: settings))
+            #expect(app.appearance == .system)
+            try AppearanceSetting.dark.save(to: settings)
+            #expect(app.appearance == .dark, "read from the store before Settings exists")
+            #expect(app.makeSend(paying: try fixture.request(1_250)) == nil, "nothing before start")
+            #expect(!app.isWalletOpen)
+            app.start(wallet: AsyncWallet(session.wallet), session: session)
+            #expect(app.isWalletOpen)
+            let send = try #require(app.makeSend(paying: try fixture.request(1_250), locale: Locale(identifier: "en_US")))
+            #expect(send.requestToPay?.amount == 1_250 && send.amountText == "12.50" && send.isAmountLocked)
+            #expect(send.method == .qr, "a request without a nearby hint is paid by QR")
+            let screen = try #require(app.settingsModel)
+            screen.setAppearance(.light)
+            #expect(app.appearance == .light, "the Settings screen's choice shows at once")
+            let tab = app.makeQRCodeTab()
+            #expect(tab.lastRequest == nil)
         }
     }
 }

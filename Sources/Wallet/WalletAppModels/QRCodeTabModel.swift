@@ -56,3 +56,24 @@ extension AppModel {
     /// The QR Code tab's model, on the app's clock.
     public func makeQRCodeTab() -> QRCodeTabModel { QRCodeTabModel(clock: clockForScreens) }
 }
+
+extension AppModel {
+    /// Send prefilled with a scanned request (a scan result anywhere, the QR Code tab's "Send
+    /// payment"): the amount filled and locked when the request fixes it, the method an offline
+    /// one. Nil before the wallet is open.
+    public func makeSend(paying request: PaymentRequest, locale: Locale = .current) -> SendModel? {
+        guard let send = makeSend(locale: locale) else { return nil }
+        send.useRequest(request)
+        return send
+    }
+
+    /// Whether a wallet is open (after `open` or onboarding): the root shows the tabs, else
+    /// onboarding.
+    public var isWalletOpen: Bool { wallet != nil }
+
+    /// The colour scheme to draw with: the Settings screen's choice while it exists (so a
+    /// change shows at once), else the saved one.
+    public var appearance: AppearanceSetting {
+        settingsModel?.appearance ?? AppearanceSetting.load(from: settings)
+    }
+}

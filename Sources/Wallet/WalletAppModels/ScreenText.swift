@@ -133,8 +133,29 @@ extension SendModel {
         guard case .sending(let sent, let total) = phase, total > 0 else { return nil }
         return Double(min(sent, total)) / Double(total)
     }
+    /// The scanned request being paid (what the Nearby devices sheet matches devices against);
+    /// nil when the recipient is a typed account or missing.
+    public var requestToPay: PaymentRequest? {
+        if case .request(let request)? = recipient { request } else { nil }
+    }
+    /// Whether the screen waits for the payee's receipt to be scanned back (QR payments): the
+    /// payment's codes are shown with a "Scan receipt" button.
+    public var awaitsScannedReceipt: Bool { phase == .waitingForReceipt && method == .qr }
+    /// Whether "Try again" is offered (a failure that resends the same signed payment).
+    public var canTryAgain: Bool { if case .failed(_, true) = phase { true } else { false } }
     /// The picked device's line ("Paying Bob's iPhone, key 1a2b…"), nil when none was picked.
     public var nearbyPeerText: String? { nearbyPeer.map { "Paying \($0.name.isEmpty ? "an unnamed device" : $0.name), key \($0.keyID)" } }
+}
+
+extension SendMethod {
+    /// The segmented control's title.
+    public var title: String {
+        switch self {
+        case .qr: "Offline QR"
+        case .bluetooth: "Bluetooth"
+        case .online: "Online"
+        }
+    }
 }
 
 extension SendModel.Summary {
@@ -166,6 +187,9 @@ extension ReceiveModel {
         case .stopped(let message): "Stopped listening: \(message)"
         }
     }
+    /// The request's code as text for Share / Copy: one frame per line, which the payer's
+    /// "Enter code manually" reads back (`ScanAssembler.enter`). Nil before a request exists.
+    public var shareText: String? { requestFrames.isEmpty ? nil : requestFrames.joined(separator: "\n") }
     /// "Received 12.00 EUR by QR" once a payment verified; nil before.
     public var incomingText: String? {
         guard let incoming else { return nil }
@@ -196,6 +220,16 @@ extension NearbyDevicesModel {
         case .failed(let message): message
         }
     }
+    /// Whether "Search again" is offered: the search is not running, found nothing in time,
+    /// or failed.
+    public var canSearchAgain: Bool {
+        switch state {
+        case .idle, .nothingFound, .failed: true
+        case .searching, .found: false
+        }
+    }
+    /// Whether the spinner shows (searching and nothing found yet).
+    public var isSearching: Bool { state == .searching }
     /// Whether a pick is being fetched (the list is disabled meanwhile).
     public var isPicking: Bool { if case .fetchingRequest = pick { true } else { false } }
 }

@@ -1,0 +1,19 @@
+import SwiftUI
+
+/// An amount as the screens show it: the model's text ("12.50 EUR") in a Dynamic Type text
+/// style with tabular digits, and the model's spoken form for VoiceOver ("12.50 Euro"), with
+/// an optional caption ("Total balance") read first.
+struct AmountText: View {
+    let text: String
+    var spoken: String?
+    var caption: String?
+    var style: Font = .title
+
+    var body: some View {
+        Text(text)
+            .font(style.monospacedDigit())
+            .minimumScaleFactor(0.6)
+            .lineLimit(1)
+            .accessibilityLabel(caption.map { "\($0): \(spoken ?? text)" } ?? (spoken ?? text))
+    }
+}

@@ -1,0 +1,42 @@
+import SwiftUI
+import WalletAppModels
+
+/// The quick amounts under the amount field (10 / 25 / 50 / 100 from `AmountEntry.quickAmounts`):
+/// pill-shaped secondary buttons, the one equal to the amount highlighted (`selected`, from the
+/// model's `AmountEntry.selectedQuickAmount`). A tap calls `onTap`, which must go to the model
+/// (`SendModel.tapQuickAmount`: it REPLACES the amount and moves focus on to the description;
+/// `BuyModel.applyQuickAmount`), never edit the text here.
+struct QuickAmountButtons: View {
+    var amounts: [UInt64] = AmountEntry.quickAmounts
+    let selected: UInt64?
+    let currencyCode: String
+    var isDisabled = false
+    let onTap: @MainActor (UInt64) -> Void
+
+    var body: some View {
+        HStack(spacing: 8) {
+            ForEach(amounts, id: \.self) { amount in
+                let isSelected = amount == selected
+                Button {
+                    onTap(amount)
+                } label: {
+                    Text("\(amount)")
+                        .font(.callout.weight(.semibold).monospacedDigit())
+                        .padding(.horizontal, 14)
+                        .padding(.vertical, 6)
+                        .frame(minWidth: 44, minHeight: 32)
+                        .foregroundStyle(isSelected ? Color.white : Color.accentColor)
+                        .background(Capsule().fill(isSelected ? Color.accentColor : Color.accentColor.opacity(0.12)))
+                }
+                .buttonStyle(.plain)
+                .disabled(isDisabled)
+                .accessibilityLabel("\(amount) \(currencyCode)")
+                .accessibilityHint("Sets the amount to \(amount) \(currencyCode)")
+                .accessibilityAddTraits(isSelected ? .isSelected : [])
+            }
+            Spacer(minLength: 0)
+        }
+        .accessibilityElement(children: .contain)
+        .accessibilityLabel("Quick amounts")
+    }
+}

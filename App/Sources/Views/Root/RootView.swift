@@ -1,0 +1,238 @@
+import SwiftUI
+import WalletAppModels
+
+/// The app's shell over the one `AppModel`: onboarding while no wallet is open; then the four
+/// tabs Wallet / Transactions / QR Code / Settings and the sheets they open (Send, Receive, Buy,
+/// Scan), each model made by the app model's `make…` when its sheet opens. The fraud and
+/// expiry alerts come from `app.alerts`, the lock screen covers everything while `app.lock` is
+/// locked, the colour scheme follows the appearance setting, and the scene phase drives
+/// `app.launched()` / `app.enteredBackground()`.
+///
+/// The composition root shows it once `AppModel.open` has finished (or found no wallet), and
+/// passes how to make onboarding's model and, where the device has one, the nearby listener
+/// Receive serves its requests on.
+struct RootView: View {
+    let app: AppModel
+    /// Onboarding's model (wallet directory, credential and flow-state stores): the root's.
+    let makeOnboarding: @MainActor () -> OnboardingModel
+    /// Serves a Receive request nearby (Bluetooth LE); nil where the device has no nearby link.
+    var listen: (@MainActor (ReceiveModel) async -> Void)?
+    /// Makes the Receive sheet's model with the nearby hint `listen` serves (the root's
+    /// `app.makeReceive(hints: [GATTProfile.hint(for: advertiser.makeSessionService())])`); nil:
+    /// requests carry no nearby hint and are paid by QR.
+    var makeReceive: (@MainActor () -> ReceiveModel?)?
+
+    @State private var tab: RootTab = .home
+    @State private var sheet: RootSheet?
+    @State private var onboarding: OnboardingModel?
+    @State private var qrTab: QRCodeTabModel?
+    @State private var hasLaunched = false
+    @State private var notice: String?
+    @Environment(\.scenePhase) private var scenePhase
+
+    var body: some View {
+        content
+            // While locked, nothing of the wallet shows (also in the app switcher's snapshot).
+            .overlay {
+                if app.lock.isLocked {
+                    LockView(model: app.lock)
+                        .background(.background)
+                }
+            }
+            .walletAlerts(app)
+            .preferredColorScheme(Self.colorScheme(app.appearance))
+            .onChange(of: scenePhase, initial: true) { _, phase in
+                switch phase {
+                case .active:
+                    if !hasLaunched {
+                        hasLaunched = true
+                        app.launched()
+                    }
+                case .background:
+                    app.enteredBackground()
+                default:
+                    break
+                }
+            }
+            .messageAlert("Cannot open this", message: $notice)
+    }
+
+    @ViewBuilder
+    private var content: some View {
+        if !app.isWalletOpen {
+            if let onboarding {
+                OnboardingView(model: onboarding, app: app)
+            } else {
+                ProgressView()
+                    .onAppear { onboarding = makeOnboarding() }
+            }
+        } else {
+            tabs
+        }
+    }
+
+    private var tabs: some View {
+        TabView(selection: $tab) {
+            walletTab
+                .tabItem { Label("Wallet", systemImage: "wallet.pass") }
+                .tag(RootTab.home)
+            TransactionsTabView(app: app)
+                .tabItem { Label("Transactions", systemImage: "list.bullet.rectangle") }
+                .tag(RootTab.transactions)
+            qrCodeTab
+                .tabItem { Label("QR Code", systemImage: "qrcode") }
+                .tag(RootTab.qrCode)
+            settingsTab
+                .tabItem { Label("Settings", systemImage: "gearshape") }
+                .tag(RootTab.settings)
+        }
+        .sheet(item: $sheet) { sheet in
+            switch sheet {
+            case .send(let model): SendView(model: model, app: app)
+            case .receive(let model): ReceiveView(model: model, app: app, listen: listen)
+            case .buy(let model): BuyView(model: model)
+            case .scan(let model):
+                ScanView(model: model) { result in
+                    self.sheet = nil
+                    route(result)
+                }
+            }
+        }
+    }
+
+    @ViewBuilder
+    private var walletTab: some View {
+        if let home = app.home {
+            HomeView(
+                model: home, onAction: quickAction, onViewAll: { tab = .transactions }, onSettings: { tab = .settings })
+        } else {
+            NotLoggedInView(
+                text: "The wallet is open offline: you can pay and receive. Balances and sync come back once the issuer can be reached.",
+                onAction: quickAction)
+        }
+    }
+
+    @ViewBuilder
+    private var qrCodeTab: some View {
+        if let qrTab {
+            QRCodeTabView(
+                model: qrTab, onScan: { open(.scan(app.makeScan())) }, onGenerate: { openReceive() },
+                onSendPayment: {
+                    if let request = qrTab.lastRequest, let send = app.makeSend(paying: request) { open(.send(send)) }
+                })
+        } else {
+            ProgressView().onAppear { qrTab = app.makeQRCodeTab() }
+        }
+    }
+
+    @ViewBuilder
+    private var settingsTab: some View {
+        if let settings = app.settingsModel {
+            SettingsView(model: settings, app: app)
+        } else {
+            NotLoggedInView(text: "Settings need a login to the issuer. Connect to the internet; the wallet logs in again by itself.", onAction: nil)
+        }
+    }
+
+    // MARK: Routing
+
+    private func quickAction(_ action: HomeModel.QuickAction) {
+        switch action {
+        case .send: if let send = app.makeSend() { open(.send(send)) }
+        case .receive: openReceive()
+        case .buy:
+            if let buy = app.makeBuy() { open(.buy(buy)) } else { notice = "Buying needs a login to the issuer. Connect to the internet and try again." }
+        case .scan: open(.scan(app.makeScan()))
+        }
+    }
+
+    private func openReceive() {
+        if let receive = newReceive() { open(.receive(receive)) }
+    }
+
+    /// A Receive model: with the root's nearby hint when it has one, else QR only.
+    private func newReceive() -> ReceiveModel? {
+        if let makeReceive { makeReceive() } else { app.makeReceive(hints: []) }
+    }
+
+    /// Where a scan made from home or the QR Code tab goes: a request opens Send prefilled (and
+    /// is the QR Code tab's last request), a payment opens Receive to accept it, a receipt
+    /// belongs to the Send sheet that waits for it.
+    private func route(_ result: ScanResult) {
+        switch result {
+        case .send(let request):
+            qrTab?.scanned(request)
+            if let send = app.makeSend(paying: request) { open(.send(send)) }
+        case .receive(let bundle):
+            if let receive = newReceive() {
+                open(.receive(receive))
+                Task { await receive.receiveScanned(bundle) }
+            }
+        case .confirm:
+            notice = "This is a payee's receipt. Scan it from the Send screen of the payment it is for."
+        }
+    }
+
+    /// Opens `next`; one already up is replaced (SwiftUI dismisses it and presents the new one,
+    /// as a scan opening Send does).
+    private func open(_ next: RootSheet) {
+        sheet = next
+    }
+
+    static func colorScheme(_ setting: AppearanceSetting) -> ColorScheme? {
+        switch setting {
+        case .system: nil
+        case .light: .light
+        case .dark: .dark
+        }
+    }
+}
+
+/// The root's tabs.
+enum RootTab: Hashable {
+    case home, transactions, qrCode, settings
+}
+
+/// The sheets the root opens, each with the model made for it.
+enum RootSheet: Identifiable {
+    case send(SendModel)
+    case receive(ReceiveModel)
+    case buy(BuyModel)
+    case scan(ScanAssembler)
+
+    var id: ObjectIdentifier {
+        switch self {
+        case .send(let model): ObjectIdentifier(model)
+        case .receive(let model): ObjectIdentifier(model)
+        case .buy(let model): ObjectIdentifier(model)
+        case .scan(let model): ObjectIdentifier(model)
+        }
+    }
+}
+
+/// A tab that needs the login the wallet does not have yet (opened offline).
+struct NotLoggedInView: View {
+    let text: String
+    let onAction: (@MainActor (HomeModel.QuickAction) -> Void)?
+
+    var body: some View {
+        VStack(spacing: 16) {
+            Image(systemName: "wifi.slash")
+                .font(.largeTitle)
+                .foregroundStyle(.secondary)
+                .accessibilityHidden(true)
+            Text(text)
+                .font(.callout)
+                .multilineTextAlignment(.center)
+            if let onAction {
+                HStack {
+                    Button("Send") { onAction(.send) }
+                    Button("Receive") { onAction(.receive) }
+                    Button("Scan") { onAction(.scan) }
+                }
+                .buttonStyle(.bordered)
+            }
+        }
+        .padding()
+    }
+}
