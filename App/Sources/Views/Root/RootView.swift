@@ -107,7 +107,8 @@ struct RootView: View {
                 model: home, onAction: quickAction, onViewAll: { tab = .transactions }, onSettings: { tab = .settings })
         } else {
             NotLoggedInView(
-                text: "The wallet is open offline: you can pay and receive. Balances and sync come back once the issuer can be reached.",
+                text:
+                    "The wallet is open offline: you can pay and receive. Balances and sync come back once the issuer can be reached.",
                 onAction: quickAction)
         }
     }
@@ -130,7 +131,9 @@ struct RootView: View {
         if let settings = app.settingsModel {
             SettingsView(model: settings, app: app)
         } else {
-            NotLoggedInView(text: "Settings need a login to the issuer. Connect to the internet; the wallet logs in again by itself.", onAction: nil)
+            NotLoggedInView(
+                text: "Settings need a login to the issuer. Connect to the internet; the wallet logs in again by itself.",
+                onAction: nil)
         }
     }
 
@@ -141,7 +144,11 @@ struct RootView: View {
         case .send: if let send = app.makeSend() { open(.send(send)) }
         case .receive: openReceive()
         case .buy:
-            if let buy = app.makeBuy() { open(.buy(buy)) } else { notice = "Buying needs a login to the issuer. Connect to the internet and try again." }
+            if let buy = app.makeBuy() {
+                open(.buy(buy))
+            } else {
+                notice = "Buying needs a login to the issuer. Connect to the internet and try again."
+            }
         case .scan: open(.scan(app.makeScan()))
         }
     }

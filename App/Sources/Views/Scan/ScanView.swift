@@ -118,8 +118,11 @@ struct ManualCodeEntryView: View {
                         .keepsKeyboardOnTap()
                         .accessibilityLabel("Code text")
                     Button {
-                        if case .failed(let error) = model.enter(text) { failure = error.description }
-                        else if model.result != nil { dismiss() }
+                        if case .failed(let error) = model.enter(text) {
+                            failure = error.description
+                        } else if model.result != nil {
+                            dismiss()
+                        }
                     } label: {
                         Text("Use code").frame(maxWidth: .infinity)
                     }

@@ -140,10 +140,11 @@ struct SendView: View {
             HStack(alignment: .bottom) {
                 FormTextField(
                     "Recipient", prompt: "Scan a request or enter an account email", text: $model.recipientText, form: model,
-                    field: .recipient, focused: $focused)
-                    .textInputAutocapitalization(.never)
-                    .autocorrectionDisabled()
-                    .keyboardType(.emailAddress)
+                    field: .recipient, focused: $focused
+                )
+                .textInputAutocapitalization(.never)
+                .autocorrectionDisabled()
+                .keyboardType(.emailAddress)
                 Button {
                     scanner = Presented(app.makeScan())
                 } label: {
