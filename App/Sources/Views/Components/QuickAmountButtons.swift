@@ -38,5 +38,8 @@ struct QuickAmountButtons: View {
         }
         .accessibilityElement(children: .contain)
         .accessibilityLabel("Quick amounts")
+        // A tap here is not "outside the fields": the model moves focus on to the next field,
+        // and the screen's tap-to-dismiss must not clear it in the same tap.
+        .keepsKeyboardOnTap()
     }
 }

@@ -66,6 +66,7 @@ struct ReceiveView: View {
                 case .send, .confirm: scanMessage = "That is not a payment. Scan the code the payer's Send screen shows."
                 }
             }
+            .coveredWhileLocked(app.lock)
         }
         .messageAlert("Not a payment", message: $scanMessage)
     }

@@ -33,12 +33,7 @@ struct RootView: View {
     var body: some View {
         content
             // While locked, nothing of the wallet shows (also in the app switcher's snapshot).
-            .overlay {
-                if app.lock.isLocked {
-                    LockView(model: app.lock)
-                        .background(.background)
-                }
-            }
+            .coveredWhileLocked(app.lock)
             .walletAlerts(app)
             .preferredColorScheme(Self.colorScheme(app.appearance))
             .onChange(of: scenePhase, initial: true) { _, phase in
@@ -77,6 +72,7 @@ struct RootView: View {
                 .tabItem { Label("Wallet", systemImage: "wallet.pass") }
                 .tag(RootTab.home)
             TransactionsTabView(app: app)
+                .id(app.home.map(ObjectIdentifier.init))
                 .tabItem { Label("Transactions", systemImage: "list.bullet.rectangle") }
                 .tag(RootTab.transactions)
             qrCodeTab
@@ -87,24 +83,31 @@ struct RootView: View {
                 .tag(RootTab.settings)
         }
         .sheet(item: $sheet) { sheet in
-            switch sheet {
-            case .send(let model): SendView(model: model, app: app)
-            case .receive(let model): ReceiveView(model: model, app: app, listen: listen)
-            case .buy(let model): BuyView(model: model)
-            case .scan(let model):
-                ScanView(model: model) { result in
-                    self.sheet = nil
-                    route(result)
+            Group {
+                switch sheet {
+                case .send(let model): SendView(model: model, app: app)
+                case .receive(let model): ReceiveView(model: model, app: app, listen: listen)
+                case .buy(let model): BuyView(model: model)
+                case .scan(let model):
+                    ScanView(model: model) { result in
+                        self.sheet = nil
+                        route(result)
+                    }
                 }
             }
+            // A sheet is presented above the root's lock cover: it carries its own.
+            .coveredWhileLocked(app.lock)
         }
     }
 
     @ViewBuilder
     private var walletTab: some View {
         if let home = app.home {
+            // A new session (login, restore) brings a new model: a new view, so it appears again.
             HomeView(
-                model: home, onAction: quickAction, onViewAll: { tab = .transactions }, onSettings: { tab = .settings })
+                model: home, onAction: quickAction, onViewAll: { tab = .transactions }, onSettings: { tab = .settings }
+            )
+            .id(ObjectIdentifier(home))
         } else {
             NotLoggedInView(
                 text:
@@ -130,6 +133,7 @@ struct RootView: View {
     private var settingsTab: some View {
         if let settings = app.settingsModel {
             SettingsView(model: settings, app: app)
+                .id(ObjectIdentifier(settings))
         } else {
             NotLoggedInView(
                 text: "Settings need a login to the issuer. Connect to the internet; the wallet logs in again by itself.",
@@ -241,5 +245,19 @@ struct NotLoggedInView: View {
             }
         }
         .padding()
+    }
+}
+
+extension View {
+    /// The lock screen over this view while `lock` is locked: the wallet's content never shows
+    /// (nor in the app switcher's snapshot). The root and every sheet apply it, because a sheet
+    /// is presented above its presenter's overlay.
+    func coveredWhileLocked(_ lock: LockModel) -> some View {
+        overlay {
+            if lock.isLocked {
+                LockView(model: lock)
+                    .background(.background)
+            }
+        }
     }
 }

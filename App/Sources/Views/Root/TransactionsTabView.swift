@@ -42,6 +42,7 @@ struct TransactionsTabView: View {
             case .history:
                 if let history = app.history {
                     HistoryView(model: history)
+                        .id(ObjectIdentifier(history))
                 } else {
                     ProgressView()
                         .frame(maxHeight: .infinity)

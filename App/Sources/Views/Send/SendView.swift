@@ -64,9 +64,11 @@ struct SendView: View {
                 scanner = nil
                 route(result)
             }
+            .coveredWhileLocked(app.lock)
         }
         .sheet(item: $nearby) { item in
             NearbyDevicesView(model: item.model, send: model)
+                .coveredWhileLocked(app.lock)
         }
         .messageAlert("Not for this screen", message: $scanMessage)
     }
