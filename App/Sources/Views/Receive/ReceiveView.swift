@@ -88,6 +88,11 @@ struct ReceiveView: View {
             Label(message, systemImage: "exclamationmark.triangle.fill")
                 .foregroundStyle(.red)
         }
+        if let error = model.scanError {
+            // A payment scanned from home or the QR Code tab lands here before any request.
+            Label(error, systemImage: "exclamationmark.triangle.fill")
+                .foregroundStyle(.red)
+        }
         Button {
             model.submit()
         } label: {
