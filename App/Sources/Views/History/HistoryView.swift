@@ -5,8 +5,9 @@ import WalletAppModels
 /// chip, pull-to-refresh (the app's one sync), the empty state, and the detail sheet of a
 /// tapped row. Binds `HistoryModel` only; `appear()` / `disappear()` follow the screen.
 ///
-/// Swipe actions: the model offers no Retry or Cancel for a line (a failed line's notes are
-/// already back or refunded; see App/README.md), so rows have none.
+/// Swipe actions: the model offers no Retry or Cancel for a line — a line fails only when the
+/// issuer settled it as failed (the notes expired unredeemed and their value was refunded), so
+/// there is nothing left to retry or cancel; rows have no swipe actions.
 struct HistoryView: View {
     @Bindable var model: HistoryModel
 

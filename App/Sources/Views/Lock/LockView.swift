@@ -46,8 +46,11 @@ struct LockView: View {
                 }
                 if model.hasFallback {
                     VStack(alignment: .leading, spacing: 12) {
-                        FormTextField("Wallet passphrase", text: $model.passphrase, form: model, field: .passphrase, focused: $focused, isSecure: true)
-                            .textContentType(.password)
+                        FormTextField(
+                            "Wallet passphrase", text: $model.passphrase, form: model, field: .passphrase, focused: $focused,
+                            isSecure: true
+                        )
+                        .textContentType(.password)
                         Button("Unlock with passphrase") { model.submit() }
                             .disabled(model.passphrase.isEmpty || model.state == .authenticating)
                     }

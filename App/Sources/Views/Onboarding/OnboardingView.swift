@@ -92,11 +92,14 @@ private struct ServerStep: View {
 
     var body: some View {
         Section {
-            FormTextField("Server address", prompt: "https://issuer.example.com", text: $model.server, form: model, field: .server, focused: focused)
-                .keyboardType(.URL)
-                .textContentType(.URL)
-                .textInputAutocapitalization(.never)
-                .autocorrectionDisabled()
+            FormTextField(
+                "Server address", prompt: "https://issuer.example.com", text: $model.server, form: model, field: .server,
+                focused: focused
+            )
+            .keyboardType(.URL)
+            .textContentType(.URL)
+            .textInputAutocapitalization(.never)
+            .autocorrectionDisabled()
             FieldMessage(text: model.validationMessages[.server])
         } header: {
             Text("1 of 3 · Server")
@@ -141,16 +144,24 @@ private struct WalletStep: View {
 
     var body: some View {
         Section {
-            FormTextField("Wallet passphrase (optional)", text: $model.passphrase, form: model, field: .passphrase, focused: focused, isSecure: true)
-                .textContentType(.newPassword)
+            FormTextField(
+                "Wallet passphrase (optional)", text: $model.passphrase, form: model, field: .passphrase, focused: focused,
+                isSecure: true
+            )
+            .textContentType(.newPassword)
             FieldMessage(text: model.validationMessages[.passphrase])
-            FormTextField("Passphrase again", text: $model.passphraseConfirmation, form: model, field: .passphraseConfirmation, focused: focused, isSecure: true)
-                .textContentType(.newPassword)
+            FormTextField(
+                "Passphrase again", text: $model.passphraseConfirmation, form: model, field: .passphraseConfirmation,
+                focused: focused, isSecure: true
+            )
+            .textContentType(.newPassword)
             FieldMessage(text: model.validationMessages[.passphraseConfirmation])
         } header: {
             Text("3 of 3 · Wallet")
         } footer: {
-            Text("A passphrase of at least \(OnboardingModel.minimumPassphraseLength) characters encrypts the wallet key on this phone. Leave both empty to rely on the phone's own protection.")
+            Text(
+                "A passphrase of at least \(OnboardingModel.minimumPassphraseLength) characters encrypts the wallet key on this phone. Leave both empty to rely on the phone's own protection."
+            )
         }
     }
 }

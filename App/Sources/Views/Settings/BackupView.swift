@@ -13,10 +13,16 @@ struct BackupView: View {
     var body: some View {
         Form {
             Section {
-                FormTextField("Backup passphrase", text: $model.passphrase, form: model, field: .passphrase, focused: $focused, isSecure: true)
-                    .textContentType(.newPassword)
-                FormTextField("Passphrase again", text: $model.confirmation, form: model, field: .confirmation, focused: $focused, isSecure: true)
-                    .textContentType(.newPassword)
+                FormTextField(
+                    "Backup passphrase", text: $model.passphrase, form: model, field: .passphrase, focused: $focused,
+                    isSecure: true
+                )
+                .textContentType(.newPassword)
+                FormTextField(
+                    "Passphrase again", text: $model.confirmation, form: model, field: .confirmation, focused: $focused,
+                    isSecure: true
+                )
+                .textContentType(.newPassword)
                 if let problem = model.problem {
                     Text(problem)
                         .font(.footnote)

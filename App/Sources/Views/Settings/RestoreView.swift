@@ -26,8 +26,11 @@ struct RestoreView: View {
                 Text("Backups made on a phone are in Files → On My iPhone → Offline Wallet, unless you moved them.")
             }
             Section {
-                FormTextField("Backup passphrase", text: $model.passphrase, form: model, field: .passphrase, focused: $focused, isSecure: true)
-                    .textContentType(.password)
+                FormTextField(
+                    "Backup passphrase", text: $model.passphrase, form: model, field: .passphrase, focused: $focused,
+                    isSecure: true
+                )
+                .textContentType(.password)
             } header: {
                 Text("Passphrase")
             }

@@ -81,7 +81,8 @@ struct SettingsView: View {
             LabeledContent("Offline notes") { AmountText(text: model.home.offlineText, caption: "Offline notes", style: .body) }
             LabeledContent("Settled") { AmountText(text: model.home.settledText, caption: "Settled", style: .body) }
             LabeledContent("Total") {
-                AmountText(text: model.home.totalText, spoken: model.home.totalSpoken, caption: "Total", style: .body.weight(.semibold))
+                AmountText(
+                    text: model.home.totalText, spoken: model.home.totalSpoken, caption: "Total", style: .body.weight(.semibold))
             }
             LabeledContent("Last sync", value: model.freshness.description)
         }
@@ -197,7 +198,9 @@ private struct AutoRechargeSection: View {
         } header: {
             Text("Auto-recharge")
         } footer: {
-            Text("When the offline balance falls below the first value, the next sync buys notes up to the second (from \(SettingsModel.thresholdRange.lowerBound) to \(SettingsModel.thresholdRange.upperBound), and \(SettingsModel.targetRange.lowerBound) to \(SettingsModel.targetRange.upperBound)).")
+            Text(
+                "When the offline balance falls below the first value, the next sync buys notes up to the second (from \(SettingsModel.thresholdRange.lowerBound) to \(SettingsModel.thresholdRange.upperBound), and \(SettingsModel.targetRange.lowerBound) to \(SettingsModel.targetRange.upperBound))."
+            )
         }
         .onChange(of: model.autoRechargeOn) { model.saveAutoRecharge() }
         .onChange(of: model.threshold) { model.saveAutoRecharge() }
@@ -252,10 +255,13 @@ private struct ServerSection: View {
 
     var body: some View {
         Section {
-            FormTextField("Server address", prompt: "https://wallet.example.com", text: $model.serverText, form: model, field: .server, focused: focused)
-                .keyboardType(.URL)
-                .textInputAutocapitalization(.never)
-                .autocorrectionDisabled()
+            FormTextField(
+                "Server address", prompt: "https://wallet.example.com", text: $model.serverText, form: model, field: .server,
+                focused: focused
+            )
+            .keyboardType(.URL)
+            .textInputAutocapitalization(.never)
+            .autocorrectionDisabled()
             if let problem = model.errorText(for: .server) ?? model.serverProblem?.description {
                 Text(problem)
                     .font(.footnote)
