@@ -236,3 +236,42 @@ import WalletTestSupport
         }
     }
 }
+
+/// After a logout the same wallet logs in again through onboarding's server and account steps.
+@MainActor
+@Suite struct LogInAgainTests {
+    @Test func aLoggedOutWalletLogsInAgainWithItsNotes() async throws {
+        try await IssuerHarness.with { h in
+            let store = MemoryFlowStore()
+            let (wallet, _) = try h.wallet("again")
+            let email = "again-\(UUID().uuidString.prefix(6))@screens.test"
+            let (session, _) = try await WalletSession.logIn(
+                wallet: wallet, server: h.baseURL.absoluteString, email: email, password: "correct horse battery", register: true,
+                credentials: store, flowState: store)
+            try await session.client.fund(4_000)
+            _ = try await session.purchase(1_500)
+            let app = ScreenActionsTests.app()
+            #expect(app.makeLogIn(credentials: store, flowState: store) == nil, "no wallet open: nothing to log in with")
+            app.start(wallet: AsyncWallet(wallet), session: session)
+            _ = await app.logOut()
+            #expect(app.session == nil)
+
+            let login = try #require(app.makeLogIn(credentials: store, flowState: store))
+            #expect(login.isLoggingInAgain && login.mode == .logIn)
+            #expect(login.server == h.baseURL.absoluteString && login.email == email, "the saved server and email are filled in")
+            #expect(login.stepCaption == "Step 1 of 2 · Server")
+            await login.submitStep()
+            #expect(login.step == .account && login.stepCaption == "Step 2 of 2 · Account")
+            login.password = "wrong password 1"
+            await login.submitStep()
+            #expect(login.error == .wrongPassword && login.step == .account)
+            login.password = "correct horse battery"
+            await login.submitStep()
+            #expect(login.step == .done, "no wallet step: \(String(describing: login.error))")
+            #expect(app.finishOnboarding(login))
+            #expect(app.session != nil && app.settingsModel != nil)
+            #expect(try await app.wallet?.balance().spendable == 1_500, "the same wallet, its notes kept")
+            #expect(try await app.session?.account().balance == 2_500)
+        }
+    }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import WalletFlows
+import WalletSync
 
 /// The account actions the Onboarding and Settings screens need from the app model: they hand
 /// over whole steps (finish onboarding, save the server, log out) so the views bind buttons to
@@ -12,6 +13,18 @@ extension AppModel {
         guard onboarding.step == .done, let result = onboarding.result else { return false }
         start(wallet: result.wallet, session: result.session)
         return true
+    }
+
+    /// "Log in" after a logout or a server change: onboarding's server and account steps for
+    /// the wallet this phone already holds (`OnboardingModel(loggingInWith:)`); its "Open my
+    /// wallet" (`finishOnboarding`) starts the app on the new login. Nil while no wallet is
+    /// open. The composition root passes the stores the app opened the wallet with.
+    public func makeLogIn(
+        credentials: any CredentialStore, flowState: any FlowStateStore,
+        makeClient: @escaping IssuerClientFactory = { IssuerClient(serverURL: $0) }
+    ) -> OnboardingModel? {
+        guard let wallet else { return nil }
+        return OnboardingModel(loggingInWith: wallet, credentials: credentials, flowState: flowState, makeClient: makeClient)
     }
 
     /// Settings → Server → Save. Another issuer than the saved one ends the login (its token
@@ -41,5 +54,19 @@ extension AppModel {
         }
         await stop()
         return warning
+    }
+}
+
+extension OnboardingModel {
+    /// The header of the current step: "Step 1 of 3 · Server" (of 2 when logging in again,
+    /// which has no wallet step).
+    public var stepCaption: String {
+        let count = isLoggingInAgain ? 2 : 3
+        switch step {
+        case .server: return "Step 1 of \(count) · Server"
+        case .account: return "Step 2 of \(count) · Account"
+        case .wallet: return "Step 3 of \(count) · Wallet"
+        case .done: return isLoggingInAgain ? "Logged in" : "Done"
+        }
     }
 }

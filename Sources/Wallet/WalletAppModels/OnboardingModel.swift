@@ -124,8 +124,11 @@ public final class OnboardingModel: FocusableForm {
     private let credentials: any CredentialStore
     private let flowState: any FlowStateStore
     private let makeClient: IssuerClientFactory
-    /// Created by an earlier attempt whose login failed: reused, never created twice.
+    /// Created by an earlier attempt whose login failed: reused, never created twice. (The
+    /// phone's wallet when logging in again.)
     private var created: AsyncWallet?
+    /// Logging in again with the wallet this phone holds: no wallet step.
+    public let isLoggingInAgain: Bool
     private var task: Task<Void, Never>?
 
     /// - Parameters:
@@ -140,6 +143,27 @@ public final class OnboardingModel: FocusableForm {
         self.flowState = flowState
         self.keyCost = keyCost
         self.makeClient = makeClient
+        isLoggingInAgain = false
+    }
+
+    /// Logging in again with the wallet already on this phone (after a logout or a server
+    /// change): server → account → done, the saved server and email filled in, "Log in"
+    /// chosen. The wallet keeps its key and notes; the login registers that key to the account.
+    public init(
+        loggingInWith wallet: AsyncWallet, credentials: any CredentialStore, flowState: any FlowStateStore,
+        makeClient: @escaping IssuerClientFactory = { IssuerClient(serverURL: $0) }
+    ) {
+        walletDirectory = ""
+        keyCost = .interactive
+        self.credentials = credentials
+        self.flowState = flowState
+        self.makeClient = makeClient
+        created = wallet
+        isLoggingInAgain = true
+        mode = .logIn
+        let saved = try? credentials.loadLogin()
+        server = saved?.server ?? ""
+        email = saved?.email ?? ""
     }
 
     /// The first screen appeared: its field gets the keyboard (later steps focus on arrival).
@@ -249,7 +273,8 @@ public final class OnboardingModel: FocusableForm {
         }
         _ = try await client.login(email: email, password: password)
         activity = nil
-        move(to: .wallet)
+        // Logging in again: the phone's wallet is registered now, no passphrase to choose.
+        if isLoggingInAgain { try await createWallet() } else { move(to: .wallet) }
     }
 
     private func createWallet() async throws {

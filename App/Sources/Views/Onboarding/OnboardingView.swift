@@ -11,6 +11,11 @@ import WalletAppModels
 /// root view then shows the wallet because `app.wallet` is set. So the composition root makes
 /// the `OnboardingModel` (wallet directory, credential and flow-state stores) and shows
 /// `OnboardingView(model: onboarding, app: app)` while `app.wallet == nil`.
+///
+/// Logging in again (after Settings → Log out, or another server): the same view over
+/// `app.makeLogIn(credentials:flowState:)` — server and account only, the saved server and
+/// email filled in, the phone's wallet and notes kept; "Open my wallet" starts the new login.
+/// Show it from the not-logged-in screen while `app.isWalletOpen && app.session == nil`.
 struct OnboardingView: View {
     @Bindable var model: OnboardingModel
     let app: AppModel
@@ -55,7 +60,7 @@ struct OnboardingView: View {
                     }
                 }
             }
-            .navigationTitle("Welcome")
+            .navigationTitle(model.isLoggingInAgain ? "Log in" : "Welcome")
             .toolbar {
                 if model.step == .account || model.step == .wallet {
                     ToolbarItem(placement: .cancellationAction) {
@@ -102,7 +107,7 @@ private struct ServerStep: View {
             .autocorrectionDisabled()
             FieldMessage(text: model.validationMessages[.server])
         } header: {
-            Text("1 of 3 · Server")
+            Text(model.stepCaption)
         } footer: {
             Text("The issuer that sells and redeems your notes. Your bank or operator gives you this address.")
         }
@@ -131,7 +136,7 @@ private struct AccountStep: View {
                 .textContentType(model.mode == .register ? .newPassword : .password)
             FieldMessage(text: model.validationMessages[.password])
         } header: {
-            Text("2 of 3 · Account")
+            Text(model.stepCaption)
         } footer: {
             Text("At least \(OnboardingModel.minimumPasswordLength) characters.")
         }
@@ -157,7 +162,7 @@ private struct WalletStep: View {
             .textContentType(.newPassword)
             FieldMessage(text: model.validationMessages[.passphraseConfirmation])
         } header: {
-            Text("3 of 3 · Wallet")
+            Text(model.stepCaption)
         } footer: {
             Text(
                 "A passphrase of at least \(OnboardingModel.minimumPassphraseLength) characters encrypts the wallet key on this phone. Leave both empty to rely on the phone's own protection."
@@ -172,7 +177,7 @@ private struct DoneStep: View {
 
     var body: some View {
         Section {
-            Label("Your wallet is ready", systemImage: "checkmark.seal.fill")
+            Label(model.isLoggingInAgain ? "You are logged in" : "Your wallet is ready", systemImage: "checkmark.seal.fill")
                 .font(.title3.weight(.semibold))
                 .foregroundStyle(.green)
             Text("Buy notes while online, then pay and receive without a network, by QR code or Bluetooth.")
