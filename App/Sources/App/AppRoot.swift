@@ -53,7 +53,8 @@ final class AppRoot {
             problem = nil
         } catch {
             storage = nil
-            problem = "The app cannot create its storage (\(error.localizedDescription)). Free some space on the phone, then open the app again."
+            problem =
+                "The app cannot create its storage (\(error.localizedDescription)). Free some space on the phone, then open the app again."
         }
         let gate = DeviceOwnerGate()
         let notifier = LocalNotifier()
@@ -69,7 +70,8 @@ final class AppRoot {
         }
         app = AppModel(
             settings: settings, connectivity: PathConnectivityMonitor(), scheduler: scheduler, notifier: notifier, lock: lock,
-            biometrics: gate, nearbyBrowser: bluetooth, backupDestination: try? FilesBackupDestination(), restoreInto: restoreInto)
+            biometrics: gate, nearbyBrowser: bluetooth, backupDestination: try? FilesBackupDestination(), restoreInto: restoreInto
+        )
         self.storage = storage
         self.notifier = notifier
         self.scheduler = scheduler
@@ -104,11 +106,13 @@ final class AppRoot {
             return
         }
         do {
-            try await app.open(directory: directory, passphrase: passphrase, credentials: credentials, flowState: storage.flowState)
+            try await app.open(
+                directory: directory, passphrase: passphrase, credentials: credentials, flowState: storage.flowState)
         } catch let error as WalletError {
             switch error {
             case .passphraseRequired: phase = .needsPassphrase(nil)
-            case .wrongPassphrase: phase = .needsPassphrase("Wrong passphrase. Type the passphrase you chose when you created the wallet.")
+            case .wrongPassphrase:
+                phase = .needsPassphrase("Wrong passphrase. Type the passphrase you chose when you created the wallet.")
             default: phase = .failed("The wallet could not be opened: \(error.description)")
             }
             return
@@ -141,7 +145,8 @@ final class AppRoot {
     /// abandoned onboarding is never reused or current; it only takes space).
     func makeOnboarding() -> OnboardingModel {
         let storage = storage ?? WalletStorage(root: FileManager.default.temporaryDirectory, settings: app.settings)
-        return OnboardingModel(walletDirectory: storage.newWalletDirectory(), credentials: credentials, flowState: storage.flowState)
+        return OnboardingModel(
+            walletDirectory: storage.newWalletDirectory(), credentials: credentials, flowState: storage.flowState)
     }
 
     // MARK: The current wallet

@@ -41,9 +41,12 @@ struct BackgroundSyncScheduler: BackgroundScheduler {
         } catch let error as BGTaskScheduler.Error {
             switch error.code {
             case .unavailable:
-                throw BackgroundScheduleError("Background App Refresh is off for this app (Settings → General → Background App Refresh), or this is a simulator.")
+                throw BackgroundScheduleError(
+                    "Background App Refresh is off for this app (Settings → General → Background App Refresh), or this is a simulator."
+                )
             case .notPermitted:
-                throw BackgroundScheduleError("The app is not permitted to schedule \(identifier) (Info.plist BGTaskSchedulerPermittedIdentifiers).")
+                throw BackgroundScheduleError(
+                    "The app is not permitted to schedule \(identifier) (Info.plist BGTaskSchedulerPermittedIdentifiers).")
             case .tooManyPendingTaskRequests:
                 throw BackgroundScheduleError("Too many background requests are pending.")
             default:

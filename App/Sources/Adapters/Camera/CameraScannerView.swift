@@ -155,8 +155,9 @@ private final class CaptureSession: NSObject, AVCaptureMetadataOutputObjectsDele
     @MainActor
     func configure(onCodes: @escaping @MainActor ([String]) -> Void) -> AVCaptureSession? {
         self.onCodes = onCodes
-        guard let camera = AVCaptureDevice.default(.builtInWideAngleCamera, for: .video, position: .back)
-            ?? AVCaptureDevice.default(for: .video),
+        guard
+            let camera = AVCaptureDevice.default(.builtInWideAngleCamera, for: .video, position: .back)
+                ?? AVCaptureDevice.default(for: .video),
             let input = try? AVCaptureDeviceInput(device: camera)
         else { return nil }
         let output = AVCaptureMetadataOutput()

@@ -10,7 +10,8 @@ struct KeychainError: Error, CustomStringConvertible {
 
     var description: String {
         let reason = SecCopyErrorMessageString(status, nil).map { $0 as String } ?? "status \(status)"
-        return "The Keychain could not \(operation) the saved login (\(reason)). Unlock the phone and try again; if it persists, log in again."
+        return
+            "The Keychain could not \(operation) the saved login (\(reason)). Unlock the phone and try again; if it persists, log in again."
     }
 }
 
@@ -57,11 +58,13 @@ struct KeychainCredentialStore: CredentialStore {
         guard status == errSecSuccess else { throw KeychainError(operation: "read", status: status) }
         guard let data = item as? Data else { throw KeychainError(operation: "read", status: errSecDecode) }
         let stored = try JSONDecoder().decode(Stored.self, from: data)
-        return StoredLogin(server: stored.server, email: stored.email, accountId: stored.accountId, refreshToken: stored.refreshToken)
+        return StoredLogin(
+            server: stored.server, email: stored.email, accountId: stored.accountId, refreshToken: stored.refreshToken)
     }
 
     func saveLogin(_ login: StoredLogin) throws {
-        let stored = Stored(server: login.server, email: login.email, accountId: login.accountId, refreshToken: login.refreshToken)
+        let stored = Stored(
+            server: login.server, email: login.email, accountId: login.accountId, refreshToken: login.refreshToken)
         let data = try JSONEncoder().encode(stored)
         let attributes: [String: Any] = [
             kSecValueData as String: data,

@@ -40,11 +40,13 @@ struct LocalNotifier: Notifier {
         if report.recharged > 0 {
             await show(
                 id: "recharge:\(report.syncedAt)", title: "Auto-recharge",
-                body: "Bought \(Amount.format(report.recharged, currency: currency)) \(currency) of notes, ready to spend offline.",
+                body:
+                    "Bought \(Amount.format(report.recharged, currency: currency)) \(currency) of notes, ready to spend offline.",
                 badge: nil)
         }
         for (index, warning) in report.warnings.enumerated() {
-            await show(id: "recharge-failed:\(report.syncedAt):\(index)", title: "Auto-recharge failed", body: warning, badge: nil)
+            await show(
+                id: "recharge-failed:\(report.syncedAt):\(index)", title: "Auto-recharge failed", body: warning, badge: nil)
         }
     }
 

@@ -46,7 +46,8 @@ struct WalletStorage: Sendable {
 
     /// The app's storage: Application Support/Wallets, created and excluded from backups.
     static func standard(settings: any SettingsStore) throws -> WalletStorage {
-        let support = try FileManager.default.url(for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
+        let support = try FileManager.default.url(
+            for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
         let storage = WalletStorage(root: support.appendingPathComponent("Wallets", isDirectory: true), settings: settings)
         try storage.prepareRoot()
         return storage
@@ -54,7 +55,8 @@ struct WalletStorage: Sendable {
 
     /// Creates `root` (owner-only) and marks it excluded from backup, which covers its contents.
     func prepareRoot() throws {
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            at: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         var values = URLResourceValues()
         values.isExcludedFromBackup = true
         var url = root
