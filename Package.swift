@@ -277,6 +277,15 @@ let package = Package(
             ],
             path: "Sources/Testing/NearbySessionTesting"
         ),
+        // A simulated Bluetooth LE radio (ATT MTU, bounded radio queues, stalls, cuts) behind the
+        // same GATTPacketPort as the app's CoreBluetooth adapter.
+        .target(
+            name: "NearbyGATTTesting",
+            dependencies: [
+                "NearbyGATT", "NearbySession",
+            ],
+            path: "Sources/Testing/NearbyGATTTesting"
+        ),
         // A real issuer on loopback, the in-memory flow store, a transport that loses answers, a
         // pair of wallets.
         .target(
@@ -390,6 +399,13 @@ let package = Package(
             path: "Tests/NearbySessionTests"
         ),
         .testTarget(
+            name: "NearbyGATTTests",
+            dependencies: [
+                "NearbyGATT", "NearbyGATTTesting", "NearbySession", "OfflineNotes", "WalletCore", "WalletFlows", "WalletTestSupport",
+            ],
+            path: "Tests/NearbyGATTTests"
+        ),
+        .testTarget(
             name: "WalletFlowsTests",
             dependencies: [
                 "WalletFlows", "WalletTestSupport", "NearbySessionTesting", "TestSupport", "WalletSync", "WalletCore", "OfflineNotes", "NearbySession", "DevIssuer",
@@ -400,6 +416,7 @@ let package = Package(
             name: "WalletAppModelsTests",
             dependencies: [
                 "WalletAppModels", "WalletFlows", "WalletTestSupport", "IssuerTesting", "TestSupport", "OfflineNotesTesting", "NearbySessionTesting", "WalletSync", "WalletCore", "OfflineNotes", "QRPayload", "NearbySession",
+                "NearbyGATT", "NearbyGATTTesting",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             path: "Tests/WalletAppModelsTests"

@@ -228,6 +228,9 @@ public final class GATTLink: LinkConnection, Sendable {
     /// Whether the link is still usable (neither closed nor disconnected).
     public var isOpen: Bool { state.withLock { $0.failure == nil && !$0.closing } }
 
+    /// Frames queued for the radio and senders suspended for room (for tests).
+    var backlog: (queued: Int, waiting: Int) { state.withLock { ($0.queue.count, $0.waiters.count) } }
+
     // MARK: Pumping
 
     /// Moves queued frames to the radio until it refuses one or the queue is empty. Only one

@@ -19,14 +19,16 @@ extension AppModel {
     }
 
     /// The Send sheet: paid from this wallet (offline) or this session (online), the balances
-    /// as home shows them; nearby payments dial the device picked on `makeNearbyDevices()`
-    /// (or `dialer`). Nil before the wallet is open.
+    /// as home shows them; nearby payments dial the device picked on `makeNearbyDevices()`,
+    /// else the payee the scanned request's Bluetooth hint names (through the app's browser),
+    /// else `dialer`. Nil before the wallet is open.
     public func makeSend(dialer: (any LinkDialer)? = nil, locale: Locale = .current) -> SendModel? {
         guard let wallet, let currency = currency else { return nil }
         let model = SendModel(
             currency: currency, offlineSpendable: home?.offlineSpendable ?? ((try? wallet.wallet.balance())?.spendable ?? 0),
             settled: UInt64(max(0, home?.settled ?? 0)), clock: clockForScreens, locale: locale)
-        model.services = SendServices(wallet: wallet.wallet, session: session, dialer: dialer, sessionOptions: sessionOptions)
+        model.services = SendServices(
+            wallet: wallet.wallet, session: session, dialer: dialer, sessionOptions: sessionOptions, nearbyBrowser: nearbyBrowser)
         if let home { Self.follow(home, into: model) }
         return model
     }
@@ -52,17 +54,18 @@ extension AppModel {
         }
     }
 
-    /// The Receive sheet, advertising `hints` (the app's Bluetooth address), its requests valid
-    /// for `expiresIn` seconds and drawn as QR frames of at most `frameBytes`. Nil before the
-    /// wallet is open.
+    /// The Receive sheet, its requests carrying `hints` — or, when none are given, a fresh
+    /// endpoint of the app's `NearbyAdvertiser` per request (a Bluetooth LE session service;
+    /// `ReceiveModel.listenNearby()` serves it) —, valid for `expiresIn` seconds and drawn as
+    /// QR frames of at most `frameBytes`. Nil before the wallet is open.
     public func makeReceive(
-        hints: [TransportHint], payeeName: String = "", expiresIn: UInt64 = 600, frameBytes: Int = 600,
+        hints: [TransportHint] = [], payeeName: String = "", expiresIn: UInt64 = 600, frameBytes: Int = 600,
         locale: Locale = .current
     ) -> ReceiveModel? {
         guard let wallet, let currency else { return nil }
         return ReceiveModel(
             wallet: wallet.wallet, currency: currency, payeeName: payeeName, hints: hints, sessionOptions: sessionOptions,
-            expiresIn: expiresIn, frameBytes: frameBytes, locale: locale)
+            expiresIn: expiresIn, frameBytes: frameBytes, locale: locale, advertiser: hints.isEmpty ? nearbyAdvertiser : nil)
     }
 
     /// The Scan sheet.

@@ -69,6 +69,7 @@ public final class AppModel {
     private let monitor: any ConnectivityMonitor
     let biometrics: any BiometricGate
     let nearbyBrowser: (any NearbyBrowser)?
+    let nearbyAdvertiser: (any NearbyAdvertiser)?
     let sessionOptions: SessionOptions
     let backupDestination: (any BackupDestination)?
     let backupCost: PassphraseBox.Cost
@@ -87,7 +88,10 @@ public final class AppModel {
     ///   - refreshWithin: notes expiring within this many seconds are refreshed by a sync.
     ///   - backgroundInterval: seconds after a sync before the next background sync may run.
     ///   - biometrics: the gate Settings checks before turning the lock on.
-    ///   - nearbyBrowser: discovery for the Nearby devices sheet (Bluetooth LE in the app).
+    ///   - nearbyBrowser: discovery for the Nearby devices sheet (Bluetooth LE in the app); Send
+    ///     also reaches a scanned request's payee through it.
+    ///   - nearbyAdvertiser: the endpoint each Receive request is served on (Bluetooth LE in the
+    ///     app); without it, requests carry only the hints `makeReceive` is given.
     ///   - sessionOptions: the nearby session's timing for Send and Receive.
     ///   - backupDestination: where Settings → Back up writes (the app's document exporter).
     ///   - backupCost: the backup's key-derivation cost (tests use `.testing`).
@@ -102,11 +106,12 @@ public final class AppModel {
         biometrics: any BiometricGate = NoBiometrics(), nearbyBrowser: (any NearbyBrowser)? = nil,
         sessionOptions: SessionOptions = SessionOptions(), backupDestination: (any BackupDestination)? = nil,
         backupCost: PassphraseBox.Cost = .interactive, restoreInto: (@Sendable () -> String)? = nil,
-        restoreKeyCost: PassphraseBox.Cost = .interactive
+        restoreKeyCost: PassphraseBox.Cost = .interactive, nearbyAdvertiser: (any NearbyAdvertiser)? = nil
     ) {
         self.settings = settings
         self.biometrics = biometrics
         self.nearbyBrowser = nearbyBrowser
+        self.nearbyAdvertiser = nearbyAdvertiser
         self.sessionOptions = sessionOptions
         self.backupDestination = backupDestination
         self.backupCost = backupCost

@@ -81,6 +81,9 @@ public final class ReceiveModel: FocusableForm {
     public private(set) var receiptFrames: [String] = []
     /// Why the last scanned payment was not accepted (the request stays shown).
     public private(set) var scanError: String?
+    /// Why the shown request is not offered nearby although this device has a nearby
+    /// transport (Bluetooth off, permission refused): payers scan its QR code instead.
+    public private(set) var nearbyProblem: String?
 
     private let wallet: Wallet
     private let hints: [TransportHint]
@@ -89,6 +92,9 @@ public final class ReceiveModel: FocusableForm {
     private let frameBytes: Int
     private var nearby: NearbyRequest?
     @ObservationIgnored private var activeListener: (any LinkListener)?
+    private let advertiser: (any NearbyAdvertiser)?
+    /// The shown request's endpoint listener until `listenNearby()` serves it.
+    @ObservationIgnored private var preparedListener: (any LinkListener)?
     /// The generation `submit()` started (Return on the last field), for whoever must wait for it.
     @ObservationIgnored public private(set) var pendingGeneration: Task<Void, Never>?
 
@@ -97,11 +103,14 @@ public final class ReceiveModel: FocusableForm {
     ///     simulated or TCP address in tests). The request carries them and a session key.
     ///   - expiresIn: seconds the request stays valid.
     ///   - frameBytes: message bytes per QR frame (smaller codes scan more easily, more frames).
+    ///   - advertiser: makes a fresh nearby endpoint for each request (the app's Bluetooth LE);
+    ///     its hints go into the request after `hints`, and `listenNearby()` serves it.
     public init(
         wallet: Wallet, currency: Currency, payeeName: String = "", hints: [TransportHint],
         sessionOptions: SessionOptions = SessionOptions(), expiresIn: UInt64 = 600, frameBytes: Int = 600,
-        locale: Locale = .current
+        locale: Locale = .current, advertiser: (any NearbyAdvertiser)? = nil
     ) {
+        self.advertiser = advertiser
         self.frameBytes = frameBytes
         self.wallet = wallet
         self.currency = currency
@@ -142,16 +151,34 @@ public final class ReceiveModel: FocusableForm {
         phase = .generating
         let value = amount.text.isEmpty ? 0 : (amount.minorUnits ?? 0)
         let flow = NearbyReceiveFlow(wallet: wallet, options: sessionOptions)
+        // Each request gets its own endpoint (a fresh Bluetooth LE session service), so a payer
+        // holding an older request cannot reach this one by mistake.
+        closePreparedListener()
+        var hints = self.hints
+        var endpoint: NearbyEndpoint?
+        nearbyProblem = nil
+        if let advertiser {
+            do {
+                let prepared = try advertiser.prepareReceive(keyID: wallet.publicKey.keyID.hex, payeeName: payeeName)
+                endpoint = prepared
+                hints += prepared.hints
+            } catch {
+                nearbyProblem = "\(error)"
+            }
+        }
         switch await Self.create(flow, amount: value, payeeName: payeeName, expiresIn: expiresIn, hints: hints) {
         case .failure(let error):
+            endpoint?.listener.close()
             phase = .failed(message: "The request could not be created: \(error.description)")
         case .success(let made):
             do {
                 requestFrames = try QRFrames.encode(made.request.encoded, chunkSize: frameBytes)
             } catch {
+                endpoint?.listener.close()
                 phase = .failed(message: "The request does not fit in QR codes (\(error)). Shorten the name.")
                 return
             }
+            preparedListener = endpoint?.listener
             nearby = made
             request = made.request
             frameIndex = 0
@@ -165,6 +192,7 @@ public final class ReceiveModel: FocusableForm {
 
     /// "Regenerate" / back to the form: the old request is dropped from the screen.
     public func edit() {
+        closePreparedListener()
         phase = .editing
         request = nil
         nearby = nil
@@ -186,6 +214,21 @@ public final class ReceiveModel: FocusableForm {
     }
 
     // MARK: Receiving
+
+    /// Serves the shown request on the endpoint the app's `NearbyAdvertiser` prepared for it
+    /// (advertising it until a payer pays, the timeout passes, or `stopListening()`), as
+    /// `listen(on:)` does. Without one (no advertiser, or `nearbyProblem`), `listening` says
+    /// the request is paid by QR.
+    public func listenNearby() async {
+        guard phase == .showingRequest, nearby != nil else { return }
+        guard let listener = preparedListener else {
+            listening = .stopped(message: nearbyProblem ?? "This request is not offered nearby: the payer scans its QR code.")
+            return
+        }
+        // Served once: the session closes the listener when it ends.
+        preparedListener = nil
+        await listen(on: listener)
+    }
 
     /// Serves the request on `listener` (Bluetooth LE in the app) until a payer pays it and
     /// gets the receipt, or the session's timeout passes. Progress goes to `listening`.
@@ -251,6 +294,13 @@ public final class ReceiveModel: FocusableForm {
     public func stopListening() {
         activeListener?.close()
         activeListener = nil
+        closePreparedListener()
+    }
+
+    /// Stops advertising an endpoint nobody served (a new request, the form again, the screen closed).
+    private func closePreparedListener() {
+        preparedListener?.close()
+        preparedListener = nil
     }
 
     private func progressed(_ event: NearbyReceiveProgress) {

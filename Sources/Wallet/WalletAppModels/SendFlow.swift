@@ -38,14 +38,28 @@ public enum SendPhase: Equatable, Sendable {
 public struct SendServices: Sendable {
     public var wallet: Wallet
     public var session: WalletSession?
+    /// Links for a nearby payment when neither a picked device nor the browser reaches the payee.
     public var dialer: (any LinkDialer)?
     public var sessionOptions: SessionOptions
+    /// Reaches the payee a scanned request names in its transport hint (Bluetooth LE in the app).
+    public var nearbyBrowser: (any NearbyBrowser)?
 
-    public init(wallet: Wallet, session: WalletSession? = nil, dialer: (any LinkDialer)? = nil, sessionOptions: SessionOptions = SessionOptions()) {
+    public init(
+        wallet: Wallet, session: WalletSession? = nil, dialer: (any LinkDialer)? = nil, sessionOptions: SessionOptions = SessionOptions(),
+        nearbyBrowser: (any NearbyBrowser)? = nil
+    ) {
         self.wallet = wallet
         self.session = session
         self.dialer = dialer
         self.sessionOptions = sessionOptions
+        self.nearbyBrowser = nearbyBrowser
+    }
+
+    /// The links a nearby payment of `request` goes over: the device picked on the Nearby
+    /// devices sheet, else the payee the request's hint names (when the browser understands
+    /// it), else `dialer`.
+    func nearbyDialer(for request: PaymentRequest, picked: (any LinkDialer)?) -> (any LinkDialer)? {
+        picked ?? nearbyBrowser?.dialer(for: request) ?? dialer
     }
 }
 

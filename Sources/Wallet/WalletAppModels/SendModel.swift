@@ -316,7 +316,7 @@ public final class SendModel: FocusableForm {
     }
 
     private func payNearby(_ request: PaymentRequest, amount: UInt64?, services: SendServices) async {
-        guard let dialer = peerDialer ?? services.dialer else {
+        guard let dialer = services.nearbyDialer(for: request, picked: peerDialer) else {
             phase = .failed(message: "Bluetooth is not available. Turn it on, or pay by QR.", canTryAgain: false)
             return
         }

@@ -1,4 +1,5 @@
 import NearbySession
+import OfflineNotes
 
 /// A payee's phone found nearby: the name and key id it advertises, and an address only the
 /// nearby transport understands (a Bluetooth LE peripheral in the app; a simulated or TCP
@@ -39,4 +40,13 @@ public protocol NearbyBrowser: Sendable {
     func discover() -> AsyncStream<NearbyBrowserEvent>
     /// Opens links to `peer` for the nearby payment session.
     func dialer(for peer: NearbyPeer) -> any LinkDialer
+    /// Opens links to the payee a scanned request names in a transport hint this browser
+    /// understands (the app: the Bluetooth LE session service of §12.8, found by scanning);
+    /// nil when it names none. Send pays through it unless a device was picked.
+    func dialer(for request: PaymentRequest) -> (any LinkDialer)?
+}
+
+extension NearbyBrowser {
+    /// A browser that only lists devices cannot reach a payee from its request.
+    public func dialer(for request: PaymentRequest) -> (any LinkDialer)? { nil }
 }
