@@ -53,5 +53,5 @@ extension WalletAlert: Identifiable {
         }
     }
 
-    static func money(_ amount: UInt64, _ currency: Currency) -> String { "\(Amount.format(amount, currency: currency)) \(currency)" }
+    static func money(_ amount: UInt64, _ currency: Currency) -> String { MoneyText.text(amount, currency: currency) }
 }
