@@ -275,3 +275,23 @@ import WalletTestSupport
         }
     }
 }
+
+/// The lock screen asks by itself once; after a failure only the button asks again.
+@MainActor
+@Suite struct LockOnShowTests {
+    @Test func showingTheLockAsksOnceAndNotAgainAfterAFailure() async throws {
+        let settings = InMemorySettingsStore([LockModel.settingsKey: "true"])
+        let gate = ScriptedBiometricGate([false, true])
+        let lock = LockModel(gate: gate, settings: settings)
+        lock.launched()
+        await lock.unlockOnShow()
+        #expect(lock.isLocked && lock.message == .notRecognized)
+        await lock.unlockOnShow()
+        #expect(gate.reasons.count == 1, "a failure is not retried by itself: the prompt's own inactive/active would loop")
+        await lock.unlock()
+        #expect(!lock.isLocked && gate.reasons.count == 2)
+        lock.enteredBackground()
+        await lock.unlockOnShow()
+        #expect(gate.reasons.count == 3, "locked again after a success: asks by itself once more")
+    }
+}

@@ -86,6 +86,14 @@ public final class LockModel: FocusableForm {
         if !passed { message = .notRecognized }
     }
 
+    /// The lock screen is showing in an active app: asks for Face ID once. Not again after a
+    /// failure or a cancel (the message is up, the button asks again): the system prompt itself
+    /// makes the app inactive and active again, so asking on every return would loop.
+    public func unlockOnShow() async {
+        guard message == nil else { return }
+        await unlock()
+    }
+
     /// The fallback: unlocks with the wallet passphrase.
     public func unlock(passphrase: String) async {
         guard state == .locked else { return }

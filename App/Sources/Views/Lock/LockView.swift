@@ -8,6 +8,7 @@ import WalletAppModels
 struct LockView: View {
     @Bindable var model: LockModel
     @FocusState private var focused: LockModel.Field?
+    @Environment(\.scenePhase) private var scenePhase
 
     init(model: LockModel) {
         self.model = model
@@ -63,7 +64,10 @@ struct LockView: View {
         .syncsFocus($focused, with: $model.focus.focused)
         .formKeyboardToolbar(model)
         .dismissesKeyboardOnTap { model.focus.clearFocus() }
-        // Face ID at once: the lock screen is what the person sees on launch and on return.
-        .task { await model.unlock() }
+        // Face ID at once, but only while the app is active (a prompt from the background
+        // fails); once per lock: after a failure or cancel the button asks.
+        .task(id: scenePhase) {
+            if scenePhase == .active { await model.unlockOnShow() }
+        }
     }
 }
