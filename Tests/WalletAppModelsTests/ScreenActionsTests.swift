@@ -253,8 +253,9 @@ import WalletTestSupport
             let app = ScreenActionsTests.app()
             #expect(app.makeLogIn(credentials: store, flowState: store) == nil, "no wallet open: nothing to log in with")
             app.start(wallet: AsyncWallet(wallet), session: session)
+            #expect(!app.needsLogIn, "logged in")
             _ = await app.logOut()
-            #expect(app.session == nil)
+            #expect(app.session == nil && app.needsLogIn, "logged out: only logging in again brings sync back")
 
             let login = try #require(app.makeLogIn(credentials: store, flowState: store))
             #expect(login.isLoggingInAgain && login.mode == .logIn)
@@ -269,7 +270,7 @@ import WalletTestSupport
             await login.submitStep()
             #expect(login.step == .done, "no wallet step: \(String(describing: login.error))")
             #expect(app.finishOnboarding(login))
-            #expect(app.session != nil && app.settingsModel != nil)
+            #expect(app.session != nil && app.settingsModel != nil && !app.needsLogIn)
             #expect(try await app.wallet?.balance().spendable == 1_500, "the same wallet, its notes kept")
             #expect(try await app.session?.account().balance == 2_500)
         }
@@ -293,5 +294,22 @@ import WalletTestSupport
         lock.enteredBackground()
         await lock.unlockOnShow()
         #expect(gate.reasons.count == 3, "locked again after a success: asks by itself once more")
+    }
+}
+
+extension LogInAgainTests {
+    @Test func aWalletOpenedOfflineWithASavedLoginDoesNotNeedLoggingIn() async throws {
+        try await IssuerHarness.with { h in
+            let (wallet, directory) = try h.wallet("offline-open")
+            let store = MemoryFlowStore()
+            _ = try await WalletSession.logIn(
+                wallet: wallet, server: h.baseURL.absoluteString, email: "offline-\(UUID().uuidString.prefix(6))@screens.test",
+                password: "correct horse battery", register: true, credentials: store, flowState: store)
+            let dead = try #require(URL(string: "http://127.0.0.1:1"))
+            let app = ScreenActionsTests.app()
+            try await app.open(directory: directory, credentials: store, flowState: store) { _ in IssuerClient(serverURL: dead) }
+            #expect(app.wallet != nil && app.session == nil)
+            #expect(!app.needsLogIn, "the saved login resumes by itself when the issuer answers")
+        }
     }
 }

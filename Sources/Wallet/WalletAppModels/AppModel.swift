@@ -214,6 +214,11 @@ public final class AppModel {
         start(wallet: wallet, session: session)
     }
 
+    /// Whether the open wallet has no login and none to resume (after a logout or a server
+    /// change): only logging in again (`makeLogIn`) brings sync back. False while a login
+    /// waits for the network (opened offline): that one resumes by itself.
+    public var needsLogIn: Bool { wallet != nil && session == nil && resumeLogin == nil }
+
     /// Stops following connectivity and withdraws the background sync (logout).
     public func stop() async {
         monitorTask?.cancel()

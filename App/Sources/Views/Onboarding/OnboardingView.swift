@@ -15,7 +15,7 @@ import WalletAppModels
 /// Logging in again (after Settings → Log out, or another server): the same view over
 /// `app.makeLogIn(credentials:flowState:)` — server and account only, the saved server and
 /// email filled in, the phone's wallet and notes kept; "Open my wallet" starts the new login.
-/// Show it from the not-logged-in screen while `app.isWalletOpen && app.session == nil`.
+/// Offer it (a "Log in" button on the not-logged-in screen) while `app.needsLogIn`.
 struct OnboardingView: View {
     @Bindable var model: OnboardingModel
     let app: AppModel
