@@ -3,8 +3,11 @@ import WalletAppModels
 
 /// Fraud and expiry alerts (`AppModel.alerts`, oldest first) as system alerts, one at a time:
 /// the model's title and message (an expiring alert adds its expiry time in the person's
-/// locale), OK to dismiss it, and "Sync now" where syncing is what helps. Apply once, at the
-/// root: `.walletAlerts(app)`.
+/// locale), "Sync now" where syncing is what helps, and OK. Apply once, at the root:
+/// `.walletAlerts(app)`.
+///
+/// The buttons and the message are written straight into the alert's builders: a system alert
+/// draws only `Button`s and `Text` found there, not views that wrap them.
 struct WalletAlertsModifier: ViewModifier {
     let app: AppModel
 
@@ -16,39 +19,22 @@ struct WalletAlertsModifier: ViewModifier {
             isPresented: Binding(get: { !app.alerts.isEmpty }, set: { _ in }),
             presenting: app.alerts.first
         ) { alert in
-            WalletAlertActions(alert: alert, app: app)
-        } message: { alert in
-            WalletAlertMessage(alert: alert)
-        }
-    }
-}
-
-/// The alert's buttons: "Sync now" for expiry (a sync refreshes or refunds the notes), and OK.
-struct WalletAlertActions: View {
-    let alert: WalletAlert
-    let app: AppModel
-
-    var body: some View {
-        if alert.suggestsSync {
-            Button("Sync now") {
-                app.dismiss(alert)
-                Task { await app.sync() }
+            if alert.suggestsSync {
+                Button("Sync now") {
+                    app.dismiss(alert)
+                    Task { await app.sync() }
+                }
             }
+            Button("OK", role: .cancel) { app.dismiss(alert) }
+        } message: { alert in
+            Self.message(alert)
         }
-        Button("OK", role: .cancel) { app.dismiss(alert) }
     }
-}
 
-/// The alert's text: the model's message, and the expiry time when there is one.
-struct WalletAlertMessage: View {
-    let alert: WalletAlert
-
-    var body: some View {
-        if let expiry = alert.expiryDate {
-            Text(alert.message) + Text(" First expiry: ") + Text(expiry, style: .time) + Text(".")
-        } else {
-            Text(alert.message)
-        }
+    /// The model's message, and the first expiry time when there is one.
+    static func message(_ alert: WalletAlert) -> Text {
+        guard let expiry = alert.expiryDate else { return Text(alert.message) }
+        return Text("\(alert.message) First expiry: \(expiry, style: .time).")
     }
 }
 
