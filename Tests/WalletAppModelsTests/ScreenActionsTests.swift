@@ -125,8 +125,14 @@ import WalletTestSupport
             restore.passphrase = "correct staple 42 horses"
             #expect(restore.canRestore)
 
+            // The picker's answer: a file that exists is chosen by name.
+            let picked = URL(fileURLWithPath: h.dir + "/picked.owbackup")
+            try Data([9, 9]).write(to: picked)
+            restore.chooseFile(.success(picked))
+            #expect(restore.fileName == "picked.owbackup" && restore.canRestore)
+
             struct PickerFailed: Error, CustomStringConvertible { var description: String { "no access" } }
-            restore.chooseFileFailed(PickerFailed())
+            restore.chooseFile(.failure(PickerFailed()))
             #expect(restore.fileName == nil && !restore.canRestore)
             guard case .failed(.unreadableFile(let why)) = restore.state else {
                 Issue.record("expected an unreadable file, got \(restore.state)")

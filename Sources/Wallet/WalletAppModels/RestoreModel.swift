@@ -160,6 +160,15 @@ public final class RestoreModel: FocusableForm {
         phase = .failed(.unreadableFile("the file could not be opened: \(error)"))
     }
 
+    /// The document picker's answer (SwiftUI's `fileImporter`): the file chosen, or why none
+    /// could be.
+    public func chooseFile(_ picked: Result<URL, any Error>) {
+        switch picked {
+        case .success(let url): chooseFile(at: url)
+        case .failure(let error): chooseFileFailed(error)
+        }
+    }
+
     /// Whether Restore is enabled: a file chosen, a passphrase typed, nothing running.
     public var canRestore: Bool { file != nil && !passphrase.isEmpty && !isBusy }
 

@@ -66,12 +66,7 @@ struct RestoreView: View {
                     .disabled(model.isBusy)
             }
         }
-        .fileImporter(isPresented: $picking, allowedContentTypes: [.data]) { result in
-            switch result {
-            case .success(let url): model.chooseFile(at: url)
-            case .failure(let error): model.chooseFileFailed(error)
-            }
-        }
+        .fileImporter(isPresented: $picking, allowedContentTypes: [.data]) { model.chooseFile($0) }
         .syncsFocus($focused, with: $model.focus.focused)
         .formKeyboardToolbar(model)
         .dismissesKeyboardOnTap { model.focus.clearFocus() }
