@@ -7,8 +7,8 @@ import WalletAppModels
 /// nearby listener's progress; the payer's payment scanned as QR; and the verified incoming
 /// payment with, for a QR payer, the receipt's code to scan back. Binds `ReceiveModel`.
 ///
-/// `listen` serves the request nearby (Bluetooth LE): the composition root passes the
-/// advertiser's listener to `ReceiveModel.listen(on:)`; nil where the device has none.
+/// Nearby (Bluetooth LE), the request is served on the endpoint the app's advertiser made for
+/// it (`ReceiveModel.listenNearby()`), or by `listen` when the composition root passes one.
 struct ReceiveView: View {
     @Bindable var model: ReceiveModel
     let app: AppModel
@@ -55,8 +55,8 @@ struct ReceiveView: View {
         .onDisappear { model.stopListening() }
         .task(id: model.phase == .showingRequest) {
             // A new request is served nearby until it is paid or the sheet closes.
-            guard model.phase == .showingRequest, let listen else { return }
-            await listen(model)
+            guard model.phase == .showingRequest else { return }
+            if let listen { await listen(model) } else { await model.listenNearby() }
         }
         .sheet(item: $scanner) { item in
             ScanView(model: item.model, title: "Scan the payer's code") { result in
@@ -149,6 +149,12 @@ struct ReceiveView: View {
         if let line = model.listeningText {
             Label(line, systemImage: "dot.radiowaves.left.and.right")
                 .font(.callout)
+        }
+        if let problem = model.nearbyProblem {
+            Label(problem, systemImage: "antenna.radiowaves.left.and.right.slash")
+                .font(.footnote)
+                .foregroundStyle(.orange)
+                .accessibilityLabel("Not offered nearby: \(problem)")
         }
         if let error = model.scanError {
             Text(error)

@@ -15,12 +15,13 @@ struct RootView: View {
     let app: AppModel
     /// Onboarding's model (wallet directory, credential and flow-state stores): the root's.
     let makeOnboarding: @MainActor () -> OnboardingModel
-    /// Serves a Receive request nearby (Bluetooth LE); nil where the device has no nearby link.
+    /// Serves a Receive request nearby in the root's own way; nil (the default): the request is
+    /// served on the endpoint `AppModel`'s `NearbyAdvertiser` made for it
+    /// (`ReceiveModel.listenNearby()`). Pass one only when AppModel has no advertiser.
     var listen: (@MainActor (ReceiveModel) async -> Void)?
-    /// Makes the Receive sheet's model with the nearby hint `listen` serves (the root's
-    /// `app.makeReceive(hints: [GATTProfile.hint(for: advertiser.makeSessionService())])`); nil:
-    /// requests carry no nearby hint and are paid by QR.
-    var makeReceive: (@MainActor () -> ReceiveModel?)?
+    /// "Log in" for the phone's wallet while `app.needsLogIn` (after a logout or a server
+    /// change): the root's `app.makeLogIn(credentials:flowState:)`. Nil: no button.
+    var makeLogIn: (@MainActor () -> OnboardingModel?)?
 
     @State private var tab: RootTab = .home
     @State private var sheet: RootSheet?
@@ -93,10 +94,15 @@ struct RootView: View {
                         self.sheet = nil
                         route(result)
                     }
+                case .logIn(let model): OnboardingView(model: model, app: app)
                 }
             }
             // A sheet is presented above the root's lock cover: it carries its own.
             .coveredWhileLocked(app.lock)
+        }
+        .onChange(of: app.needsLogIn) { _, needsLogIn in
+            // Logged in again ("Open my wallet" started the new session): the sheet has done its job.
+            if !needsLogIn, case .logIn = sheet { sheet = nil }
         }
     }
 
@@ -108,6 +114,11 @@ struct RootView: View {
                 model: home, onAction: quickAction, onViewAll: { tab = .transactions }, onSettings: { tab = .settings }
             )
             .id(ObjectIdentifier(home))
+        } else if app.needsLogIn {
+            NotLoggedInView(
+                text: "You are logged out. The wallet and its notes are on this phone: you can pay and receive offline. "
+                    + "Log in to see the settled balance, buy notes and sync.",
+                onAction: quickAction, onLogIn: makeLogIn == nil ? nil : openLogIn)
         } else {
             NotLoggedInView(
                 text:
@@ -136,8 +147,10 @@ struct RootView: View {
                 .id(ObjectIdentifier(settings))
         } else {
             NotLoggedInView(
-                text: "Settings need a login to the issuer. Connect to the internet; the wallet logs in again by itself.",
-                onAction: nil)
+                text: app.needsLogIn
+                    ? "Settings need a login to the issuer. Log in to change them."
+                    : "Settings need a login to the issuer. Connect to the internet; the wallet logs in again by itself.",
+                onAction: nil, onLogIn: app.needsLogIn && makeLogIn != nil ? openLogIn : nil)
         }
     }
 
@@ -158,12 +171,11 @@ struct RootView: View {
     }
 
     private func openReceive() {
-        if let receive = newReceive() { open(.receive(receive)) }
+        if let receive = app.makeReceive() { open(.receive(receive)) }
     }
 
-    /// A Receive model: with the root's nearby hint when it has one, else QR only.
-    private func newReceive() -> ReceiveModel? {
-        if let makeReceive { makeReceive() } else { app.makeReceive(hints: []) }
+    private func openLogIn() {
+        if let logIn = makeLogIn?() { open(.logIn(logIn)) }
     }
 
     /// Where a scan made from home or the QR Code tab goes: a request opens Send prefilled (and
@@ -175,7 +187,7 @@ struct RootView: View {
             qrTab?.scanned(request)
             if let send = app.makeSend(paying: request) { open(.send(send)) }
         case .receive(let bundle):
-            if let receive = newReceive() {
+            if let receive = app.makeReceive() {
                 open(.receive(receive))
                 Task { await receive.receiveScanned(bundle) }
             }
@@ -210,6 +222,8 @@ enum RootSheet: Identifiable {
     case receive(ReceiveModel)
     case buy(BuyModel)
     case scan(ScanAssembler)
+    /// Logging in again with the phone's wallet.
+    case logIn(OnboardingModel)
 
     var id: ObjectIdentifier {
         switch self {
@@ -217,14 +231,17 @@ enum RootSheet: Identifiable {
         case .receive(let model): ObjectIdentifier(model)
         case .buy(let model): ObjectIdentifier(model)
         case .scan(let model): ObjectIdentifier(model)
+        case .logIn(let model): ObjectIdentifier(model)
         }
     }
 }
 
-/// A tab that needs the login the wallet does not have yet (opened offline).
+/// A tab that needs the login the wallet does not have (opened offline, or logged out), with
+/// what still works offline and, when logged out, "Log in".
 struct NotLoggedInView: View {
     let text: String
     let onAction: (@MainActor (HomeModel.QuickAction) -> Void)?
+    var onLogIn: (@MainActor () -> Void)?
 
     var body: some View {
         VStack(spacing: 16) {
@@ -242,6 +259,12 @@ struct NotLoggedInView: View {
                     Button("Scan") { onAction(.scan) }
                 }
                 .buttonStyle(.bordered)
+            }
+            if let onLogIn {
+                Button("Log in", action: onLogIn)
+                    .buttonStyle(.borderedProminent)
+                    .controlSize(.large)
+                    .accessibilityHint("Log in to the issuer with this phone's wallet")
             }
         }
         .padding()
