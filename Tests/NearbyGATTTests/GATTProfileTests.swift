@@ -86,6 +86,7 @@ struct GATTProfileTests {
     @Test func malformedNamesAreRefused() {
         #expect(GATTProfile.localName(keyIDHex: "0123456", displayName: "Bob") == nil)
         #expect(GATTProfile.localName(keyIDHex: "0123456z9", displayName: "Bob") == nil)
+        #expect(GATTProfile.localName(keyIDHex: "０１２３４５６７", displayName: "Bob") == nil, "fullwidth digits are not a key id")
         for name in [
             "", "OW1", "OW1 ", "OW1 0123456", "OW1 012345678", "OW1 0123456z Bob", "OW2 01234567 Bob", "ow1 01234567 Bob",
             "OW1  01234567 Bob", "OW1 01234567 ", "Bob's iPhone", "OW1 01234567 this name is far too long",

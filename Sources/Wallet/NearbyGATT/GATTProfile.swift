@@ -148,7 +148,8 @@ public enum GATTProfile {
     /// in the display name become spaces. Nil when `keyIDHex` has fewer than 8 hex digits.
     public static func localName(keyIDHex: String, displayName: String) -> String? {
         let key = keyIDHex.lowercased()
-        guard key.utf8.count >= localNameKeyIDLength, key.allSatisfy(\.isHexDigit) else { return nil }
+        // ASCII only: `isHexDigit` also accepts fullwidth digits, which no key id contains.
+        guard key.utf8.count >= localNameKeyIDLength, key.allSatisfy({ $0.isASCII && $0.isHexDigit }) else { return nil }
         let head = "\(localNamePrefix) \(key.prefix(localNameKeyIDLength))"
         var name = ""
         var budget = maximumLocalNameLength - head.utf8.count - 1
