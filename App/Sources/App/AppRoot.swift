@@ -1,6 +1,5 @@
 #if canImport(UIKit)
 import Foundation
-import NearbyGATT
 import Observation
 import UIKit
 import WalletAppModels
@@ -149,6 +148,14 @@ final class AppRoot {
             walletDirectory: storage.newWalletDirectory(), credentials: credentials, flowState: storage.flowState)
     }
 
+    /// "Log in" for the wallet this phone holds (after a logout, a server change, or a login the
+    /// issuer refused at launch: `AppModel.needsLogIn`), through the same Keychain and flow-state
+    /// stores the wallet was opened with. Nil while no wallet is open.
+    func makeLogIn() -> OnboardingModel? {
+        guard let storage else { return nil }
+        return app.makeLogIn(credentials: credentials, flowState: storage.flowState)
+    }
+
     // MARK: The current wallet
 
     /// Follows `app.wallet`: when onboarding finishes or a restore is adopted, the new wallet's
@@ -187,26 +194,14 @@ final class AppRoot {
 
     // MARK: Receiving nearby
 
-    /// RootView's `listen`: serves the Receive screen's request over Bluetooth LE while the
-    /// screen waits — publishes the session service its Bluetooth hint names, advertised as
-    /// "OW1 <key id> <payee name>", and hands each payer's link to the model — then stops
-    /// advertising. A request without a Bluetooth hint is paid by QR only; so is one shown
-    /// while Bluetooth is off or not allowed (the QR code stays on screen). A payment that
-    /// arrives while the app is in the background (the screen locked on Receive) is notified.
+    /// RootView's `listen`: the Receive screen's request served on the Bluetooth LE endpoint
+    /// `AppModel`'s advertiser made for it (`ReceiveModel.listenNearby()`: advertised until a
+    /// payer pays, the timeout passes or the screen closes), and a payment that arrives while
+    /// the app is in the background (the phone locked on Receive; the `bluetooth-peripheral`
+    /// background mode keeps serving) is notified — the screen shows it otherwise.
     var listen: @MainActor (ReceiveModel) async -> Void {
-        { [app, advertiser, notifier] receive in
-            guard let request = receive.request, let service = GATTProfile.sessionService(in: request),
-                let keyID = app.wallet?.publicKey.keyID.hex,
-                let localName = GATTProfile.localName(keyIDHex: keyID, displayName: receive.payeeName)
-            else { return }
-            let listener: GATTListener
-            do {
-                listener = try await advertiser.listen(service: service, localName: localName)
-            } catch {
-                return
-            }
-            await receive.listen(on: listener)
-            listener.close()
+        { [notifier] receive in
+            await receive.listenNearby()
             if let incoming = receive.incoming, UIApplication.shared.applicationState != .active {
                 await notifier.postPaymentReceived(amount: incoming.amount, currency: incoming.currency)
             }

@@ -52,7 +52,9 @@ struct LaunchView: View {
         case .opening:
             ProgressView("Opening your wallet…")
         case .ready:
-            RootView(app: root.app, makeOnboarding: { root.makeOnboarding() }, listen: root.listen)
+            RootView(
+                app: root.app, makeOnboarding: { root.makeOnboarding() }, listen: root.listen,
+                makeLogIn: { root.makeLogIn() })
         case .needsPassphrase(let problem):
             NavigationStack {
                 Form {
