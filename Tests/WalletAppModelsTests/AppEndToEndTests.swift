@@ -91,7 +91,7 @@ struct AppEndToEndTests {
             #expect(link.counters.links >= 2, "the link was cut mid-payment and the session went on over another")
             #expect(request.phase == .received && request.listening == .receiptSent)
             let incoming = try #require(request.incoming)
-            #expect(incoming.amount == 1_250 && incoming.method == .tcp && incoming.paymentID == send.signedPayment?.id)
+            #expect(incoming.amount == 1_250 && incoming.method == .bluetooth && incoming.paymentID == send.signedPayment?.id)
             #expect(incoming.payerKeyID == alice.wallet.publicKey.keyID)
 
             // Both home screens, by observation alone.

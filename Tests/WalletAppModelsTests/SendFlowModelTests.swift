@@ -68,7 +68,10 @@ import WalletTestSupport
         #expect(alice.phase == .paid(amount: 1_250))
         #expect(bob.phase == .received)
         let incoming = try #require(bob.incoming)
-        #expect(incoming.amount == 1_250 && incoming.method == .tcp)
+        #expect(incoming.amount == 1_250 && incoming.method == .bluetooth)
+        // Both histories call it what the app's link is (the flows' default is the CLI's TCP).
+        #expect(try pair.payer.history().first?.method == PaymentMethod.bluetooth.rawValue)
+        #expect(try pair.payee.history().first?.method == PaymentMethod.bluetooth.rawValue)
         #expect(incoming.payerKeyID == pair.payer.publicKey.keyID)
         #expect(incoming.paymentID == alice.signedPayment?.id)
         #expect(bob.listening == .receiptSent)

@@ -150,7 +150,7 @@ public final class ReceiveModel: FocusableForm {
         focus.clearFocus()
         phase = .generating
         let value = amount.text.isEmpty ? 0 : (amount.minorUnits ?? 0)
-        let flow = NearbyReceiveFlow(wallet: wallet, options: sessionOptions)
+        let flow = NearbyReceiveFlow(wallet: wallet, options: sessionOptions, method: SendModel.nearbyMethod)
         // Each request gets its own endpoint (a fresh Bluetooth LE session service), so a payer
         // holding an older request cannot reach this one by mistake.
         closePreparedListener()
@@ -242,7 +242,7 @@ public final class ReceiveModel: FocusableForm {
         let flow = NearbyReceiveFlow(
             wallet: wallet, options: sessionOptions,
             accept: { bundle, transcript in
-                let received = try wallet.receive(bundle, method: .tcp, transcriptHash: transcript)
+                let received = try wallet.receive(bundle, method: SendModel.nearbyMethod, transcriptHash: transcript)
                 if let key = Self.payerKeyID(of: bundle) { payers.withLock { $0[received.id] = key } }
                 return received
             })
@@ -257,7 +257,8 @@ public final class ReceiveModel: FocusableForm {
         case .success(let result):
             let p = result.payment
             incoming = Incoming(
-                paymentID: p.id, amount: p.amount, currency: p.currency, payerKeyID: payers.withLock { $0[p.id] }, method: .tcp)
+                paymentID: p.id, amount: p.amount, currency: p.currency, payerKeyID: payers.withLock { $0[p.id] },
+                method: SendModel.nearbyMethod)
             listening = .receiptSent
             phase = .received
         case .failure(let error):

@@ -1,3 +1,5 @@
+import WalletCore
+
 /// How a payment leaves the phone; the Send button is labelled by it.
 public enum SendMethod: CaseIterable, Hashable, Sendable {
     /// Offline: the payment shown as QR codes, the receipt scanned back.
@@ -18,4 +20,11 @@ public enum SendMethod: CaseIterable, Hashable, Sendable {
         case .online: "Via Internet"
         }
     }
+}
+
+extension SendModel {
+    /// What the wallet's history records for a nearby payment made or received through the
+    /// app's models: the app's one nearby transport is Bluetooth LE (the command line, which
+    /// runs the flows over TCP, records `.tcp`).
+    public nonisolated static let nearbyMethod: PaymentMethod = .bluetooth
 }

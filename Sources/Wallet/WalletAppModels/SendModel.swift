@@ -322,7 +322,7 @@ public final class SendModel: FocusableForm {
         }
         run += 1
         let thisRun = run
-        let flow = NearbyPayFlow(wallet: services.wallet, options: services.sessionOptions)
+        let flow = NearbyPayFlow(wallet: services.wallet, options: services.sessionOptions, method: Self.nearbyMethod)
         let payment: OutgoingPayment
         if let signed = signedPayment {
             payment = signed

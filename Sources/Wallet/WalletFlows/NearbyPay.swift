@@ -119,10 +119,14 @@ public struct NearbyPayError: Error, Sendable, CustomStringConvertible {
 public struct NearbyPayFlow: Sendable {
     public let wallet: Wallet
     public let options: SessionOptions
+    /// What the wallet's history calls the payment: the link the client runs the session on
+    /// (`.tcp` for the command line, `.bluetooth` for the app).
+    public let method: PaymentMethod
 
-    public init(wallet: Wallet, options: SessionOptions = SessionOptions()) {
+    public init(wallet: Wallet, options: SessionOptions = SessionOptions(), method: PaymentMethod = .tcp) {
         self.wallet = wallet
         self.options = options
+        self.method = method
     }
 
     /// Pays a scanned request over `dialer` and returns once the receipt is recorded.
@@ -201,7 +205,7 @@ public struct NearbyPayFlow: Sendable {
         guard request.sessionKey != nil else {
             throw NearbyPayError(.nothingSigned, .session(.notNearbyRequest("it carries no session key")))
         }
-        do { return try wallet.pay(request, amount: amount, method: .tcp) } catch {
+        do { return try wallet.pay(request, amount: amount, method: method) } catch {
             throw NearbyPayError(.nothingSigned, .wallet(error))
         }
     }

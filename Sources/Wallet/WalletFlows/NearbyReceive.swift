@@ -67,7 +67,7 @@ public struct NearbyReceiveError: Error, Sendable, CustomStringConvertible {
 public struct NearbyReceiveFlow: Sendable {
     /// How the flow asks the wallet to accept a payment; a client may wrap the call (the
     /// command line takes its wallet lock around it). The default is
-    /// `wallet.receive(bundle, method: .tcp, transcriptHash:)`.
+    /// `wallet.receive(bundle, method: method, transcriptHash:)` with the flow's `method`.
     public typealias Accept = @Sendable (_ bundle: [UInt8], _ transcriptHash: Digest32) throws -> ReceivedPayment
     /// The code and message sent to the payer for a refused payment.
     public typealias Refusal = @Sendable (any Error) -> (code: String, message: String)
@@ -77,10 +77,16 @@ public struct NearbyReceiveFlow: Sendable {
     private let accept: Accept
     private let refusal: Refusal
 
-    public init(wallet: Wallet, options: SessionOptions = SessionOptions(), accept: Accept? = nil, refusal: Refusal? = nil) {
+    /// - Parameter method: what the wallet's history calls a payment received by the default
+    ///   `accept`: the link the client listens on (`.tcp` for the command line, `.bluetooth`
+    ///   for the app).
+    public init(
+        wallet: Wallet, options: SessionOptions = SessionOptions(), method: PaymentMethod = .tcp, accept: Accept? = nil,
+        refusal: Refusal? = nil
+    ) {
         self.wallet = wallet
         self.options = options
-        self.accept = accept ?? { bundle, transcript in try wallet.receive(bundle, method: .tcp, transcriptHash: transcript) }
+        self.accept = accept ?? { bundle, transcript in try wallet.receive(bundle, method: method, transcriptHash: transcript) }
         self.refusal = refusal ?? Self.describe
     }
 
