@@ -142,6 +142,26 @@ struct BluetoothAdapterTests {
         #expect(try phones.pair.payer.pendingPayments().count == 1)
     }
 
+    @Test func theReceiveScreensEndpointIsAdvertisedAndPaid() async throws {
+        let phones = try Phones()
+        // What AppModel.makeReceive does: an endpoint per request, its hints in the request.
+        let endpoint = try phones.advertiser.prepareReceive(keyID: phones.pair.payee.publicKey.keyID.hex, payeeName: "Bob")
+        let nearby = try phones.receiveFlow.createRequest(amount: 1_500, payeeName: "Bob", hints: endpoint.hints)
+        let dialer = try #require(phones.browser.dialer(for: nearby.request))
+        async let served = phones.receiveFlow.serve(nearby, on: endpoint.listener)
+        let paid = try await phones.payFlow.pay(nearby.request, dialer: dialer)
+        #expect(try await served.payment.id == paid.payment.id)
+        endpoint.listener.close()
+        #expect(try phones.pair.payer.balance().spendable == 8_500)
+    }
+
+    @Test func aReceiveWithBluetoothOffIsQROnlyAndSaysWhy() throws {
+        let phones = try Phones(.init(initialState: .poweredOff))
+        #expect(throws: GATTLinkError.bluetoothOff) {
+            _ = try phones.advertiser.prepareReceive(keyID: phones.pair.payee.publicKey.keyID.hex, payeeName: "Bob")
+        }
+    }
+
     @Test func aDialWithBluetoothOffSaysToTurnItOn() async throws {
         let phones = try Phones(.init(initialState: .poweredOff))
         let dialer = try #require(phones.browser.dialer(for: phones.nearby.request))

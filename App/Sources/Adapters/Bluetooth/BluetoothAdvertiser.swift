@@ -4,6 +4,7 @@ import Dispatch
 import Foundation
 import NearbyGATT
 import NearbySession
+import WalletAppModels
 
 /// The payee's side of Bluetooth LE (the peripheral), over one `CBPeripheralManager`.
 ///
@@ -74,6 +75,21 @@ final class BluetoothAdvertiser: NSObject, @unchecked Sendable {
     }
 
     // MARK: The manager (Bluetooth queue)
+
+    /// The manager's state, created if needed. On first use the state is `.unknown` until
+    /// the system reports it (at once when Bluetooth permission was given before; after the
+    /// person answers the prompt otherwise): waits up to `seconds` for that report.
+    private func settledState(waiting seconds: TimeInterval) -> CBManagerState {
+        let reported = DispatchSemaphore(value: 0)
+        let state: CBManagerState = bluetoothQueue.sync {
+            let state = self.peripheralManager().state
+            if state == .unknown || state == .resetting { self.power.add { _ in reported.signal() } }
+            return state
+        }
+        guard state == .unknown || state == .resetting else { return state }
+        _ = reported.wait(timeout: .now() + seconds)
+        return bluetoothQueue.sync { self.peripheralManager().state }
+    }
 
     /// Created on first use: creating it asks for Bluetooth permission, which belongs to the
     /// first request shown, not to the launch.
@@ -177,6 +193,38 @@ final class BluetoothAdvertiser: NSObject, @unchecked Sendable {
 
     fileprivate func readyToSend(_ link: PeripheralLink) {
         current?.listener.link(for: link.central.identifier.uuidString)?.readyToSend()
+    }
+}
+
+// MARK: - NearbyAdvertiser
+
+extension BluetoothAdvertiser: NearbyAdvertiser {
+    /// The Receive screen's endpoint for one new request: a fresh session service in the
+    /// request's Bluetooth hint, and its listener. Throws `GATTLinkError` when Bluetooth is off,
+    /// not allowed or missing (the request is then QR only and the screen shows the error's
+    /// words). Advertising starts on the Bluetooth queue right after; if Bluetooth has not
+    /// reported its state yet (the permission prompt is still up), it starts once it is on.
+    ///
+    /// Called on the main actor: it waits for the Bluetooth queue briefly (the queue never
+    /// waits for the main thread), and at most half a second for the manager's first state.
+    func prepareReceive(keyID: String, payeeName: String) throws -> NearbyEndpoint {
+        let state = settledState(waiting: 0.5)
+        if let error = state.unusable { throw error }
+        let service = makeSessionService()
+        // A key id the name cannot carry (never the wallet's own) still serves a scanned
+        // request; only the Nearby devices list would not show this phone.
+        let localName = GATTProfile.localName(keyIDHex: keyID, displayName: payeeName) ?? GATTProfile.localNamePrefix
+        let listener = GATTListener(onClose: { [weak self] in
+            guard let self else { return }
+            bluetoothQueue.async { self.stop(service) }
+        })
+        bluetoothQueue.async {
+            self.whenPoweredOn { error in
+                guard error == nil, !listener.isClosed else { return }
+                self.start(Advertisement(service: service, localName: localName, listener: listener, started: nil))
+            }
+        }
+        return NearbyEndpoint(hints: [GATTProfile.hint(for: service)], listener: listener)
     }
 }
 
@@ -308,7 +356,7 @@ private final class Advertisement {
     /// Payers subscribed to `outbox`, by central identifier.
     var centrals: [UUID: PeripheralLink] = [:]
 
-    init(service: GATTUUID, localName: String, listener: GATTListener, started: BluetoothWait<Void>) {
+    init(service: GATTUUID, localName: String, listener: GATTListener, started: BluetoothWait<Void>?) {
         self.service = service
         self.localName = localName
         self.listener = listener
