@@ -260,7 +260,8 @@ extension BluetoothAdvertiser: CBPeripheralManagerDelegate {
         guard let advertisement = current, advertisement.phase == .adding, service.uuid.gattUUID == advertisement.service
         else { return }
         if let error {
-            advertisement.started?.fail(GATTLinkError.disconnected("the request's Bluetooth service was refused: \(error.localizedDescription)"))
+            advertisement.started?.fail(
+                GATTLinkError.disconnected("the request's Bluetooth service was refused: \(error.localizedDescription)"))
             advertisement.started = nil
             return
         }
@@ -276,7 +277,8 @@ extension BluetoothAdvertiser: CBPeripheralManagerDelegate {
     func peripheralManagerDidStartAdvertising(_ peripheral: CBPeripheralManager, error: (any Error)?) {
         guard let advertisement = current, advertisement.phase == .startingAdvertising else { return }
         if let error {
-            advertisement.started?.fail(GATTLinkError.disconnected("advertising the request failed: \(error.localizedDescription)"))
+            advertisement.started?.fail(
+                GATTLinkError.disconnected("advertising the request failed: \(error.localizedDescription)"))
             advertisement.started = nil
             return
         }
@@ -285,7 +287,8 @@ extension BluetoothAdvertiser: CBPeripheralManagerDelegate {
         advertisement.started = nil
     }
 
-    func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral, didSubscribeTo characteristic: CBCharacteristic) {
+    func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral, didSubscribeTo characteristic: CBCharacteristic)
+    {
         guard let advertisement = serving(characteristic, is: GATTProfile.outboxCharacteristic) else { return }
         let link = PeripheralLink(advertiser: self, central: central)
         // The central's notification size is known from its subscription on: ATT MTU − 3.

@@ -264,7 +264,8 @@ final class BluetoothBrowser: NSObject, NearbyBrowser, @unchecked Sendable {
         case .peer(let identifier):
             // The sheet's own sighting, or the system's memory of that phone. Connecting to a
             // phone that is not in range never completes: the set-up bound ends it.
-            guard let peripheral = heard[identifier]?.peripheral ?? manager.retrievePeripherals(withIdentifiers: [identifier]).first
+            guard
+                let peripheral = heard[identifier]?.peripheral ?? manager.retrievePeripherals(withIdentifiers: [identifier]).first
             else { return attempt.wait.fail(GATTLinkError.payeeNotFound) }
             // The session service the phone advertises beside the discovery service, when it
             // was heard with exactly one; otherwise every service is looked at.
@@ -332,7 +333,9 @@ final class BluetoothBrowser: NSObject, NearbyBrowser, @unchecked Sendable {
     /// Service discovery answered: discover the characteristics of the session service (or,
     /// when the service is not known, of every service: the one holding both wins).
     private func servicesDiscovered(_ attempt: DialAttempt, _ peripheral: CBPeripheral, error: (any Error)?) {
-        if let error { return attempt.wait.fail(GATTLinkError.disconnected("service discovery failed: \(error.localizedDescription)")) }
+        if let error {
+            return attempt.wait.fail(GATTLinkError.disconnected("service discovery failed: \(error.localizedDescription)"))
+        }
         let candidates = (peripheral.services ?? []).filter { service in
             guard let uuid = service.uuid.gattUUID else { return false }
             return attempt.service.map { $0 == uuid } ?? true
@@ -429,7 +432,7 @@ extension BluetoothBrowser: CBCentralManagerDelegate {
     }
 
     func centralManager(
-        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi RSSI: NSNumber
+        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi: NSNumber
     ) {
         heardAdvertisement(peripheral, advertisementData)
     }
@@ -476,7 +479,9 @@ extension BluetoothBrowser: CBPeripheralDelegate {
         characteristicsDiscovered(attempt, peripheral, service)
     }
 
-    func peripheral(_ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic, error: (any Error)?) {
+    func peripheral(
+        _ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic, error: (any Error)?
+    ) {
         guard let attempt = settingUp(peripheral), attempt.phase == .discovering,
             characteristic.uuid.gattUUID == GATTProfile.outboxCharacteristic
         else { return }
@@ -590,7 +595,8 @@ private final class CentralConnection: BluetoothRadioEnd {
     var isClosing = false
     private var endWaiters: [() -> Void] = []
 
-    init(browser: BluetoothBrowser, peripheral: CBPeripheral, service: CBUUID, inbox: CBCharacteristic, outbox: CBCharacteristic) {
+    init(browser: BluetoothBrowser, peripheral: CBPeripheral, service: CBUUID, inbox: CBCharacteristic, outbox: CBCharacteristic)
+    {
         self.browser = browser
         self.peripheral = peripheral
         self.service = service
