@@ -145,9 +145,12 @@ struct BluetoothAdapterTests {
     @Test func theReceiveScreensEndpointIsAdvertisedAndPaid() async throws {
         let phones = try Phones()
         // What AppModel.makeReceive does: an endpoint per request, its hints in the request.
-        let endpoint = try phones.advertiser.prepareReceive(keyID: phones.pair.payee.publicKey.keyID.hex, payeeName: "Bob")
+        let advertiser: any NearbyAdvertiser = phones.advertiser
+        let endpoint = try advertiser.prepareReceive(keyID: phones.pair.payee.publicKey.keyID.hex, payeeName: "Bob")
         let nearby = try phones.receiveFlow.createRequest(amount: 1_500, payeeName: "Bob", hints: endpoint.hints)
-        let dialer = try #require(phones.browser.dialer(for: nearby.request))
+        // Through the protocols, as SendModel and AppModel reach them (not their defaults).
+        let browser: any NearbyBrowser = phones.browser
+        let dialer = try #require(browser.dialer(for: nearby.request))
         async let served = phones.receiveFlow.serve(nearby, on: endpoint.listener)
         let paid = try await phones.payFlow.pay(nearby.request, dialer: dialer)
         #expect(try await served.payment.id == paid.payment.id)
