@@ -37,7 +37,7 @@ final class AppRoot {
     @ObservationIgnored private let notifier: LocalNotifier
     @ObservationIgnored let scheduler: BackgroundSyncScheduler
     @ObservationIgnored let bluetooth: BluetoothBrowser
-    @ObservationIgnored let advertiser = BluetoothAdvertiser()
+    @ObservationIgnored let advertiser: BluetoothAdvertiser
     /// The first open, shared by the window and a background launch's sync.
     @ObservationIgnored private var opening: Task<Void, Never>?
     /// The directory of the wallet `app` holds (nil before one is open).
@@ -59,6 +59,7 @@ final class AppRoot {
         let notifier = LocalNotifier()
         let scheduler = BackgroundSyncScheduler()
         let bluetooth = BluetoothBrowser()
+        let advertiser = BluetoothAdvertiser()
         // The lock's passphrase fallback exists only for a wallet whose key is sealed with one
         // (checked at launch; a wallet created with one in this run gets it at the next launch).
         let keyFile = storage?.currentWallet.map { ($0 as NSString).appendingPathComponent(Wallet.keyFileName) }
@@ -69,12 +70,14 @@ final class AppRoot {
         }
         app = AppModel(
             settings: settings, connectivity: PathConnectivityMonitor(), scheduler: scheduler, notifier: notifier, lock: lock,
-            biometrics: gate, nearbyBrowser: bluetooth, backupDestination: try? FilesBackupDestination(), restoreInto: restoreInto
+            biometrics: gate, nearbyBrowser: bluetooth, backupDestination: try? FilesBackupDestination(),
+            restoreInto: restoreInto, nearbyAdvertiser: advertiser
         )
         self.storage = storage
         self.notifier = notifier
         self.scheduler = scheduler
         self.bluetooth = bluetooth
+        self.advertiser = advertiser
         if let problem { phase = .failed(problem) }
         followWallet()
     }
