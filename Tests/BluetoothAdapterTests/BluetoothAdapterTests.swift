@@ -121,6 +121,40 @@ struct BluetoothAdapterTests {
         #expect(try phones.pair.payee.history().count == 1)
     }
 
+    @Test func aPayerWalkingOutOfRangeAndBackResumesAndPaysOnce() async throws {
+        let phones = try Phones(.init(attMTU: 23))
+        phones.air.outOfRange(afterPackets: 8)
+        // Back in range once the connection has dropped (the payer's dials fail meanwhile).
+        let air = phones.air
+        let back = Task {
+            while air.snapshot.cuts == 0 { try await Task.sleep(for: .milliseconds(20)) }
+            air.setPeripheralsInRange(true)
+        }
+        defer { back.cancel() }
+        let (paid, received) = try await phones.payScannedRequest()
+        #expect(paid.reconnects >= 1 && paid.restarts == 0)
+        #expect(received.payment.id == paid.payment.id)
+        #expect(try phones.pair.payer.balance().spendable == 7_500)
+        #expect(try phones.pair.payee.history().count == 1)
+    }
+
+    @Test func thePayeesBluetoothOffAndOnAgainResumesThePayment() async throws {
+        let phones = try Phones(.init(attMTU: 23))
+        phones.air.powerOffPeripherals(afterPackets: 8)
+        // Bluetooth back on once the payee's phone lost its links: the advertiser publishes
+        // the request's service again and the payer's session resumes on it.
+        let air = phones.air
+        let back = Task {
+            while air.snapshot.cuts == 0 { try await Task.sleep(for: .milliseconds(20)) }
+            air.setPeripheralsState(.poweredOn)
+        }
+        defer { back.cancel() }
+        let (paid, received) = try await phones.payScannedRequest()
+        #expect(paid.reconnects >= 1 && paid.restarts == 0)
+        #expect(received.payment.id == paid.payment.id)
+        #expect(try phones.pair.payee.history().count == 1)
+    }
+
     @Test func bluetoothTurnedOffMidPaymentFailsSayingSoAndKeepsThePayment() async throws {
         let phones = try Phones(.init(attMTU: 23))
         phones.air.powerOffCentrals(afterPackets: 6)

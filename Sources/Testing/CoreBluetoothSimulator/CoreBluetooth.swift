@@ -71,6 +71,8 @@ public final class SimulatedAir: @unchecked Sendable {
     var cutAfterPackets: [Int] = []
     /// Turn the centrals' Bluetooth off after this many packets.
     var powerOffAfterPackets: Int?
+    var peripheralsOffAfterPackets: Int?
+    var outOfRangeAfterPackets: Int?
     var packets = 0
 
     public init(_ conditions: Conditions = Conditions()) {
@@ -97,6 +99,22 @@ public final class SimulatedAir: @unchecked Sendable {
         for link in cut { link.cut(error: SimulatedBluetoothError.outOfRange) }
     }
 
+    /// Every payee phone (peripheral manager) goes out of range, or comes back.
+    public func setPeripheralsInRange(_ inRange: Bool) {
+        for manager in locked({ peripherals }) { setInRange(manager, inRange) }
+    }
+
+    /// Every payee phone's Bluetooth turns on or off.
+    public func setPeripheralsState(_ state: CBManagerState) {
+        for manager in locked({ peripherals }) { manager.simulateState(state) }
+    }
+
+    /// Takes the payee phones out of range once `packets` packets have crossed.
+    public func outOfRange(afterPackets packets: Int) { locked { outOfRangeAfterPackets = packets } }
+
+    /// Turns the payee phones' Bluetooth off once `packets` packets have crossed.
+    public func powerOffPeripherals(afterPackets packets: Int) { locked { peripheralsOffAfterPackets = packets } }
+
     /// Cuts the first connection after `packets` packets have crossed (each entry once).
     public func cut(afterPackets packets: Int...) { locked { cutAfterPackets = packets } }
 
@@ -107,7 +125,7 @@ public final class SimulatedAir: @unchecked Sendable {
 
     /// A packet crossed: counts it, and cuts or powers off when a test asked for it.
     func crossed(_ link: SimulatedLink, bytes: Int) {
-        enum Then { case nothing, cut, powerOff([CBCentralManager]) }
+        enum Then { case nothing, cut, powerOff([CBCentralManager]), peripheralsOff, outOfRange }
         let then: Then = locked {
             packets += 1
             counters.longestPacket = max(counters.longestPacket, bytes)
@@ -119,12 +137,22 @@ public final class SimulatedAir: @unchecked Sendable {
                 powerOffAfterPackets = nil
                 return .powerOff(centrals)
             }
+            if let after = peripheralsOffAfterPackets, packets >= after {
+                peripheralsOffAfterPackets = nil
+                return .peripheralsOff
+            }
+            if let after = outOfRangeAfterPackets, packets >= after {
+                outOfRangeAfterPackets = nil
+                return .outOfRange
+            }
             return .nothing
         }
         switch then {
         case .nothing: break
         case .cut: link.cut(error: SimulatedBluetoothError.connectionLost)
         case .powerOff(let managers): for manager in managers { manager.simulateState(.poweredOff) }
+        case .peripheralsOff: setPeripheralsState(.poweredOff)
+        case .outOfRange: setPeripheralsInRange(false)
         }
     }
 
