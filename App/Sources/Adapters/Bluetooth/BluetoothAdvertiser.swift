@@ -260,9 +260,7 @@ extension BluetoothAdvertiser: CBPeripheralManagerDelegate {
         guard let advertisement = current, advertisement.phase == .adding, service.uuid.gattUUID == advertisement.service
         else { return }
         if let error {
-            advertisement.started?.fail(
-                GATTLinkError.disconnected("the request's Bluetooth service was refused: \(error.localizedDescription)"))
-            advertisement.started = nil
+            refused(advertisement, "the request's Bluetooth service was refused: \(error.localizedDescription)")
             return
         }
         advertisement.phase = .startingAdvertising
@@ -274,12 +272,23 @@ extension BluetoothAdvertiser: CBPeripheralManagerDelegate {
         ])
     }
 
+    /// The system refused the service or the advertisement: `listen` throws; a Receive screen's
+    /// listener (`prepareReceive`) closes, so the screen stops waiting for a payer (the QR code
+    /// still works) instead of waiting for one who cannot find it.
+    private func refused(_ advertisement: Advertisement, _ reason: String) {
+        if let started = advertisement.started {
+            advertisement.started = nil
+            started.fail(GATTLinkError.disconnected(reason))
+        } else {
+            stop(advertisement.service)
+            advertisement.listener.close()
+        }
+    }
+
     func peripheralManagerDidStartAdvertising(_ peripheral: CBPeripheralManager, error: (any Error)?) {
         guard let advertisement = current, advertisement.phase == .startingAdvertising else { return }
         if let error {
-            advertisement.started?.fail(
-                GATTLinkError.disconnected("advertising the request failed: \(error.localizedDescription)"))
-            advertisement.started = nil
+            refused(advertisement, "advertising the request failed: \(error.localizedDescription)")
             return
         }
         advertisement.phase = .advertising
