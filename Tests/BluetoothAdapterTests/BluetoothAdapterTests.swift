@@ -35,7 +35,7 @@ struct BluetoothAdapterTests {
             service = advertiser.makeSessionService()
             nearby = try NearbyReceiveFlow(wallet: pair.payee, options: WalletPair.sessionOptions)
                 .createRequest(amount: amount, payeeName: "Bob", hints: [GATTProfile.hint(for: service)])
-            localName = GATTProfile.localName(keyIDHex: pair.payee.publicKey.keyID.hex, displayName: "Bob's iPhone") ?? "OW1"
+            localName = GATTProfile.localName(keyIDHex: pair.payee.publicKey.keyID.hex, displayName: "Bob's iPhone") ?? ""
         }
 
         var payFlow: NearbyPayFlow { NearbyPayFlow(wallet: pair.payer, options: WalletPair.sessionOptions) }
@@ -72,6 +72,27 @@ struct BluetoothAdapterTests {
         // Packets are ATT MTU − 3 at most (what maximumWriteValueLength / maximumUpdateValueLength say).
         #expect(counters.longestPacket <= attMTU - 3)
         #expect(counters.misuses == 0)
+    }
+
+    /// The name cut to what iOS promises beside a 128-bit UUID (8 bytes after the record's
+    /// header): the phone is still listed under its key id, and a payment to it goes through.
+    @Test func aPayeeWhoseNameTheSystemCutIsStillListedAndPaid() async throws {
+        let phones = try Phones(.init(localNameBytes: GATTProfile.guaranteedLocalNameLength), amount: 0)
+        let listener = try await phones.listen()
+        defer { listener.close() }
+        var events = phones.browser.discover().makeAsyncIterator()
+        guard case .found(let peer)? = await events.next() else {
+            Issue.record("the payee's phone was not listed")
+            return
+        }
+        #expect(peer.name == "")
+        #expect(NearbyPayFlow.payee(phones.nearby.request.payee, matchesText: peer.keyID))
+        async let served = phones.receiveFlow.serve(phones.nearby, on: listener)
+        let dialer = phones.browser.dialer(for: peer)
+        let request = try await NearbyPayFlow.fetchRequest(from: dialer, payee: peer.keyID, timeout: .seconds(60))
+        let paid = try await phones.payFlow.pay(request, amount: 1_000, dialer: dialer)
+        _ = try await served
+        #expect(paid.payment.amount == 1_000)
     }
 
     @Test func theNearbyListFindsThePayeeAndItsPickedPhoneIsPaid() async throws {

@@ -53,7 +53,7 @@ struct GATTProfileTests {
         let pair = try WalletPair()
         let keyID = pair.payee.publicKey.keyID.hex
         let name = try #require(GATTProfile.localName(keyIDHex: keyID, displayName: "Bob's iPhone"))
-        #expect(name == "OW1 \(keyID.prefix(8)) Bob's iPhone")
+        #expect(name == "\(keyID.prefix(8)) Bob's iPhone")
         let read = try #require(GATTProfile.advertisedName(name))
         #expect(read.displayName == "Bob's iPhone")
         #expect(read.keyID == String(keyID.prefix(8)))
@@ -64,7 +64,7 @@ struct GATTProfileTests {
 
         // No display name.
         let bare = try #require(GATTProfile.localName(keyIDHex: keyID, displayName: "  "))
-        #expect(bare == "OW1 \(keyID.prefix(8))")
+        #expect(bare == "\(keyID.prefix(8))")
         #expect(GATTProfile.advertisedName(bare) == GATTProfile.AdvertisedName(keyID: String(keyID.prefix(8)), displayName: ""))
     }
 
@@ -72,15 +72,15 @@ struct GATTProfileTests {
         let key = "0123456789abcdef"
         let long = try #require(GATTProfile.localName(keyIDHex: key, displayName: "Bartholomew's very long iPhone name"))
         #expect(long.utf8.count <= GATTProfile.maximumLocalNameLength)
-        #expect(long == "OW1 01234567 Bartholomew's ve")
+        #expect(long == "01234567 Bartholomew's very l")
         // Cut at a character boundary, never inside one (each emoji is 4 UTF-8 bytes).
         let emoji = try #require(GATTProfile.localName(keyIDHex: key, displayName: "😀😀😀😀😀"))
-        #expect(emoji == "OW1 01234567 😀😀😀😀")
-        #expect(GATTProfile.advertisedName(emoji)?.displayName == "😀😀😀😀")
+        #expect(emoji == "01234567 😀😀😀😀😀")
+        #expect(GATTProfile.advertisedName(emoji)?.displayName == "😀😀😀😀😀")
         // Control characters do not reach the radio.
-        #expect(GATTProfile.localName(keyIDHex: key, displayName: "Bob\n2") == "OW1 01234567 Bob 2")
+        #expect(GATTProfile.localName(keyIDHex: key, displayName: "Bob\n2") == "01234567 Bob 2")
         // Upper-case key ids are advertised lower-case.
-        #expect(GATTProfile.localName(keyIDHex: "ABCDEF0123", displayName: "") == "OW1 abcdef01")
+        #expect(GATTProfile.localName(keyIDHex: "ABCDEF0123", displayName: "") == "abcdef01")
     }
 
     @Test func malformedNamesAreRefused() {
@@ -88,11 +88,25 @@ struct GATTProfileTests {
         #expect(GATTProfile.localName(keyIDHex: "0123456z9", displayName: "Bob") == nil)
         #expect(GATTProfile.localName(keyIDHex: "０１２３４５６７", displayName: "Bob") == nil, "fullwidth digits are not a key id")
         for name in [
-            "", "OW1", "OW1 ", "OW1 0123456", "OW1 012345678", "OW1 0123456z Bob", "OW2 01234567 Bob", "ow1 01234567 Bob",
-            "OW1  01234567 Bob", "OW1 01234567 ", "Bob's iPhone", "OW1 01234567 this name is far too long",
+            "", "0123456", "012345678", "0123456z Bob", "01234567Bob", "OW1 01234567 Bob", " 01234567 Bob", "Bob's iPhone",
+            "０１２３４５６７", "01234567 this name is much too long",
         ] {
             #expect(GATTProfile.advertisedName(name) == nil, "\(name) was read")
         }
-        #expect(GATTProfile.advertisedName("OW1 0123ABCD Bob")?.keyID == "0123abcd")
+        #expect(GATTProfile.advertisedName("0123ABCD Bob")?.keyID == "0123abcd")
+    }
+
+    /// iOS promises only 10 bytes of scan response for the local name beside a 128-bit UUID
+    /// (8 after the record's length and type): whatever it cuts, the key id survives and the
+    /// name reads as what was left of it.
+    @Test func aNameTheSystemCutsShortStillNamesThePayee() throws {
+        let name = try #require(GATTProfile.localName(keyIDHex: "0123456789abcdef", displayName: "Bob's iPhone"))
+        #expect(GATTProfile.guaranteedLocalNameLength == GATTProfile.localNameKeyIDLength)
+        for cut in GATTProfile.guaranteedLocalNameLength...name.utf8.count {
+            let shortened = String(decoding: Array(name.utf8.prefix(cut)), as: UTF8.self)
+            let read = try #require(GATTProfile.advertisedName(shortened), "cut to \(cut) bytes")
+            #expect(read.keyID == "01234567")
+            #expect("Bob's iPhone".hasPrefix(read.displayName))
+        }
     }
 }

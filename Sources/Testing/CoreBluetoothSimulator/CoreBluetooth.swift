@@ -31,11 +31,16 @@ public final class SimulatedAir: @unchecked Sendable {
         public var initialState: CBManagerState
         /// How often a scan reports each advertising phone (duplicates on).
         public var advertisingInterval: DispatchTimeInterval
+        /// UTF-8 bytes of an advertised local name that reach a scanner (nil: all of it). iOS
+        /// promises only 10 bytes of scan response (8 after the record's header) beside a
+        /// 128-bit service UUID, and cuts the rest.
+        public var localNameBytes: Int?
 
         public init(
             attMTU: Int = 185, writeQueue: Int = 2, notifyQueue: Int = 2, initialState: CBManagerState = .poweredOn,
-            advertisingInterval: DispatchTimeInterval = .milliseconds(50)
+            advertisingInterval: DispatchTimeInterval = .milliseconds(50), localNameBytes: Int? = nil
         ) {
+            self.localNameBytes = localNameBytes
             self.attMTU = attMTU
             self.writeQueue = writeQueue
             self.notifyQueue = notifyQueue

@@ -85,7 +85,14 @@ open class CBCentralManager: CBManager, @unchecked Sendable {
                 // comes in the scan response (merged into the same report here).
                 var data: [String: Any] = [CBAdvertisementDataServiceUUIDsKey: Array(services.prefix(1))]
                 if services.count > 1 { data[CBAdvertisementDataOverflowServiceUUIDsKey] = Array(services.dropFirst()) }
-                if let name = advertisement[CBAdvertisementDataLocalNameKey] { data[CBAdvertisementDataLocalNameKey] = name }
+                if let name = advertisement[CBAdvertisementDataLocalNameKey] as? String {
+                    var heard = name
+                    if let budget = air.conditions.localNameBytes {
+                        // Cut at a character boundary, as a shortened local name is.
+                        while heard.utf8.count > budget { heard.removeLast() }
+                    }
+                    data[CBAdvertisementDataLocalNameKey] = heard
+                }
                 return (manager.deviceID, data)
             }
         }

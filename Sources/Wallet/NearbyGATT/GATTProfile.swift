@@ -135,22 +135,28 @@ public enum GATTProfile {
 
     // MARK: The advertised local name
 
-    /// The advertised local name's first word, naming this profile's version.
-    public static let localNamePrefix = "OW1"
-    /// Hex digits of the payee's key id in the name (the shortest text the key-id rule accepts).
+    /// Hex digits of the payee's key id that open the local name (the shortest text the
+    /// key-id rule accepts).
     public static let localNameKeyIDLength = 8
-    /// The whole local name's UTF-8 bytes at most: one scan-response record (31 bytes − 2 of
-    /// length and type), which is where iOS puts a name that does not fit beside a 128-bit UUID.
+    /// The whole local name's UTF-8 bytes at most, as the advertiser asks for it: one
+    /// scan-response record (31 bytes − 2 of length and type).
     public static let maximumLocalNameLength = 29
+    /// What iOS promises to carry of a local name beside a 128-bit service UUID in the
+    /// foreground: 10 bytes of scan response, "used only for the local name"
+    /// (`CBPeripheralManager.startAdvertising`), of which 2 are the record's length and type.
+    /// The key id comes first and fills exactly this, so a name cut short still names the payee.
+    public static let guaranteedLocalNameLength = 8
 
-    /// "OW1 <8 lower-case hex digits of the key id> <display name>", the name cut at a
-    /// character boundary so the whole fits `maximumLocalNameLength` bytes. Control characters
-    /// in the display name become spaces. Nil when `keyIDHex` has fewer than 8 hex digits.
+    /// "<8 lower-case hex digits of the key id> <display name>", the display name cut at a
+    /// character boundary so the whole fits `maximumLocalNameLength` bytes (control characters
+    /// become spaces; an empty name is left out with its space). Nil when `keyIDHex` has fewer
+    /// than 8 hex digits. The profile's version is the discovery service's UUID, not a word in
+    /// the name: the name's first bytes are the ones iOS is sure to send.
     public static func localName(keyIDHex: String, displayName: String) -> String? {
         let key = keyIDHex.lowercased()
         // ASCII only: `isHexDigit` also accepts fullwidth digits, which no key id contains.
         guard key.utf8.count >= localNameKeyIDLength, key.allSatisfy({ $0.isASCII && $0.isHexDigit }) else { return nil }
-        let head = "\(localNamePrefix) \(key.prefix(localNameKeyIDLength))"
+        let head = String(key.prefix(localNameKeyIDLength))
         var name = ""
         var budget = maximumLocalNameLength - head.utf8.count - 1
         for character in displayName {
@@ -164,16 +170,19 @@ public enum GATTProfile {
         return name.isEmpty ? head : "\(head) \(name)"
     }
 
-    /// Reads an advertised local name; nil unless it is exactly `localNamePrefix`, a space,
-    /// 8 hex digits, and optionally a space and a display name.
+    /// Reads an advertised local name, maybe cut short by the system: nil unless it starts with
+    /// 8 ASCII hex digits followed by nothing or by a space (then whatever survived of the
+    /// display name, trimmed), and is at most `maximumLocalNameLength` bytes.
     public static func advertisedName(_ localName: String) -> AdvertisedName? {
-        let parts = localName.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count >= 2, parts[0] == localNamePrefix, parts[1].utf8.count == localNameKeyIDLength,
-            parts[1].allSatisfy(\.isHexDigit), localName.utf8.count <= maximumLocalNameLength
-        else { return nil }
-        let name = parts.count == 3 ? String(parts[2]) : ""
-        if parts.count == 3, name.isEmpty { return nil }
-        return AdvertisedName(keyID: parts[1].lowercased(), displayName: name)
+        let bytes = Array(localName.utf8)
+        guard bytes.count >= localNameKeyIDLength, bytes.count <= maximumLocalNameLength else { return nil }
+        let key = bytes.prefix(localNameKeyIDLength)
+        guard key.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) }) else { return nil }
+        guard bytes.count == localNameKeyIDLength || bytes[localNameKeyIDLength] == 0x20 else { return nil }
+        let keyID = String(decoding: key, as: UTF8.self).lowercased()
+        let rest = localName.dropFirst(localNameKeyIDLength)
+        let name = String(rest.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+        return AdvertisedName(keyID: keyID, displayName: name)
     }
 
     /// What a payee's advertised local name says: the first 8 hex digits of its key id and its

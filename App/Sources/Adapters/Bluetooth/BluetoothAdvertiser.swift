@@ -11,7 +11,7 @@ import WalletAppModels
 /// While the Receive screen shows a request, its session service (a fresh UUID per request,
 /// carried in the request's Bluetooth hint) is published with the `inbox` characteristic
 /// (payer → payee, write without response) and the `outbox` one (payee → payer, notify), and
-/// advertised with the discovery service and the local name "OW1 <key id> <name>". Each payer
+/// advertised with the discovery service and the local name "<key id> <name>". Each payer
 /// that subscribes to `outbox` becomes a `GATTLink` of the request's `GATTListener`; its writes
 /// on `inbox`, the manager's readiness to notify, and its unsubscribing are routed to that
 /// link. Closing the listener stops advertising and removes the service.
@@ -213,7 +213,7 @@ extension BluetoothAdvertiser: NearbyAdvertiser {
         let service = makeSessionService()
         // A key id the name cannot carry (never the wallet's own) still serves a scanned
         // request; only the Nearby devices list would not show this phone.
-        let localName = GATTProfile.localName(keyIDHex: keyID, displayName: payeeName) ?? GATTProfile.localNamePrefix
+        let localName = GATTProfile.localName(keyIDHex: keyID, displayName: payeeName) ?? ""
         let listener = GATTListener(onClose: { [weak self] in
             guard let self else { return }
             bluetoothQueue.async { self.stop(service) }

@@ -12,7 +12,7 @@ import WalletAppModels
 ///
 /// - Discovery scans for `GATTProfile.discoveryService`, which every wallet showing a request
 ///   advertises, and lists a phone whose advertised local name reads as
-///   `GATTProfile.advertisedName` ("OW1 <key id> <name>"). Duplicates are reported while the
+///   `GATTProfile.advertisedName` ("<key id> <name>", maybe cut short). Duplicates are reported while the
 ///   list is open, so a phone not heard for `BluetoothTiming.quietPeriod` is reported lost.
 /// - A dial (one `LinkDialer.connect()`) finds the payee — by scanning for the request's
 ///   session service (its Bluetooth hint), or the phone picked from the list —, connects,
