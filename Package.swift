@@ -366,7 +366,7 @@ let package = Package(
         .testTarget(
             name: "WalletCoreTests",
             dependencies: [
-                "WalletCore", "OfflineNotes", "DevIssuer", "TestSupport",
+                "WalletCore", "OfflineNotes", "DevIssuer", "TestSupport", "WalletTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],

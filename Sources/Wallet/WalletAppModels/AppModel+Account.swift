@@ -1,4 +1,5 @@
 import Foundation
+import WalletCore
 import WalletFlows
 import WalletSync
 
@@ -13,6 +14,18 @@ extension AppModel {
         guard onboarding.step == .done, let result = onboarding.result else { return false }
         start(wallet: result.wallet, session: result.session)
         return true
+    }
+
+    /// Onboarding for a new wallet in `walletDirectory`, its key in the app's key store for that
+    /// directory (`init`'s `keyStore`; then there is no passphrase step). The composition root
+    /// passes a new, empty directory and the stores the app opens wallets with.
+    public func makeOnboarding(
+        walletDirectory: String, credentials: any CredentialStore, flowState: any FlowStateStore,
+        keyCost: PassphraseBox.Cost = .interactive, makeClient: @escaping IssuerClientFactory = { IssuerClient(serverURL: $0) }
+    ) -> OnboardingModel {
+        OnboardingModel(
+            walletDirectory: walletDirectory, credentials: credentials, flowState: flowState, keyCost: keyCost,
+            makeClient: makeClient, keyStore: keyStore?(walletDirectory))
     }
 
     /// "Log in" after a logout or a server change: onboarding's server and account steps for
@@ -58,10 +71,10 @@ extension AppModel {
 }
 
 extension OnboardingModel {
-    /// The header of the current step: "Step 1 of 3 · Server" (of 2 when logging in again,
-    /// which has no wallet step).
+    /// The header of the current step: "Step 1 of 3 · Server" (of 2 without a wallet step:
+    /// logging in again, or a key in a key store).
     public var stepCaption: String {
-        let count = isLoggingInAgain ? 2 : 3
+        let count = hasWalletStep ? 3 : 2
         switch step {
         case .server: return "Step 1 of \(count) · Server"
         case .account: return "Step 2 of \(count) · Account"

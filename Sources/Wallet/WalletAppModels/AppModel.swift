@@ -21,6 +21,10 @@ import WalletSync
 /// `makeBuy()`, `makeSend()`, `makeReceive(hints:)`, `makeScan()` and `makeNearbyDevices()`
 /// make one per sheet. So a settings change is what the next sync reads, and a purchase or a
 /// payment made on a sheet shows on home through the wallet's observation.
+/// Where the signing key of the wallet in a directory lives: a `KeyStore` (the Secure Enclave,
+/// the Keychain), or nil when it is the directory's own key file (`FileKeyStore`).
+public typealias KeyStoreFactory = @Sendable (_ walletDirectory: String) -> (any KeyStore)?
+
 @Observable @MainActor
 public final class AppModel {
     /// The sync line on the home screen.
@@ -73,6 +77,8 @@ public final class AppModel {
     let sessionOptions: SessionOptions
     let backupDestination: (any BackupDestination)?
     let backupCost: PassphraseBox.Cost
+    /// The key store of a wallet directory (nil: its key file). See `init`'s `keyStore`.
+    let keyStore: KeyStoreFactory?
     let clockForScreens: any AppClock
     private let scheduler: any BackgroundScheduler
     private let notifier: any Notifier
@@ -99,6 +105,11 @@ public final class AppModel {
     ///     app's container; the old wallet's directory is the app's to remove). Without it
     ///     Settings offers no restore.
     ///   - restoreKeyCost: the restored wallet's key-file cost (tests use `.testing`).
+    ///   - keyStore: where each wallet directory's signing key lives (the Secure Enclave or the
+    ///     Keychain in the app), used by onboarding (`makeOnboarding`), `open` and restore. It
+    ///     returns nil for a directory whose key is its own key file (`FileKeyStore`, sealable with
+    ///     a passphrase; a wallet made before the app had key stores). Nil: every wallet's key
+    ///     is its key file, as on the command line.
     public init(
         settings: any SettingsStore, connectivity: any ConnectivityMonitor, scheduler: any BackgroundScheduler,
         notifier: any Notifier, lock: LockModel, clock: any AppClock = SystemClock(),
@@ -106,9 +117,11 @@ public final class AppModel {
         biometrics: any BiometricGate = NoBiometrics(), nearbyBrowser: (any NearbyBrowser)? = nil,
         sessionOptions: SessionOptions = SessionOptions(), backupDestination: (any BackupDestination)? = nil,
         backupCost: PassphraseBox.Cost = .interactive, restoreInto: (@Sendable () -> String)? = nil,
-        restoreKeyCost: PassphraseBox.Cost = .interactive, nearbyAdvertiser: (any NearbyAdvertiser)? = nil
+        restoreKeyCost: PassphraseBox.Cost = .interactive, nearbyAdvertiser: (any NearbyAdvertiser)? = nil,
+        keyStore: KeyStoreFactory? = nil
     ) {
         self.settings = settings
+        self.keyStore = keyStore
         self.biometrics = biometrics
         self.nearbyBrowser = nearbyBrowser
         self.nearbyAdvertiser = nearbyAdvertiser
@@ -189,11 +202,13 @@ public final class AppModel {
     /// `start`s. When the issuer cannot be reached the wallet opens without a session (it pays
     /// and receives offline) and the next return online, or `sync()`, resumes the login first.
     /// A refused login (`WalletFlowError.loginExpired`) is thrown: show onboarding's log in.
+    /// The key comes from the app's key store for `directory` (`init`'s `keyStore`); the
+    /// `passphrase` applies only to a wallet whose key is its key file.
     public func open(
         directory: String, passphrase: String? = nil, credentials: any CredentialStore, flowState: any FlowStateStore,
         makeClient: @escaping IssuerClientFactory = { IssuerClient(serverURL: $0) }
     ) async throws {
-        let wallet = try await AsyncWallet.open(directory: directory, passphrase: passphrase)
+        let wallet = try await AsyncWallet.open(directory: directory, passphrase: passphrase, keyStore: keyStore?(directory))
         let resume: @Sendable () async throws -> WalletSession = {
             try await WalletSession.resume(wallet: wallet.wallet, credentials: credentials, flowState: flowState, makeClient: makeClient)
         }

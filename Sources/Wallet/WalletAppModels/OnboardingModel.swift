@@ -129,15 +129,28 @@ public final class OnboardingModel: FocusableForm {
     private var created: AsyncWallet?
     /// Logging in again with the wallet this phone holds: no wallet step.
     public let isLoggingInAgain: Bool
+    /// Where the new wallet's key goes (nil: the wallet directory's key file, which the wallet
+    /// step's passphrase seals).
+    private let keyStore: (any KeyStore)?
+    /// Whether onboarding has the wallet step (choosing the key file's passphrase). Not when
+    /// logging in again (the wallet exists), nor when the key goes to a key store (the Secure
+    /// Enclave or the Keychain protect it; a passphrase would seal nothing): the account step
+    /// then creates the wallet and goes straight to done.
+    public var hasWalletStep: Bool { !isLoggingInAgain && keyStore == nil }
     private var task: Task<Void, Never>?
 
     /// - Parameters:
     ///   - walletDirectory: where the new wallet goes (must not hold a wallet yet).
     ///   - keyCost: scrypt cost of the passphrase (tests pass `.testing`).
+    ///   - keyStore: where the new key goes (the app's Secure Enclave or Keychain store for
+    ///     `walletDirectory`, from `AppModel.makeOnboarding`). Nil: the directory's key file,
+    ///     sealed with the wallet step's passphrase. With a key store there is no wallet step.
     public init(
         walletDirectory: String, credentials: any CredentialStore, flowState: any FlowStateStore,
-        keyCost: PassphraseBox.Cost = .interactive, makeClient: @escaping IssuerClientFactory = { IssuerClient(serverURL: $0) }
+        keyCost: PassphraseBox.Cost = .interactive, makeClient: @escaping IssuerClientFactory = { IssuerClient(serverURL: $0) },
+        keyStore: (any KeyStore)? = nil
     ) {
+        self.keyStore = keyStore
         self.walletDirectory = walletDirectory
         self.credentials = credentials
         self.flowState = flowState
@@ -155,6 +168,7 @@ public final class OnboardingModel: FocusableForm {
     ) {
         walletDirectory = ""
         keyCost = .interactive
+        keyStore = nil
         self.credentials = credentials
         self.flowState = flowState
         self.makeClient = makeClient
@@ -273,18 +287,20 @@ public final class OnboardingModel: FocusableForm {
         }
         _ = try await client.login(email: email, password: password)
         activity = nil
-        // Logging in again: the phone's wallet is registered now, no passphrase to choose.
-        if isLoggingInAgain { try await createWallet() } else { move(to: .wallet) }
+        // Logging in again: the phone's wallet is registered now; with a key store: no
+        // passphrase to choose. Either way there is no wallet step.
+        if hasWalletStep { move(to: .wallet) } else { try await createWallet() }
     }
 
     private func createWallet() async throws {
-        let passphrase = try checkedPassphrase()
+        let passphrase = keyStore == nil ? try checkedPassphrase() : nil
         let wallet: AsyncWallet
         if let created {
             wallet = created
         } else {
             activity = .creatingWallet
-            wallet = try await AsyncWallet.create(directory: walletDirectory, passphrase: passphrase, keyCost: keyCost)
+            wallet = try await AsyncWallet.create(
+                directory: walletDirectory, passphrase: passphrase, keyCost: keyCost, keyStore: keyStore)
             created = wallet
         }
         activity = .registeringWallet

@@ -226,7 +226,10 @@ extension AppModel {
         let existed = FileManager.default.fileExists(atPath: directory)
         let restored: AsyncWallet
         do {
-            restored = try await AsyncWallet.restore(backup, passphrase: passphrase, into: directory, keyCost: keyCost)
+            // The new key goes to the app's key store for the new directory (a new Keychain
+            // account: the replaced wallet's key may still be there).
+            restored = try await AsyncWallet.restore(
+                backup, passphrase: passphrase, into: directory, keyCost: keyCost, keyStore: keyStore?(directory))
         } catch {
             switch error {
             case .wrongPassphrase, .passphraseRequired: throw .wrongPassphrase

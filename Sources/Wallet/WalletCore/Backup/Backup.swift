@@ -43,9 +43,15 @@ extension Wallet {
     /// of the new key (docs/protocol.md §5.2 rule 5). The backup may predate payments the old
     /// device made since, and the old device may still spend; a new key means the two devices
     /// can never sign two transfers of one state with one key (docs/design.md §2.4).
+    ///
+    /// - Parameter keyStore: where the new key is created (the Secure Enclave or the Keychain
+    ///   on a phone; it must not hold a key yet). Nil: a `FileKeyStore` at
+    ///   `directory/wallet.key`, sealed with `keyPassphrase` at `keyCost` when one is given.
+    ///   With a key store, `keyPassphrase` and `keyCost` do not apply.
     public static func restore(
         _ backup: [UInt8], passphrase: String, into directory: String, keyPassphrase: String? = nil,
-        keyCost: PassphraseBox.Cost = .interactive, environment: WalletEnvironment = .live
+        keyCost: PassphraseBox.Cost = .interactive, keyStore: (any KeyStore)? = nil,
+        environment: WalletEnvironment = .live
     ) throws(WalletError) -> Wallet {
         let plain = try PassphraseBox.open(backup, magic: backupMagic, passphrase: passphrase)
         guard plain.count >= 2, plain[0] == 1 else { throw .corruptFile("unsupported backup version") }
@@ -68,8 +74,7 @@ extension Wallet {
         let dbPath = (directory as NSString).appendingPathComponent(databaseFileName)
         guard !FileManager.default.fileExists(atPath: dbPath) else { throw .walletExists(directory) }
         try FileKeyStore.writeNew(path: dbPath, contents: Array(snapshot))
-        let store = FileKeyStore(
-            path: (directory as NSString).appendingPathComponent(keyFileName), passphrase: keyPassphrase, cost: keyCost)
+        let store = keyStore ?? fileKeyStore(in: directory, passphrase: keyPassphrase, cost: keyCost)
         // A new key, so the old device and this one never sign for the same key.
         let identity = try store.create()
         let wallet = try Wallet(identity: identity, databasePath: dbPath, environment: environment)

@@ -43,22 +43,26 @@ public struct AsyncWallet: Sendable {
 
     // MARK: Opening (scrypt runs here when a passphrase is given)
 
-    /// `Wallet.create`, off the caller's actor.
+    /// `Wallet.create`, off the caller's actor. With a `keyStore`, `passphrase` and `keyCost`
+    /// do not apply (nil: the passphrase-sealable key file in `directory`).
     public static func create(
         directory: String, passphrase: String? = nil, keyCost: PassphraseBox.Cost = .interactive,
-        environment: WalletEnvironment = .live
+        keyStore: (any KeyStore)? = nil, environment: WalletEnvironment = .live
     ) async throws(WalletError) -> AsyncWallet {
         AsyncWallet(try await run { () throws(WalletError) in
-            try Wallet.create(directory: directory, passphrase: passphrase, keyCost: keyCost, environment: environment)
+            try Wallet.create(
+                directory: directory, passphrase: passphrase, keyCost: keyCost, keyStore: keyStore, environment: environment)
         })
     }
 
-    /// `Wallet.open(directory:)`, off the caller's actor.
+    /// `Wallet.open(directory:)`, off the caller's actor. With a `keyStore`, `passphrase` does
+    /// not apply (nil: the key file in `directory`).
     public static func open(
-        directory: String, passphrase: String? = nil, environment: WalletEnvironment = .live
+        directory: String, passphrase: String? = nil, keyStore: (any KeyStore)? = nil,
+        environment: WalletEnvironment = .live
     ) async throws(WalletError) -> AsyncWallet {
         AsyncWallet(try await run { () throws(WalletError) in
-            try Wallet.open(directory: directory, passphrase: passphrase, environment: environment)
+            try Wallet.open(directory: directory, passphrase: passphrase, keyStore: keyStore, environment: environment)
         })
     }
 
@@ -71,15 +75,17 @@ public struct AsyncWallet: Sendable {
         })
     }
 
-    /// `Wallet.restore`, off the caller's actor.
+    /// `Wallet.restore`, off the caller's actor. With a `keyStore` (the new key goes there),
+    /// `keyPassphrase` and `keyCost` do not apply.
     public static func restore(
         _ backup: [UInt8], passphrase: String, into directory: String, keyPassphrase: String? = nil,
-        keyCost: PassphraseBox.Cost = .interactive, environment: WalletEnvironment = .live
+        keyCost: PassphraseBox.Cost = .interactive, keyStore: (any KeyStore)? = nil,
+        environment: WalletEnvironment = .live
     ) async throws(WalletError) -> AsyncWallet {
         AsyncWallet(try await run { () throws(WalletError) in
             try Wallet.restore(
                 backup, passphrase: passphrase, into: directory, keyPassphrase: keyPassphrase, keyCost: keyCost,
-                environment: environment)
+                keyStore: keyStore, environment: environment)
         })
     }
 

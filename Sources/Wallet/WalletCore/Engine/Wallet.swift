@@ -31,26 +31,41 @@ public final class Wallet: Sendable {
     }
 
     /// Creates a new wallet (key and database) in `directory`, which is created if needed.
+    ///
+    /// - Parameter keyStore: where the new key goes (the Secure Enclave or the Keychain on a
+    ///   phone). Nil: a `FileKeyStore` at `directory/wallet.key`, sealed with `passphrase` at
+    ///   `keyCost` when one is given. With a key store, `passphrase` and `keyCost` do not apply:
+    ///   the store protects the key its own way.
     public static func create(
         directory: String, passphrase: String? = nil, keyCost: PassphraseBox.Cost = .interactive,
-        environment: WalletEnvironment = .live
+        keyStore: (any KeyStore)? = nil, environment: WalletEnvironment = .live
     ) throws(WalletError) -> Wallet {
         try makeDirectory(directory)
         let dbPath = (directory as NSString).appendingPathComponent(databaseFileName)
         guard !FileManager.default.fileExists(atPath: dbPath) else { throw .walletExists(directory) }
-        let store = FileKeyStore(
-            path: (directory as NSString).appendingPathComponent(keyFileName), passphrase: passphrase, cost: keyCost)
+        let store = keyStore ?? fileKeyStore(in: directory, passphrase: passphrase, cost: keyCost)
         return try Wallet(identity: store.create(), databasePath: dbPath, environment: environment)
     }
 
     /// Opens the wallet in `directory`.
+    ///
+    /// - Parameter keyStore: the store the wallet's key was created in. Nil: the `FileKeyStore`
+    ///   at `directory/wallet.key`, opened with `passphrase` when it is sealed. With a key store,
+    ///   `passphrase` does not apply.
     public static func open(
-        directory: String, passphrase: String? = nil, environment: WalletEnvironment = .live
+        directory: String, passphrase: String? = nil, keyStore: (any KeyStore)? = nil,
+        environment: WalletEnvironment = .live
     ) throws(WalletError) -> Wallet {
         let dbPath = (directory as NSString).appendingPathComponent(databaseFileName)
         guard FileManager.default.fileExists(atPath: dbPath) else { throw .walletMissing(directory) }
-        let store = FileKeyStore(path: (directory as NSString).appendingPathComponent(keyFileName), passphrase: passphrase)
+        let store = keyStore ?? fileKeyStore(in: directory, passphrase: passphrase, cost: .interactive)
         return try Wallet(identity: store.load(), databasePath: dbPath, environment: environment)
+    }
+
+    /// The key file of the wallet in `directory` (the default store: the CLI's, and any wallet
+    /// made without a `KeyStore`).
+    static func fileKeyStore(in directory: String, passphrase: String?, cost: PassphraseBox.Cost) -> FileKeyStore {
+        FileKeyStore(path: (directory as NSString).appendingPathComponent(keyFileName), passphrase: passphrase, cost: cost)
     }
 
     /// Opens a wallet whose key lives elsewhere (Secure Enclave on iPhone).
