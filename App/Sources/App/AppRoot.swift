@@ -71,7 +71,9 @@ final class AppRoot {
         app = AppModel(
             settings: settings, connectivity: PathConnectivityMonitor(), scheduler: scheduler, notifier: notifier, lock: lock,
             biometrics: gate, nearbyBrowser: bluetooth, backupDestination: try? FilesBackupDestination(),
-            restoreInto: restoreInto, nearbyAdvertiser: advertiser
+            restoreInto: restoreInto, nearbyAdvertiser: advertiser,
+            // The Secure Enclave, or the Keychain; a wallet made before keeps its key file.
+            keyStore: WalletStorage.keyStore(forWallet:)
         )
         self.storage = storage
         self.notifier = notifier
@@ -134,7 +136,8 @@ final class AppRoot {
     /// The wallet without a session (its login is gone).
     private func openOffline(directory: String, passphrase: String?) async {
         do {
-            let wallet = try await AsyncWallet.open(directory: directory, passphrase: passphrase)
+            let wallet = try await AsyncWallet.open(
+                directory: directory, passphrase: passphrase, keyStore: WalletStorage.keyStore(forWallet: directory))
             app.start(wallet: wallet, session: nil)
             self.passphrase = ""
             phase = .ready
@@ -144,10 +147,11 @@ final class AppRoot {
     }
 
     /// Onboarding's model: a new wallet directory each time (a wallet half-made by an
-    /// abandoned onboarding is never reused or current; it only takes space).
+    /// abandoned onboarding is never reused or current; it only takes space), its key in the
+    /// app's key store (`app.makeOnboarding`: no passphrase step).
     func makeOnboarding() -> OnboardingModel {
         let storage = storage ?? WalletStorage(root: FileManager.default.temporaryDirectory, settings: app.settings)
-        return OnboardingModel(
+        return app.makeOnboarding(
             walletDirectory: storage.newWalletDirectory(), credentials: credentials, flowState: storage.flowState)
     }
 

@@ -1,6 +1,7 @@
 #if canImport(Darwin)
 import Foundation
 import WalletAppModels
+import WalletCore
 import WalletFlows
 
 /// Where the wallet lives on the phone, and which wallet directory is the current one.
@@ -9,8 +10,16 @@ import WalletFlows
 ///
 ///     Wallets/                      excluded from iCloud and computer backups
 ///       flow-state.json             pending purchase, auto-recharge rule, last sync
-///       <uuid>/wallet.key           the signing key (FileKeyStore; optional passphrase)
 ///       <uuid>/wallet.sqlite        the notes, history and requests
+///       <uuid>/wallet.key           only in a wallet made before the key moved to the Keychain
+///
+/// Keychain (this device only, accessible after the first unlock), one item per wallet, its
+/// account the wallet directory's name `<uuid>`:
+///
+///     org.offlinewallet.app.signing-key / <uuid>   the Secure Enclave key's handle
+///                                                  (`SecureEnclaveKeyStore`, where the phone has one)
+///     org.offlinewallet.app.wallet-key / <uuid>    a software P-256 key (`KeychainKeyStore`, otherwise:
+///                                                  the simulator)
 ///
 /// **Why no device backup:** a wallet restored from an iCloud backup onto a second phone would
 /// hold the same notes as the first, and spending both is a double spend the issuer catches as
@@ -21,21 +30,21 @@ import WalletFlows
 /// authentication: encrypted with the device passcode until the first unlock after a boot,
 /// readable afterwards, so the background sync can open the wallet while the phone is locked.
 ///
-/// **The key — why not the Secure Enclave yet:** `SecureEnclaveKeyStore` (WalletCore) exists,
-/// but it is not wired, on purpose, for three reasons read from the code:
-/// 1. onboarding (`OnboardingModel` → `AsyncWallet.create(directory:)`), `AppModel.open` and
-///    restore (`Wallet.restore`) all make or open a `FileKeyStore` in the wallet directory;
-///    none takes a `KeyStore`, so choosing the Secure Enclave needs a model change
-///    (a key-store parameter on those three), not an adapter.
-/// 2. That store's key handle is `kSecAttrAccessibleWhenUnlockedThisDeviceOnly` (and CryptoKit's
-///    default Secure Enclave key is usable only while the phone is unlocked): when iOS launches
-///    the app in the background for a sync while the phone is locked, `load()` cannot read the
-///    handle, the wallet cannot be opened, and the sync never runs. The handle (and the key's
-///    access control) must be `AfterFirstUnlockThisDeviceOnly` before the app may use it.
-/// 3. It is untested (no Secure Enclave on Linux or in the simulator).
-/// Until then the key is a software P-256 key in a 0600 file under data protection and outside
-/// device backups — the "Keychain otherwise" protection level — optionally sealed with the
-/// wallet passphrase chosen in onboarding.
+/// **The key** (`keyStore(forWallet:)`, `AppModel`'s key-store factory, used by onboarding,
+/// every open and a restore): in the Secure Enclave where the phone has one — it cannot leave
+/// the chip, so a backup carries no key and a restore makes a new one (which the backup format
+/// already expects) — and a software key in the Keychain otherwise, which backups carry as they
+/// carry a key file. Either way onboarding asks for no key passphrase (nothing would be sealed).
+/// Both the Keychain items and the enclave key are `AfterFirstUnlockThisDeviceOnly` (the enclave
+/// key with `.privateKeyUsage` only, no user presence): iOS launches the app in the background
+/// for a sync while the phone may be locked, and the wallet must open and sign then; before the
+/// first unlock after a boot the wallet database is unreadable anyway. A wallet made before this
+/// (its directory holds `wallet.key`) keeps its key file, passphrase and all: the factory
+/// returns nil for it, which is the file store.
+///
+/// **Untested here:** the two Keychain stores run only on iOS (Linux runs the same seam with a
+/// simulated non-exportable store: KeyStoreSeamTests, KeyStoreAppTests). App/README.md lists the
+/// device steps: onboarding, a background sync while locked, a restore.
 struct WalletStorage: Sendable {
     /// The folder holding every wallet directory and the flow state.
     let root: URL
@@ -92,11 +101,29 @@ struct WalletStorage: Sendable {
         try settings.set(name, forKey: Self.currentKey)
     }
 
+    /// Where the key of the wallet in `directory` lives (`AppModel`'s `keyStore`): nil — its key
+    /// file — when the directory already holds `wallet.key` (a wallet from before key stores),
+    /// else the Secure Enclave when the phone has one, else the Keychain. The choice never
+    /// changes for a wallet: a phone has a Secure Enclave or not.
+    @Sendable static func keyStore(forWallet directory: String) -> (any KeyStore)? {
+        let keyFile = (directory as NSString).appendingPathComponent(Wallet.keyFileName)
+        if FileManager.default.fileExists(atPath: keyFile) { return nil }
+        let account = URL(fileURLWithPath: directory).lastPathComponent
+        if SecureEnclaveKeyStore.isAvailable { return SecureEnclaveKeyStore(account: account) }
+        return KeychainKeyStore(account: account)
+    }
+
     /// Removes a wallet directory that is no longer current (the empty wallet a restore
     /// replaced: `RestoreModel` restores only over a wallet holding nothing). Failure is
     /// harmless: the folder is skipped at launch and excluded from backups.
     func removeReplaced(_ directory: String) {
         guard directory.hasPrefix(root.path), directory != currentWallet else { return }
+        // Its key too (registered to the account, useless without the notes).
+        switch Self.keyStore(forWallet: directory) {
+        case let store as SecureEnclaveKeyStore: store.delete()
+        case let store as KeychainKeyStore: store.delete()
+        default: break
+        }
         try? FileManager.default.removeItem(atPath: directory)
     }
 }

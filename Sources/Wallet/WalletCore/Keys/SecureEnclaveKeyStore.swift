@@ -68,6 +68,16 @@ public struct SecureEnclaveKeyStore: KeyStore {
     /// notes refreshed to it online.
     public func importKey(_ raw: [UInt8]) throws(WalletError) -> WalletIdentity { try create() }
 
+    /// Removes the key's handle (a replaced wallet's, once its directory is removed): without
+    /// it the enclave key can never be used again. Missing is fine.
+    public func delete() {
+        let query: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+            kSecAttrAccount as String: account,
+        ]
+        SecItemDelete(query as CFDictionary)
+    }
+
     public func load() throws(WalletError) -> WalletIdentity {
         let query: [String: Any] = [
             kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
