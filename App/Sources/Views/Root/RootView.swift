@@ -143,7 +143,9 @@ struct RootView: View {
     @ViewBuilder
     private var settingsTab: some View {
         if let settings = app.settingsModel {
-            SettingsView(model: settings, app: app)
+            // SettingsView's title and toolbar (the keyboard's Previous / Next / Done) need a
+            // navigation container; the other tabs bring their own NavigationStack.
+            NavigationStack { SettingsView(model: settings, app: app) }
                 .id(ObjectIdentifier(settings))
         } else {
             NotLoggedInView(
