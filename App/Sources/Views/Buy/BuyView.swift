@@ -54,9 +54,11 @@ struct BuyView: View {
                 }
             }
             .formKeyboardToolbar(model)
+            // Inside the navigation stack, with the fields it exempts: the named coordinate
+            // space and the fields' frames need not cross the stack's hosting boundary.
+            .dismissesKeyboardOnTap { model.focus.clearFocus() }
         }
         .syncsFocus($focused, with: $model.focus.focused)
-        .dismissesKeyboardOnTap { model.focus.clearFocus() }
         .interactiveDismissDisabled(model.phase == .buying)
         .onAppear { model.appear() }
     }

@@ -48,9 +48,11 @@ struct ReceiveView: View {
                 }
             }
             .formKeyboardToolbar(model)
+            // Inside the navigation stack, with the fields it exempts: the named coordinate
+            // space and the fields' frames need not cross the stack's hosting boundary.
+            .dismissesKeyboardOnTap { model.focus.clearFocus() }
         }
         .syncsFocus($focused, with: $model.focus.focused)
-        .dismissesKeyboardOnTap { model.focus.clearFocus() }
         .onAppear { model.appear() }
         .onDisappear { model.stopListening() }
         .task(id: model.phase == .showingRequest) {
