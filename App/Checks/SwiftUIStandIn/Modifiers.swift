@@ -485,6 +485,21 @@ extension Gesture where Value: Equatable {
     public nonisolated func onChanged(_ action: @escaping (Value) -> Void) -> _ChangedGesture<Self> { _ChangedGesture() }
 }
 
+// MARK: - Spatial tap
+
+/// A tap that reports where it happened.
+public nonisolated struct SpatialTapGesture: _PrimitiveGesture {
+    public struct Value: Equatable, Sendable {
+        public var location: CGPoint
+    }
+
+    public var count: Int
+
+    public nonisolated init(count: Int = 1, coordinateSpace: some CoordinateSpaceProtocol = .local) {
+        self.count = count
+    }
+}
+
 // MARK: - Accessibility
 
 public nonisolated struct AccessibilityTraits: SetAlgebra, Sendable {
