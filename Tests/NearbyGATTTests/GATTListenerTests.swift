@@ -111,3 +111,36 @@ struct GATTListenerTests {
         #expect(port.sent == [[1], [3]])
     }
 }
+
+@Suite("GATT listener: closing while a link drains")
+struct GATTListenerDrainTests {
+    /// The session closed the listener (its payment answered) while the radio had refused the
+    /// link's last frame: the peripheral manager's readiness must still reach that link, or its
+    /// frames never leave, it never disconnects, and the payer waits for them until its deadline.
+    @Test func aLinkClosedWithTheListenerStillHearsReadinessAndDisconnects() async throws {
+        let listener = GATTListener()
+        let port = ManualPort(accepting: false)
+        let link = try #require(listener.accept(port, central: "A"))
+        try await link.send([7])
+        listener.close()
+        #expect(port.sent.isEmpty && port.disconnects == 0, "the queued frame has not gone out yet")
+        #expect(listener.sendingLink(for: "A") === link)
+        port.accept(true)
+        listener.readyToSend()
+        #expect(port.sent == [[7]], "the closing link never heard the radio's readiness")
+        #expect(port.disconnects == 1)
+        #expect(listener.sendingLink(for: "A") == nil, "a drained link needs no readiness")
+    }
+
+    /// A payer that drops while its link drains ends that link (nothing waits for it).
+    @Test func aDrainingLinkHearsItsCentralDisconnect() async throws {
+        let listener = GATTListener()
+        let port = ManualPort(accepting: false)
+        let link = try #require(listener.accept(port, central: "A"))
+        try await link.send([7])
+        listener.close()
+        listener.disconnected(central: "A", reason: "gone")
+        #expect(link.isDraining == false)
+        #expect(listener.sendingLink(for: "A") == nil)
+    }
+}

@@ -228,6 +228,10 @@ public final class GATTLink: LinkConnection, Sendable {
     /// Whether the link is still usable (neither closed nor disconnected).
     public var isOpen: Bool { state.withLock { $0.failure == nil && !$0.closing } }
 
+    /// Closed but still handing its queued frames to the radio before it disconnects: it
+    /// still needs `readyToSend()`.
+    public var isDraining: Bool { state.withLock { $0.closing && $0.failure == nil && !$0.disconnectRequested } }
+
     /// Frames queued for the radio and senders suspended for room (for tests).
     var backlog: (queued: Int, waiting: Int) { state.withLock { ($0.queue.count, $0.waiters.count) } }
 

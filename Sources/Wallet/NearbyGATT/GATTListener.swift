@@ -12,6 +12,11 @@ import Synchronization
 public final class GATTListener: LinkListener, Sendable {
     private struct State {
         var links: [String: GATTLink] = [:]
+        /// Links `close()` closed that still hand their queued frames to the radio. They are
+        /// no longer routed writes, but the peripheral manager's readiness must still reach
+        /// them: without it a link whose last `trySend` was refused never drains, never
+        /// disconnects, and its payer waits for frames that never leave.
+        var draining: [String: GATTLink] = [:]
         var closed = false
     }
 
@@ -62,16 +67,34 @@ public final class GATTListener: LinkListener, Sendable {
         link(for: central)?.received(packet)
     }
 
-    /// The peripheral manager can send notifications again: every link retries its queue.
+    /// The peripheral manager can send notifications again: every link retries its queue,
+    /// including the links a `close()` left draining.
     public func readyToSend() {
-        for link in state.withLock({ Array($0.links.values) }) { link.readyToSend() }
+        let links = state.withLock { s in
+            s.draining = s.draining.filter { $0.value.isDraining }
+            return Array(s.links.values) + Array(s.draining.values)
+        }
+        for link in links { link.readyToSend() }
+    }
+
+    /// The link of `central` that still needs the radio's readiness: its subscribed link, or
+    /// the link a `close()` left handing over its last frames. The adapter routes a
+    /// per-central readiness signal with it.
+    public func sendingLink(for central: String) -> GATTLink? {
+        state.withLock { s in
+            if let link = s.links[central] { return link }
+            guard let link = s.draining[central], link.isDraining else { return nil }
+            return link
+        }
     }
 
     /// `central` unsubscribed from `outbox` or disconnected: its link ends (the session keeps
     /// its state for a resume on the next link).
     public func disconnected(central: String, reason: String) {
-        let link = state.withLock { $0.links.removeValue(forKey: central) }
-        link?.disconnected(reason: reason)
+        let links = state.withLock { s in
+            [s.links.removeValue(forKey: central), s.draining.removeValue(forKey: central)].compactMap { $0 }
+        }
+        for link in links { link.disconnected(reason: reason) }
     }
 
     /// Stops accepting: every link closes, `connections()` finishes, and `onClose` runs once.
@@ -80,11 +103,13 @@ public final class GATTListener: LinkListener, Sendable {
             guard !s.closed else { return nil }
             s.closed = true
             let links = Array(s.links.values)
+            s.draining = s.links
             s.links = [:]
             return links
         }
         guard let links else { return }
         for link in links { link.close() }
+        state.withLock { s in s.draining = s.draining.filter { $0.value.isDraining } }
         continuation.finish()
         onClose()
     }
