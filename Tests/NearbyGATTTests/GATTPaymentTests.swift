@@ -83,6 +83,30 @@ struct GATTPaymentTests {
         #expect(try pair.payer.pay(nearby.request, method: .tcp).bundle == paid.bundle)
     }
 
+    /// The payee answered, but its reply is slow to reach the payer (a loaded phone, a busy
+    /// radio): the linger must not run while the link carrying the reply stands. Closing then
+    /// cut the reply off and turned the payer's resume away ("payee not found").
+    @Test func aReplyStillOnItsWayIsNotCutOffByTheLinger() async throws {
+        let pair = try WalletPair()
+        let radio = SimulatedGATTRadio(.init(attMTU: 185, queueCapacity: 1, linkCapacity: 1))
+        let (nearby, _) = try pair.bluetoothRequest(700)
+        let hasty = SessionOptions(retransmitAfter: .milliseconds(30), timeout: .seconds(120), linger: .zero)
+        // The payer hears nothing from the payee until released: the reply waits in the radio.
+        radio.stall(.toCentral)
+        async let served = NearbyReceiveFlow(wallet: pair.payee, options: hasty).serve(nearby, on: radio.listener)
+        async let paying = pair.payFlow.pay(nearby.request, dialer: radio.dialer)
+        #expect(await eventually { (try? pair.payee.history().count) == 1 }, "the payee never answered")
+        // Plenty of turns for a payee that lingers from its answer to close its listener.
+        let closed = await eventually { radio.listener.isClosed }
+        #expect(!closed, "the payee stopped serving while its reply was still on the link")
+        radio.release(.toCentral)
+        let paid = try await paying
+        let received = try await served
+        #expect(received.payment.id == paid.payment.id)
+        #expect(paid.reconnects == 0)
+        #expect(try pair.payer.balance().spendable == 9_300)
+    }
+
     @Test func aCutByHandWhileTheReaderStallsResumesOnTheNextLink() async throws {
         let pair = try WalletPair()
         let radio = SimulatedGATTRadio(.init(attMTU: 185, queueCapacity: 1, linkCapacity: 1))

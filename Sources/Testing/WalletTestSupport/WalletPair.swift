@@ -34,8 +34,11 @@ public final class WalletPair: @unchecked Sendable {
 
     deinit { try? FileManager.default.removeItem(atPath: root) }
 
-    /// Short timers so a lost frame costs milliseconds, and a liveness bound (not a speed check)
-    /// for the whole payment; no assertion may depend on them.
+    /// Short timers so a lost frame costs milliseconds, and liveness bounds (not speed checks)
+    /// for the whole payment and for a payer's resume after a drop (`linger` counts from the
+    /// drop; a loaded CI machine can take far more than 200 ms to reconnect, and a payee that
+    /// stopped lingering turns the resume away as "payee not found"); no assertion may depend
+    /// on them. A payee waits out the linger only when its final ACK was lost.
     public static let sessionOptions = SessionOptions(
-        retransmitAfter: .milliseconds(30), timeout: .seconds(120), linger: .milliseconds(200))
+        retransmitAfter: .milliseconds(30), timeout: .seconds(120), linger: .seconds(5))
 }

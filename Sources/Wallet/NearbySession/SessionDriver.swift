@@ -253,6 +253,8 @@ public final class NearbyReceiver: Sendable {
         var busy: Set<[UInt8]> = []
         var answer: Result?
         var answeredAt: ContinuousClock.Instant?
+        /// When the last link working on a session ended (the payer's link dropped or broke).
+        var idleSince: ContinuousClock.Instant?
         var delivered = false
         var links = 0
         var lastError: NearbyError?
@@ -271,8 +273,9 @@ public final class NearbyReceiver: Sendable {
         self.options = options
     }
 
-    /// Serves `listener` until a payment is answered with a receipt (then lingers briefly so a
-    /// payer that lost the reply can resume), or `options.timeout` passes.
+    /// Serves `listener` until a payment is answered with a receipt and the payer acknowledged
+    /// it, or `options.linger` after the answer while no link carries the session (so a payer
+    /// that lost the reply can resume), or `options.timeout` passes.
     public func serve(
         _ listener: any LinkListener,
         answer: @escaping @Sendable (_ bundle: [UInt8], _ transcriptHash: Digest32) async -> PaymentAnswer,
@@ -285,7 +288,14 @@ public final class NearbyReceiver: Sendable {
                 while ContinuousClock.now < deadline, !Task.isCancelled {
                     let done = self.state.withLock { s in
                         guard let at = s.answeredAt else { return false }
-                        return s.delivered || ContinuousClock.now - at >= self.options.linger
+                        if s.delivered { return true }
+                        // The linger counts from the moment no link carries the session any more,
+                        // not from the answer: while the payer's link stands, the reply is still
+                        // on its way (a loaded phone can take longer than `linger` to send it),
+                        // and closing then would cut the reply off and turn the payer's resume
+                        // away as "payee not found". The deadline bounds a link that never ends.
+                        guard s.busy.isEmpty else { return false }
+                        return ContinuousClock.now - max(at, s.idleSince ?? at) >= self.options.linger
                     }
                     if done { break }
                     try? await Task.sleep(for: .milliseconds(20))
@@ -386,6 +396,7 @@ public final class NearbyReceiver: Sendable {
         state.withLock { s in
             guard let id = final.sessionID else { return }
             s.busy.remove(id)
+            s.idleSince = .now
             switch outcome {
             case .lost: s.parked[id] = final
             case .finished: if final.replied, final.isFinished, s.answer != nil { s.delivered = true }

@@ -34,8 +34,9 @@ public struct SessionOptions: Sendable {
     /// New links a payer opens after losing one, before giving up. A link the payee answers
     /// "busy" (still on the previous link) is not counted: `timeout` bounds those.
     public var maxReconnects: Int
-    /// How long a payee keeps answering after it sent its reply, so a payer whose link dropped
-    /// can still resume and fetch it.
+    /// How long a payee keeps answering after the link carrying its reply dropped (counted
+    /// from the drop, not from the reply, which may still be on its way), so a payer whose
+    /// link dropped can still resume and fetch it.
     public var linger: Duration
 
     public init(
