@@ -126,6 +126,9 @@ public final class SimulatedGATTRadio: Sendable {
 final class SimulatedGATTConnection: Sendable {
     private struct Queue {
         var packets: [[UInt8]] = []
+        /// A packet taken off `packets` that the delivery task has not handed over yet: the
+        /// connection may not end under it (a closing side's last ACK would be lost).
+        var delivering = false
         var refused = false
         var wakeup: AsyncStream<Void>.Continuation?
     }
@@ -205,6 +208,7 @@ final class SimulatedGATTConnection: Sendable {
                     if let cutAfter, s.carried >= cutAfter { return .cut }
                     s.carried += 1
                     s.queues[direction]?.packets.removeFirst()
+                    s.queues[direction]?.delivering = true
                     let ready = s.queues[direction]?.refused ?? false
                     s.queues[direction]?.refused = false
                     return .packet(packet, ready: ready)
@@ -229,6 +233,7 @@ final class SimulatedGATTConnection: Sendable {
                         radio.listener.readyToSend()
                     }
                 }
+                state.withLock { _ = $0.queues[direction]?.delivering = false }
                 // Let the other tasks run between packets, so a burst fills the queue.
                 await Task.yield()
             }
@@ -240,13 +245,15 @@ final class SimulatedGATTConnection: Sendable {
     func disconnect() {
         let idle = state.withLock { s in
             s.closing = true
-            return s.queues.values.allSatisfy { $0.packets.isEmpty }
+            return s.queues.values.allSatisfy { $0.packets.isEmpty && !$0.delivering }
         }
         if idle { cut(reason: "the other device disconnected") } else { state.withLock { s in s.queues.values.forEach { _ = $0.wakeup?.yield() } } }
     }
 
     private func finishClosing() -> Bool {
-        let done = state.withLock { s in s.closing && s.queues.values.allSatisfy { $0.packets.isEmpty } }
+        // Both directions: the other direction's task may still be handing over a packet it
+        // took (it calls this again once it has).
+        let done = state.withLock { s in s.closing && s.queues.values.allSatisfy { $0.packets.isEmpty && !$0.delivering } }
         if done { cut(reason: "the other device disconnected") }
         return done
     }
