@@ -192,7 +192,9 @@ final class BluetoothAdvertiser: NSObject, @unchecked Sendable {
     }
 
     fileprivate func readyToSend(_ link: PeripheralLink) {
-        current?.listener.link(for: link.central.identifier.uuidString)?.readyToSend()
+        // `sendingLink`: a link the listener's close() left handing over its last frames needs
+        // the readiness too, or it never drains.
+        current?.listener.sendingLink(for: link.central.identifier.uuidString)?.readyToSend()
     }
 }
 
