@@ -455,6 +455,14 @@ extension BluetoothBrowser: CBCentralManagerDelegate {
     func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?) {
         // An error means the link was lost (out of range, the payee's Bluetooth went off); none
         // means someone cancelled it (this side, after the session closed the link).
+        if error != nil {
+            // A lost link says nothing more about the services the phone advertised before: its
+            // Bluetooth may have gone off, which clears them until its app publishes them again.
+            // The session's next dial must hear the service advertised again (an event) rather
+            // than connect at once to the old sighting and fail with `serviceNotFound` on every
+            // reconnect while the payee's phone is still coming back.
+            heard[peripheral.identifier]?.services = []
+        }
         ended(peripheral, reason: error?.localizedDescription ?? "the connection was closed")
     }
 }
