@@ -10,7 +10,18 @@ import WalletTestSupport
 @testable import NearbyGATT
 
 extension WalletPair {
-    var payFlow: NearbyPayFlow { NearbyPayFlow(wallet: payer, options: Self.sessionOptions) }
+    /// WalletPair's options with a reconnect budget that is a liveness bound here too: with
+    /// 30 ms timers the default 8 links span about one second of backoff, less than a loaded
+    /// machine may take for the payee to notice a cut link, and a payee still busy with the old
+    /// link can close a new one before the payer has written its RESUME (counted as a lost
+    /// link, not a "busy" answer). As SessionTests does.
+    static var gattPayerOptions: SessionOptions {
+        var options = sessionOptions
+        options.maxReconnects = 64
+        return options
+    }
+
+    var payFlow: NearbyPayFlow { NearbyPayFlow(wallet: payer, options: Self.gattPayerOptions) }
     var receiveFlow: NearbyReceiveFlow { NearbyReceiveFlow(wallet: payee, options: Self.sessionOptions) }
 
     /// A request offering a nearby session on a fresh Bluetooth LE session service.
