@@ -56,8 +56,9 @@ public enum OnboardingError: Error, Equatable, Sendable, CustomStringConvertible
 }
 
 /// Onboarding: choose the server, register or log in, create the wallet (optional passphrase,
-/// typed twice; no such step when the key goes to a key store: `hasWalletStep`), done. Each step checks what it can with the issuer before moving on, so an
-/// unreachable server, a taken email or a wrong password is shown on the step that caused it.
+/// typed twice; no such step when the key goes to a key store: `hasWalletStep`), done. Each
+/// step checks what it can with the issuer before moving on, so an unreachable server, a taken
+/// email or a wrong password is shown on the step that caused it.
 /// The wallet is created off the main actor (`AsyncWallet`), gets the issuer's trust, and is
 /// logged in through `WalletSession.logIn`, which registers its key to the account.
 @Observable @MainActor
