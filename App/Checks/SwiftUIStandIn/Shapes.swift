@@ -198,7 +198,7 @@ public protocol Shape: Sendable, _PrimitiveView {
 
 public protocol InsettableShape: Shape {
     associatedtype InsetShape: InsettableShape
-    func inset(by amount: CGFloat) -> InsetShape
+    func inset(by distance: CGFloat) -> InsetShape
 }
 
 extension Shape {
@@ -236,25 +236,25 @@ public nonisolated struct Capsule: InsettableShape {
     public var style: RoundedCornerStyle
     public nonisolated init(style: RoundedCornerStyle = .continuous) { self.style = style }
     public func path(in rect: CGRect) -> Path { Path() }
-    public func inset(by amount: CGFloat) -> Capsule { self }
+    public func inset(by distance: CGFloat) -> Capsule { self }
 }
 
 public nonisolated struct Circle: InsettableShape {
     public nonisolated init() {}
     public func path(in rect: CGRect) -> Path { Path() }
-    public func inset(by amount: CGFloat) -> Circle { self }
+    public func inset(by distance: CGFloat) -> Circle { self }
 }
 
 public nonisolated struct Ellipse: InsettableShape {
     public nonisolated init() {}
     public func path(in rect: CGRect) -> Path { Path() }
-    public func inset(by amount: CGFloat) -> Ellipse { self }
+    public func inset(by distance: CGFloat) -> Ellipse { self }
 }
 
 public nonisolated struct Rectangle: InsettableShape {
     public nonisolated init() {}
     public func path(in rect: CGRect) -> Path { Path() }
-    public func inset(by amount: CGFloat) -> Rectangle { self }
+    public func inset(by distance: CGFloat) -> Rectangle { self }
 }
 
 public nonisolated struct RoundedRectangle: InsettableShape {
@@ -269,7 +269,7 @@ public nonisolated struct RoundedRectangle: InsettableShape {
         self.style = style
     }
     public func path(in rect: CGRect) -> Path { Path() }
-    public func inset(by amount: CGFloat) -> RoundedRectangle { self }
+    public func inset(by distance: CGFloat) -> RoundedRectangle { self }
 }
 
 public nonisolated struct UnevenRoundedRectangle: InsettableShape {
@@ -278,13 +278,13 @@ public nonisolated struct UnevenRoundedRectangle: InsettableShape {
         topTrailingRadius: CGFloat = 0, style: RoundedCornerStyle = .continuous
     ) {}
     public func path(in rect: CGRect) -> Path { Path() }
-    public func inset(by amount: CGFloat) -> UnevenRoundedRectangle { self }
+    public func inset(by distance: CGFloat) -> UnevenRoundedRectangle { self }
 }
 
 public nonisolated struct ContainerRelativeShape: InsettableShape {
     public nonisolated init() {}
     public func path(in rect: CGRect) -> Path { Path() }
-    public func inset(by amount: CGFloat) -> ContainerRelativeShape { self }
+    public func inset(by distance: CGFloat) -> ContainerRelativeShape { self }
 }
 
 extension Shape where Self == Capsule {
