@@ -43,3 +43,40 @@ struct FieldTitle: View {
             .accessibilityHidden(true)
     }
 }
+
+/// A button's label that shows a spinner beside it while its work runs (Refresh, Back up,
+/// Restore).
+struct BusyLabel: View {
+    let title: String
+    let systemImage: String
+    let isBusy: Bool
+
+    init(_ title: String, systemImage: String, isBusy: Bool) {
+        self.title = title
+        self.systemImage = systemImage
+        self.isBusy = isBusy
+    }
+
+    var body: some View {
+        HStack {
+            Label(title, systemImage: systemImage)
+            if isBusy {
+                Spacer()
+                ProgressView()
+            }
+        }
+    }
+}
+
+/// The line under a form's action saying how it went: red when it failed.
+struct StatusLine: View {
+    let text: String
+    let isError: Bool
+
+    var body: some View {
+        Text(text)
+            .font(.footnote)
+            .foregroundStyle(isError ? Color.red : Color.secondary)
+            .fixedSize(horizontal: false, vertical: true)
+    }
+}

@@ -38,20 +38,11 @@ struct BackupView: View {
                 Button {
                     model.submit()
                 } label: {
-                    HStack {
-                        Label("Back up", systemImage: "lock.doc")
-                        if model.isWorking {
-                            Spacer()
-                            ProgressView()
-                        }
-                    }
+                    BusyLabel("Back up", systemImage: "lock.doc", isBusy: model.isWorking)
                 }
                 .disabled(!model.canBackUp)
                 if let status = model.statusText {
-                    Text(status)
-                        .font(.footnote)
-                        .foregroundStyle(model.statusIsError ? Color.red : Color.secondary)
-                        .fixedSize(horizontal: false, vertical: true)
+                    StatusLine(text: status, isError: model.statusIsError)
                 }
             }
         }

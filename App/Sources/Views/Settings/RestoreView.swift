@@ -38,20 +38,11 @@ struct RestoreView: View {
                 Button {
                     model.submit()
                 } label: {
-                    HStack {
-                        Label("Restore", systemImage: "arrow.counterclockwise")
-                        if model.isBusy {
-                            Spacer()
-                            ProgressView()
-                        }
-                    }
+                    BusyLabel("Restore", systemImage: "arrow.counterclockwise", isBusy: model.isBusy)
                 }
                 .disabled(!model.canRestore)
                 if let status = model.statusText {
-                    Text(status)
-                        .font(.footnote)
-                        .foregroundStyle(model.statusIsError ? Color.red : Color.secondary)
-                        .fixedSize(horizontal: false, vertical: true)
+                    StatusLine(text: status, isError: model.statusIsError)
                 }
             } footer: {
                 Text("Only an empty wallet is replaced. The old phone's key is never used again.")

@@ -105,13 +105,7 @@ struct SettingsView: View {
             Button {
                 Task { await model.home.refresh() }
             } label: {
-                HStack {
-                    Label("Refresh balances", systemImage: "arrow.clockwise")
-                    if model.home.isSyncing {
-                        Spacer()
-                        ProgressView()
-                    }
-                }
+                BusyLabel("Refresh balances", systemImage: "arrow.clockwise", isBusy: model.home.isSyncing)
             }
             .disabled(model.home.isSyncing)
             if let line = model.home.refreshText {
