@@ -25,6 +25,7 @@ let package = Package(
         .executable(name: "wallet-vectors", targets: ["VectorGenerator"]),
         .executable(name: "wallet-server", targets: ["IssuerServer"]),
         .executable(name: "wallet-load", targets: ["LoadTool"]),
+        .executable(name: "wallet-chain", targets: ["ChainTool"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -211,11 +212,39 @@ let package = Package(
             // /openapi.yaml: exactly the document the routes were generated from.
             resources: [.embedInCode("openapi.yaml")]
         ),
+        // Ethereum primitives, pure Swift but for secp256k1 (libsecp256k1): Keccak-256, RLP, ABI,
+        // addresses, EIP-1559 transactions and their signatures. No I/O.
+        .target(
+            name: "Ethereum",
+            dependencies: [
+                "CSecp256k1",
+            ],
+            path: "Sources/Issuer/Ethereum"
+        ),
+        // A JSON-RPC client for any standard Ethereum node, over Foundation's URLSession.
+        .target(
+            name: "EthereumRPC",
+            dependencies: [
+                "Ethereum",
+            ],
+            path: "Sources/Issuer/EthereumRPC"
+        ),
+        // Settlement on an EVM chain (docs/server.md): the escrow contract's calls and events,
+        // deposits credited after N confirmations, payouts with nonce tracking and recovery,
+        // reconciliation of the escrow against the books.
+        .target(
+            name: "ChainSettlement",
+            dependencies: [
+                "IssuerCore", "Ethereum", "EthereumRPC",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/Issuer/ChainSettlement"
+        ),
         // `wallet-server`: serve, create-admin, rotate-keys.
         .executableTarget(
             name: "IssuerServer",
             dependencies: [
-                "IssuerHTTP", "IssuerCore", "SQLStore", "OfflineNotes",
+                "IssuerHTTP", "IssuerCore", "SQLStore", "OfflineNotes", "ChainSettlement", "Ethereum", "EthereumRPC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -228,6 +257,7 @@ let package = Package(
         .systemLibrary(name: "CQREncode", path: "Sources/System/CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CZBar", path: "Sources/System/CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CPNG", path: "Sources/System/CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CSecp256k1", path: "Sources/System/CSecp256k1", pkgConfig: "libsecp256k1", providers: [.apt(["libsecp256k1-dev"])]),
 
         // MARK: - Testing: doubles and harnesses for tests, benchmarks and the demo (no product ships them)
         // Generic test helpers: a seedable generator, a settable clock, error capture, temporary
@@ -301,7 +331,27 @@ let package = Package(
             path: "Sources/Testing/WalletTestSupport"
         ),
 
+        // The local chain from tests' side: the node `scripts/with-chain` started (OW_TEST_CHAIN_RPC),
+        // its funded keys, and its test controls (mine, snapshot, revert, automine).
+        .target(
+            name: "ChainTesting",
+            dependencies: [
+                "Ethereum", "EthereumRPC",
+            ],
+            path: "Sources/Testing/ChainTesting"
+        ),
+
         // MARK: - Tools: developer executables
+        // `wallet-chain`: the escrow's operator and test tool (keys, status, owner actions, a
+        // deposit from a key file).
+        .executableTarget(
+            name: "ChainTool",
+            dependencies: [
+                "Ethereum", "EthereumRPC",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/Tools/ChainTool"
+        ),
         // `wallet-demo`: the engine alone, in-process.
         .executableTarget(
             name: "WalletDemo",
@@ -448,6 +498,21 @@ let package = Package(
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
             ],
             path: "Tests/IssuerHTTPTests"
+        ),
+        // Suites needing the local chain run when OW_TEST_CHAIN_RPC is set (scripts/with-chain).
+        .testTarget(
+            name: "EthereumTests",
+            dependencies: [
+                "Ethereum", "EthereumRPC", "ChainTesting",
+            ],
+            path: "Tests/EthereumTests"
+        ),
+        .testTarget(
+            name: "ChainSettlementTests",
+            dependencies: [
+                "ChainSettlement", "IssuerCore", "SQLStore", "Ethereum", "EthereumRPC", "ChainTesting", "TestSupport", "IssuerTesting",
+            ],
+            path: "Tests/ChainSettlementTests"
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,1 @@
+// Settlement on an EVM chain: deposits, payouts, reconciliation.

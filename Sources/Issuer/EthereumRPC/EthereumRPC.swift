@@ -1,0 +1,1 @@
+// A JSON-RPC client for any standard Ethereum node.

@@ -1,0 +1,1 @@
+// Test harness for the local chain.
