@@ -23,6 +23,8 @@ public enum IssuerError: Error, Equatable, Sendable, CustomStringConvertible {
     case fundingDisabled
     case notOwner
     case invalidChain(VerificationError)
+    /// No withdrawal with this id belongs to the account (chain settlement).
+    case withdrawalNotFound
     case storage(String)
 
     public var code: String {
@@ -42,6 +44,7 @@ public enum IssuerError: Error, Equatable, Sendable, CustomStringConvertible {
         case .fundingDisabled: "funding_disabled"
         case .notOwner: "not_owner"
         case .invalidChain(let e): e.code
+        case .withdrawalNotFound: "withdrawal_not_found"
         case .storage: "storage"
         }
     }
@@ -68,6 +71,7 @@ public enum IssuerError: Error, Equatable, Sendable, CustomStringConvertible {
         case .fundingDisabled: "Development funding is disabled on this server."
         case .notOwner: "The note is not owned by a key of this account."
         case .invalidChain(let e): "The note chain is invalid: \(e)"
+        case .withdrawalNotFound: "No withdrawal with this id belongs to your account. List your withdrawals to find its id."
         case .storage(let m): "The server's database failed: \(m). Retry later."
         }
     }

@@ -241,6 +241,13 @@ enum Schema {
                 for statement in ddlRestore(conn.dialect) { try await conn.execute(statement) }
                 try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (4, ?)", now)
             }
+            if current < 5 {
+                for statement in ddlChain(conn.dialect) { try await conn.execute(statement) }
+                for account in [SystemAccount.withdrawals, SystemAccount.unclaimed] {
+                    try await conn.execute("INSERT INTO account(email, role, created_at) VALUES (?, 'system', ?)", account.email, now)
+                }
+                try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (5, ?)", now)
+            }
         }
     }
 }
@@ -251,6 +258,10 @@ enum SystemAccount: String {
     case funding
     /// Value of issued notes not yet redeemed or refunded: the issuer's liability.
     case float
+    /// Withdrawals to the chain debited from users and not yet paid or refused.
+    case withdrawals
+    /// Chain deposits whose account reference names no account; the operator resolves them.
+    case unclaimed
 
     var email: String { "system:\(rawValue)" }
 }

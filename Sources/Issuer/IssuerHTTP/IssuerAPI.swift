@@ -46,13 +46,20 @@ public struct IssuerAPI: APIProtocol {
     let metrics: IssuerMetrics
     let limits: AccountLimits
     let quickAmounts: [Int64]
+    /// Chain settlement (issue 11); nil when the server runs without --chain-rpc.
+    let chain: (any ChainMonitor)?
+    let chainCounters = ChainCounters()
 
-    public init(issuer: Issuer, tokens: AccessTokens, metrics: IssuerMetrics, limits: AccountLimits = .init(), quickAmounts: [Int64] = [500, 1_000, 2_000, 5_000]) {
+    public init(
+        issuer: Issuer, tokens: AccessTokens, metrics: IssuerMetrics, limits: AccountLimits = .init(), quickAmounts: [Int64] = [500, 1_000, 2_000, 5_000],
+        chain: (any ChainMonitor)? = nil
+    ) {
         self.issuer = issuer
         self.tokens = tokens
         self.metrics = metrics
         self.limits = limits
         self.quickAmounts = quickAmounts
+        self.chain = chain
     }
 
     // MARK: Helpers
@@ -127,6 +134,7 @@ public struct IssuerAPI: APIProtocol {
 
     public func metrics(_ input: Operations.Metrics.Input) async throws -> Operations.Metrics.Output {
         let float = try await issuer.outstandingFloat()
+        try await updateChainMetrics()
         return .ok(.init(body: .plainText(HTTPBody(metrics.render(float: float)))))
     }
 

@@ -32,10 +32,10 @@ public struct HTTPSettings: Sendable {
 public enum IssuerApplication {
     public static func make(
         issuer: Issuer, tokens: AccessTokens, settings: HTTPSettings, metrics: IssuerMetrics = IssuerMetrics(),
-        logger: Logger = Logger(label: "wallet-server"),
+        chain: (any ChainMonitor)? = nil, logger: Logger = Logger(label: "wallet-server"),
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
-        let api = IssuerAPI(issuer: issuer, tokens: tokens, metrics: metrics, limits: settings.account)
+        let api = IssuerAPI(issuer: issuer, tokens: tokens, metrics: metrics, limits: settings.account, chain: chain)
         let routes = RouteTable()
         try api.registerHandlers(on: routes)
         routes.add(.get, "/openapi.yaml")

@@ -58,7 +58,7 @@ public struct HTTPProblem: Error, Sendable {
         case .invalidChain: status = .badRequest
         case .emailTaken, .emailLookAlike, .walletKeyTaken, .idempotencyConflict: status = .conflict
         case .badCredentials: status = .unauthorized
-        case .accountNotFound: status = .notFound
+        case .accountNotFound, .withdrawalNotFound: status = .notFound
         case .accountFrozen, .fundingDisabled, .notOwner: status = .forbidden
         case .insufficientFunds, .holdingLimitExceeded, .amountOverflow, .walletKeyNotRegistered, .badChallenge: status = .unprocessableContent
         case .storage: status = .serviceUnavailable

@@ -1,0 +1,143 @@
+import IssuerCore
+import OfflineNotes
+import OpenAPIRuntime
+import Prometheus
+import Synchronization
+import WalletAPI
+
+/// Chain settlement routes (issue 11). Without a `ChainMonitor` (the server runs without
+/// --chain-rpc) every one answers 404 `chain_not_configured`.
+extension IssuerAPI {
+    static let chainNotConfigured = HTTPProblem(
+        .notFound, code: "chain_not_configured",
+        detail: "This server does not settle on a chain: it runs without --chain-rpc. Deposit and withdraw through the operator's other channels, or ask the operator to enable chain settlement.")
+
+    func chainMonitor() throws -> any ChainMonitor {
+        guard let chain else { throw Self.chainNotConfigured }
+        return chain
+    }
+
+    public func getDepositInstructions(_ input: Operations.GetDepositInstructions.Input) async throws -> Operations.GetDepositInstructions.Output {
+        let chain = try chainMonitor()
+        let claims = try caller()
+        let ref = try await issuer.depositReference(account: claims.sub)
+        let info = chain.info
+        return .ok(.init(body: .json(.init(
+            chainId: String(info.chainID), escrow: info.escrow, token: info.token, accountRef: ChainAddress.hex(ref),
+            decimals: info.decimals, confirmations: info.confirmations, currency: issuer.config.currency.code))))
+    }
+
+    public func requestWithdrawal(_ input: Operations.RequestWithdrawal.Input) async throws -> Operations.RequestWithdrawal.Output {
+        let chain = try chainMonitor()
+        guard case .json(let body) = input.body else { throw HTTPProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send JSON.") }
+        let claims = try await writer()
+        let to: [UInt8]
+        do { to = try chain.parseAddress(body.to) } catch {
+            let reason = (error as? IssuerError).flatMap { if case .invalidField(_, let r) = $0 { r } else { nil } } ?? String(describing: error)
+            throw HTTPProblem(
+                .badRequest, code: "invalid_field",
+                detail: "'to' is not a usable address: \(reason). Copy the address from your wallet (0x and 40 hex digits).", field: "to")
+        }
+        let withdrawal = try await issuer.requestWithdrawal(
+            account: claims.sub, amount: try amount(body.amount), to: to, idempotencyKey: input.headers.idempotencyKey)
+        // The payout sender looks now instead of at its next poll; a replay wakes it harmlessly.
+        chain.wake()
+        return .accepted(.init(body: .json(Self.withdrawal(withdrawal, chain))))
+    }
+
+    public func listWithdrawals(_ input: Operations.ListWithdrawals.Input) async throws -> Operations.ListWithdrawals.Output {
+        let chain = try chainMonitor()
+        let claims = try caller()
+        let limit = try query(input.query.limit, "limit", in: QueryRange.historyLimit) ?? 50
+        let list = try await issuer.withdrawals(account: claims.sub, limit: limit)
+        return .ok(.init(body: .json(.init(withdrawals: list.map { Self.withdrawal($0, chain) }))))
+    }
+
+    public func getWithdrawal(_ input: Operations.GetWithdrawal.Input) async throws -> Operations.GetWithdrawal.Output {
+        let chain = try chainMonitor()
+        let claims = try caller()
+        guard let id = ChainAddress.bytes(input.path.withdrawalId, count: 32) else {
+            throw HTTPProblem(
+                .badRequest, code: "invalid_parameter",
+                detail: "A withdrawal id is 0x followed by 64 hex digits, as the withdrawal request answered.", field: "withdrawalId")
+        }
+        // Another account's withdrawal is answered exactly like a missing one.
+        guard let withdrawal = try await issuer.withdrawal(id: id, account: claims.sub) else { throw IssuerError.withdrawalNotFound }
+        return .ok(.init(body: .json(Self.withdrawal(withdrawal, chain))))
+    }
+
+    public func getReconciliation(_ input: Operations.GetReconciliation.Input) async throws -> Operations.GetReconciliation.Output {
+        let chain = try chainMonitor()
+        _ = try admin()
+        let r: Reconciliation
+        do { r = try await chain.reconcile() } catch let error as IssuerError { throw error } catch {
+            throw HTTPProblem(
+                .serviceUnavailable, code: "chain_unavailable",
+                detail: "Reading the chain failed: \(error). Check the node at --chain-rpc and retry.")
+        }
+        metrics.record(r)
+        return .ok(.init(body: .json(.init(
+            block: Int64(clamping: r.block), escrowBalance: r.escrowBalance, accounts: r.accounts, debts: r.debts,
+            outstandingNotes: r.outstandingNotes, pendingWithdrawals: r.pendingWithdrawals, unclaimed: r.unclaimed,
+            uncreditedDeposits: r.uncreditedDeposits, paidNotSettled: r.paidNotSettled, expected: r.expected, difference: r.difference,
+            ok: r.ok, creditedThrough: r.creditedThrough.map { Int64(clamping: $0) }, currency: issuer.config.currency.code))))
+    }
+
+    static func withdrawal(_ w: Withdrawal, _ chain: any ChainMonitor) -> Components.Schemas.ChainWithdrawal {
+        let status: Components.Schemas.ChainWithdrawal.StatusPayload =
+            switch w.status {
+            case .pending: .pending
+            case .sent: .sent
+            case .paid: .paid
+            case .refused: .refused
+            }
+        return .init(
+            id: ChainAddress.hex(w.id), amount: Int64(clamping: w.amount), to: chain.format(address: w.to), status: status,
+            txHash: w.txHash.map(ChainAddress.hex), reason: w.reason, createdAt: w.createdAt, updatedAt: w.updatedAt)
+    }
+
+    /// Brings the chain metrics up to date before /metrics renders: the last reconciliation's
+    /// gauges, and counters caught up with the database's totals (shared by every process, so
+    /// each server exposes the same totals; ChainSettlement does not see these metrics).
+    func updateChainMetrics() async throws {
+        guard let chain else { return }
+        if let r = chain.lastReconciliation { metrics.record(r) }
+        let totals = try await issuer.chainTotals()
+        chainCounters.catchUp("chain_deposits_credited", help: "Chain deposits credited (to an account or system:unclaimed)", [], to: totals.depositsCredited, in: metrics.registry)
+        chainCounters.catchUp("chain_payouts", help: "Withdrawals settled on chain, by outcome", [("status", "paid")], to: totals.paid, in: metrics.registry)
+        chainCounters.catchUp("chain_payouts", help: "Withdrawals settled on chain, by outcome", [("status", "refused")], to: totals.refused, in: metrics.registry)
+    }
+}
+
+extension IssuerMetrics {
+    /// `offline_wallet_chain_reconciliation_ok` (1 or 0) and `…_difference` (minor units).
+    func record(_ r: Reconciliation) {
+        registry.makeGauge(descriptor: .init(
+            namespace: "offline_wallet", metricName: "chain_reconciliation_ok", unitName: "",
+            helpText: "1 when the escrow's balance equals what the books say it must hold at the last reconciliation")
+        ).set(to: r.ok ? 1 : 0)
+        registry.makeGauge(descriptor: .init(
+            namespace: "offline_wallet", metricName: "chain_reconciliation_difference", unitName: "minor_units",
+            helpText: "Escrow balance minus the expected balance at the last reconciliation")
+        ).set(to: Double(r.difference))
+    }
+}
+
+/// Counters that mirror monotonic database totals: each render adds what the total grew by
+/// since this process last looked.
+final class ChainCounters: Sendable {
+    private let seen = Mutex<[String: Int64]>([:])
+
+    func catchUp(_ name: String, help: String, _ labels: [(String, String)], to total: Int64, in registry: PrometheusCollectorRegistry) {
+        let key = name + labels.map { "|\($0.0)=\($0.1)" }.joined()
+        let delta = seen.withLock { seen -> Int64 in
+            let grown = total - seen[key, default: 0]
+            if grown > 0 { seen[key] = total }
+            return grown
+        }
+        let counter = registry.makeCounter(
+            descriptor: .init(namespace: "offline_wallet", metricName: name, unitName: "total", helpText: help), labels: labels)
+        // Touched even when nothing grew, so the series exists from the first scrape.
+        counter.increment(by: max(0, delta))
+    }
+}
