@@ -1,1 +1,0 @@
-// A JSON-RPC client for any standard Ethereum node.
