@@ -33,7 +33,7 @@ struct HTTPHarness {
     /// Starts a server, runs `body`, stops the server.
     static func with(
         _ backend: HTTPBackend = .sqlite, settings: HTTPSettings = HTTPSettings(port: 0), metrics: IssuerMetrics = IssuerMetrics(),
-        clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date().timeIntervalSince1970) },
+        clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date().timeIntervalSince1970) }, chain: (any ChainMonitor)? = nil,
         _ body: (HTTPHarness) async throws -> Void
     ) async throws {
         let scratch = try TemporaryDirectory("http")
@@ -51,7 +51,7 @@ struct HTTPHarness {
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "http-tests")
         logger.logLevel = .critical  // the server is cancelled at the end of every test, on purpose
-        let app = try IssuerApplication.make(issuer: issuer, tokens: tokens, settings: settings, metrics: metrics, logger: logger) { continuation.yield($0) }
+        let app = try IssuerApplication.make(issuer: issuer, tokens: tokens, settings: settings, metrics: metrics, chain: chain, logger: logger) { continuation.yield($0) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await app.runService(gracefulShutdownSignals: []) }
             var iterator = ports.makeAsyncIterator()

@@ -1,0 +1,350 @@
+import Foundation
+@testable import IssuerCore
+import IssuerTesting
+import OfflineNotes
+import SQLStore
+import Testing
+
+/// The books of chain settlement (issue 11): deposits credited exactly once, withdrawals
+/// debited once and settled once, payout nonces never shared — on SQLite and PostgreSQL, with
+/// a second "process" (its own connections) where concurrency matters.
+@Suite struct ChainBooksTests {
+    static func bytes(_ n: Int, _ seed: UInt8) -> [UInt8] { (0..<n).map { UInt8(truncatingIfNeeded: $0 &+ Int(seed) &* 31) | 1 } }
+    static let address = bytes(20, 7)
+
+    static func deposit(_ tx: UInt8, _ log: UInt64 = 0, block: UInt64 = 10, ref: [UInt8], amount: UInt64) -> ChainDeposit {
+        ChainDeposit(txHash: bytes(32, tx), logIndex: log, blockNumber: block, accountRef: ref, amount: amount)
+    }
+
+    /// Journal rows of `kind`, per reference.
+    static func postings(_ h: IssuerHarness, kind: String) async throws -> Int {
+        try await h.database.transaction { conn in
+            Int(try await conn.queryOne("SELECT CAST(COUNT(*) AS BIGINT) AS n FROM journal WHERE kind = ?", kind)?.int("n") ?? 0)
+        }
+    }
+
+    static func systemBalance(_ h: IssuerHarness, _ account: SystemAccount) async throws -> Int64 {
+        try await h.database.transaction { conn in
+            try await conn.queryOne("SELECT balance FROM account WHERE email = ?", account.email)?.int("balance") ?? 0
+        }
+    }
+
+    // MARK: Deposits
+
+    @Test(arguments: Backend.available)
+    func aDepositDeliveredTwiceIsCreditedOnce(_ backend: Backend) async throws {
+        let h = try await IssuerHarness(backend)
+        let (alice, _) = try await h.user("alice")
+        let ref = try await h.issuer.depositReference(account: alice)
+        #expect(ref.count == 32)
+        #expect(try await h.issuer.depositReference(account: alice) == ref, "the reference is made once")
+        let d = Self.deposit(1, ref: ref, amount: 1_234)
+        #expect(try await h.issuer.creditChainDeposits([d], scannedThrough: 10) == [.credited(account: alice)])
+        // A rescan delivers it again, and so does a batch holding it twice.
+        #expect(try await h.issuer.creditChainDeposits([d], scannedThrough: 10) == [.duplicate])
+        let e = Self.deposit(2, 3, ref: ref, amount: 100)
+        #expect(try await h.issuer.creditChainDeposits([e, e, d], scannedThrough: 11) == [.credited(account: alice), .duplicate, .duplicate])
+        #expect(try await h.balance(alice) == 1_334)
+        #expect(try await Self.postings(h, kind: "chain-deposit") == 4)
+        #expect(try await Self.systemBalance(h, .funding) == -1_334)
+        try await h.expectBooksBalance()
+    }
+
+    /// Two processes crediting the same logs at once (two scanners after a restart): each
+    /// deposit is credited by exactly one of them.
+    @Test(arguments: Backend.available)
+    func concurrentDeliveriesCreditEachDepositOnce(_ backend: Backend) async throws {
+        let h = try await IssuerHarness(backend)
+        let other = try await h.secondProcess()
+        let (alice, _) = try await h.user("alice")
+        let ref = try await h.issuer.depositReference(account: alice)
+        let deposits = (0..<20).map { Self.deposit(UInt8($0), UInt64($0), block: 20, ref: ref, amount: 10) }
+        let barrier = Barrier(parties: 2)
+        let outcomes = try await withThrowingTaskGroup(of: [DepositOutcome].self) { group in
+            for (issuer, batch) in [(h.issuer, deposits), (other, deposits.reversed())] {
+                group.addTask {
+                    await barrier.arrive()
+                    return try await issuer.creditChainDeposits(batch, scannedThrough: 20)
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(outcomes.filter { $0 == .credited(account: alice) }.count == 20)
+        #expect(outcomes.filter { $0 == .duplicate }.count == 20)
+        #expect(try await h.balance(alice) == 200)
+        #expect(try await Self.postings(h, kind: "chain-deposit") == 40)
+        try await h.expectBooksBalance()
+    }
+
+    /// An unknown reference goes to system:unclaimed; a frozen account is credited (money it
+    /// received is its own); amount 0 is recorded and refused, nothing posted.
+    @Test(arguments: Backend.available)
+    func unknownReferencesAreUnclaimedFrozenAccountsStillReceive(_ backend: Backend) async throws {
+        let h = try await IssuerHarness(backend)
+        let (alice, _) = try await h.user("alice")
+        let admin = try await h.issuer.register(email: "admin@chain.test", password: "long enough password", role: "admin")
+        let ref = try await h.issuer.depositReference(account: alice)
+        try await h.issuer.setFrozen(true, account: alice, by: admin)
+        let outcomes = try await h.issuer.creditChainDeposits(
+            [Self.deposit(1, ref: Self.bytes(32, 99), amount: 700), Self.deposit(2, ref: ref, amount: 300), Self.deposit(3, ref: ref, amount: 0)],
+            scannedThrough: 10)
+        #expect(outcomes == [.unclaimed, .credited(account: alice), .refused(reason: "amount 0")])
+        #expect(try await Self.systemBalance(h, .unclaimed) == 700)
+        #expect(try await h.balance(alice) == 300)
+        #expect(try await h.issuer.creditChainDeposits([Self.deposit(3, ref: ref, amount: 0)], scannedThrough: 10) == [.duplicate])
+        #expect(try await Self.postings(h, kind: "chain-deposit") == 4)
+        // System accounts have no reference; malformed logs are refused whole.
+        let funding = try await h.database.transaction { conn in try await Ledger.systemAccount(conn, .funding) }
+        #expect(await issuerError { try await h.issuer.depositReference(account: funding) } == .accountNotFound)
+        #expect(await issuerError {
+            try await h.issuer.creditChainDeposits([ChainDeposit(txHash: [1], logIndex: 0, blockNumber: 1, accountRef: ref, amount: 5)], scannedThrough: 11)
+        } == .invalidField(field: "txHash", reason: "must be 32 bytes"))
+        #expect(try await h.issuer.chainCursor() == 10)
+        try await h.expectBooksBalance()
+    }
+
+    @Test(arguments: Backend.available)
+    func theCursorOnlyMovesForward(_ backend: Backend) async throws {
+        let h = try await IssuerHarness(backend)
+        #expect(try await h.issuer.chainCursor() == nil)
+        _ = try await h.issuer.creditChainDeposits([], scannedThrough: 0)
+        #expect(try await h.issuer.chainCursor() == 0)
+        _ = try await h.issuer.creditChainDeposits([], scannedThrough: 50)
+        _ = try await h.issuer.creditChainDeposits([], scannedThrough: 40)
+        #expect(try await h.issuer.chainCursor() == 50)
+        _ = try await h.issuer.creditChainDeposits([], scannedThrough: 51)
+        #expect(try await h.issuer.chainCursor() == 51)
+    }
+
+    // MARK: Withdrawals
+
+    @Test(arguments: Backend.available)
+    func aWithdrawalDebitsOnceAndReplaysByItsKey(_ backend: Backend) async throws {
+        let h = try await IssuerHarness(backend)
+        let (alice, _) = try await h.user("alice", funds: 10_000)
+        let w = try await h.issuer.requestWithdrawal(account: alice, amount: 2_500, to: Self.address, idempotencyKey: "withdraw-1")
+        #expect(w.status == .pending && w.amount == 2_500 && w.to == Self.address && w.account == alice && w.id.count == 32)
+        #expect(w.nonce == nil && w.txHash == nil && w.rawTransaction == nil)
+        let again = try await h.issuer.requestWithdrawal(account: alice, amount: 2_500, to: Self.address, idempotencyKey: "withdraw-1")
+        #expect(again == w)
+        #expect(await issuerError {
+            try await h.issuer.requestWithdrawal(account: alice, amount: 2_600, to: Self.address, idempotencyKey: "withdraw-1")
+        } == .idempotencyConflict)
+        #expect(try await h.balance(alice) == 7_500)
+        #expect(try await Self.systemBalance(h, .withdrawals) == 2_500)
+        #expect(try await h.issuer.withdrawals(account: alice) == [w])
+        #expect(try await h.issuer.withdrawal(id: w.id, account: alice) == w)
+        #expect(try await h.issuer.openWithdrawals() == [w])
+        try await h.expectBooksBalance()
+    }
+
+    /// Two processes receive the same request (a client retry racing the first try): one
+    /// withdrawal, one debit, both answered with it.
+    @Test(arguments: Backend.available)
+    func concurrentRetriesOfOneWithdrawalDebitOnce(_ backend: Backend) async throws {
+        let h = try await IssuerHarness(backend)
+        let other = try await h.secondProcess()
+        let (alice, _) = try await h.user("alice", funds: 1_000)
+        let barrier = Barrier(parties: 2)
+        let answers = try await withThrowingTaskGroup(of: Withdrawal.self) { group in
+            for issuer in [h.issuer, other] {
+                group.addTask {
+                    await barrier.arrive()
+                    return try await issuer.requestWithdrawal(account: alice, amount: 600, to: Self.address, idempotencyKey: "same-key-twice")
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.count == 2 && answers[0] == answers[1])
+        #expect(try await h.balance(alice) == 400)
+        #expect(try await h.issuer.withdrawals(account: alice).count == 1)
+        try await h.expectBooksBalance()
+    }
+
+    @Test(arguments: Backend.available)
+    func refusedWithdrawalsChangeNothing(_ backend: Backend) async throws {
+        let h = try await IssuerHarness(backend)
+        let (alice, _) = try await h.user("alice", funds: 1_000)
+        let admin = try await h.issuer.register(email: "admin@chain.test", password: "long enough password", role: "admin")
+        func attempt(_ amount: UInt64, to: [UInt8] = Self.address) async -> IssuerError? {
+            await issuerError { try await h.issuer.requestWithdrawal(account: alice, amount: amount, to: to, idempotencyKey: UUID().uuidString) }
+        }
+        #expect(await attempt(1_001) == .insufficientFunds(balance: 1_000, requested: 1_001, currency: h.eur))
+        #expect(await attempt(0) == .invalidField(field: "amount", reason: "must be positive"))
+        #expect(await attempt(Amount.max + 1) == .invalidField(field: "amount", reason: "must be positive"))
+        #expect(await attempt(10, to: Array(repeating: 0, count: 20))?.code == "invalid_field")
+        #expect(await attempt(10, to: Array(Self.address.prefix(19)))?.code == "invalid_field")
+        #expect(await issuerError { try await h.issuer.requestWithdrawal(account: alice, amount: 10, to: Self.address, idempotencyKey: "short") }?.code == "invalid_field")
+        try await h.issuer.setFrozen(true, account: alice, by: admin)
+        #expect(await attempt(10) == .accountFrozen)
+        #expect(try await h.balance(alice) == 1_000)
+        #expect(try await h.issuer.withdrawals(account: alice).isEmpty)
+        #expect(try await Self.postings(h, kind: "withdrawal") == 0)
+        #expect(try await Self.systemBalance(h, .withdrawals) == 0)
+        try await h.expectBooksBalance()
+    }
+
+    // MARK: Payouts
+
+    static func signer(_ id: [UInt8]) -> (UInt64) throws -> (raw: [UInt8], hash: [UInt8]) {
+        { nonce in (raw: [2] + id + withUnsafeBytes(of: nonce.bigEndian, Array.init), hash: Array(id.prefix(24)) + withUnsafeBytes(of: nonce.bigEndian, Array.init)) }
+    }
+
+    @Test(arguments: Backend.available)
+    func aPayoutTakesTheNextNonceOnce(_ backend: Backend) async throws {
+        let h = try await IssuerHarness(backend)
+        let (alice, _) = try await h.user("alice", funds: 1_000)
+        let a = try await h.issuer.requestWithdrawal(account: alice, amount: 100, to: Self.address, idempotencyKey: "payout-a")
+        let b = try await h.issuer.requestWithdrawal(account: alice, amount: 100, to: Self.address, idempotencyKey: "payout-b")
+        let sentA = try await h.issuer.recordPayout(id: a.id, chainNonce: 0, sign: Self.signer(a.id))
+        let expected = try Self.signer(a.id)(0)
+        #expect(sentA.status == .sent && sentA.nonce == 0 && sentA.rawTransaction == expected.raw && sentA.txHash == expected.hash)
+        // Recorded already: returned unchanged, not signed again.
+        let again = try await h.issuer.recordPayout(id: a.id, chainNonce: 9) { _ in Issue.record("signed twice"); return ([1], Self.bytes(32, 1)) }
+        #expect(again == sentA)
+        // The chain knows of more transactions (sent by another tool): the nonce jumps to it.
+        let sentB = try await h.issuer.recordPayout(id: b.id, chainNonce: 7, sign: Self.signer(b.id))
+        #expect(sentB.nonce == 7)
+        // A dead transaction goes back to pending and gets a new nonce.
+        let reset = try await h.issuer.resetPayout(id: a.id)
+        #expect(reset.status == .pending && reset.nonce == nil && reset.txHash == nil && reset.rawTransaction == nil)
+        #expect(try await h.issuer.recordPayout(id: a.id, chainNonce: 0, sign: Self.signer(a.id)).nonce == 8)
+        // Only a sent row resets.
+        _ = try await h.issuer.completeWithdrawal(id: b.id, txHash: nil)
+        #expect(try await h.issuer.resetPayout(id: b.id).status == .paid)
+        // A signer's failure rolls back: still pending, nonce not taken.
+        let c = try await h.issuer.requestWithdrawal(account: alice, amount: 100, to: Self.address, idempotencyKey: "payout-c")
+        struct SignerDown: Error {}
+        #expect(await issuerError { try await h.issuer.recordPayout(id: c.id, chainNonce: 0) { _ in throw SignerDown() } }?.code == "storage")
+        #expect(try await h.issuer.withdrawal(id: c.id)?.status == .pending)
+        #expect(try await h.issuer.recordPayout(id: c.id, chainNonce: 0, sign: Self.signer(c.id)).nonce == 9)
+        #expect(await issuerError { try await h.issuer.recordPayout(id: Self.bytes(32, 5), chainNonce: 0, sign: Self.signer(c.id)) } == .withdrawalNotFound)
+        try await h.expectBooksBalance()
+    }
+
+    /// Two processes signing payouts at once never use one nonce twice.
+    @Test(arguments: Backend.available)
+    func concurrentPayoutsNeverShareANonce(_ backend: Backend) async throws {
+        let h = try await IssuerHarness(backend)
+        let other = try await h.secondProcess()
+        let (alice, _) = try await h.user("alice", funds: 100_000)
+        var ids: [[UInt8]] = []
+        for i in 0..<16 {
+            ids.append(try await h.issuer.requestWithdrawal(account: alice, amount: 10, to: Self.address, idempotencyKey: "nonce-\(i)-xyz").id)
+        }
+        let barrier = Barrier(parties: ids.count)
+        let nonces = try await withThrowingTaskGroup(of: UInt64?.self) { group in
+            for (i, id) in ids.enumerated() {
+                let issuer = i % 2 == 0 ? h.issuer : other
+                group.addTask {
+                    await barrier.arrive()
+                    return try await issuer.recordPayout(id: id, chainNonce: 0, sign: Self.signer(id)).nonce
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(nonces.compactMap { $0 }.sorted() == Array(0..<UInt64(ids.count)))
+        try await h.expectBooksBalance()
+    }
+
+    /// "Paid" and "refused" for one withdrawal arriving at once (two processes, each settling
+    /// what it saw): exactly one wins and posts; the books show only the winner's entry.
+    @Test(arguments: Backend.available)
+    func settlementHappensExactlyOnceUnderConcurrency(_ backend: Backend) async throws {
+        let h = try await IssuerHarness(backend)
+        let other = try await h.secondProcess()
+        let (alice, _) = try await h.user("alice", funds: 10_000)
+        var refunds: Int64 = 0
+        for round in 0..<6 {
+            let w = try await h.issuer.requestWithdrawal(account: alice, amount: 100, to: Self.address, idempotencyKey: "settle-\(round)-xyz")
+            _ = try await h.issuer.recordPayout(id: w.id, chainNonce: 0, sign: Self.signer(w.id))
+            let barrier = Barrier(parties: 4)
+            let results = try await withThrowingTaskGroup(of: Withdrawal.self) { group in
+                for issuer in [h.issuer, other] {
+                    group.addTask {
+                        await barrier.arrive()
+                        return try await issuer.completeWithdrawal(id: w.id, txHash: Self.bytes(32, 3))
+                    }
+                    group.addTask {
+                        await barrier.arrive()
+                        return try await issuer.refuseWithdrawal(id: w.id, txHash: Self.bytes(32, 3), reason: "reverted")
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let final = try #require(try await h.issuer.withdrawal(id: w.id))
+            #expect(final.status == .paid || final.status == .refused)
+            #expect(results.allSatisfy { $0.status == final.status })
+            if final.status == .refused { refunds += 100 }
+        }
+        let paid = try await Self.postings(h, kind: "withdrawal-paid")
+        let refused = try await Self.postings(h, kind: "withdrawal-refused")
+        #expect(paid + refused == 12, "one two-posting entry per withdrawal")
+        #expect(try await h.balance(alice) == 10_000 - 600 + refunds)
+        #expect(try await Self.systemBalance(h, .withdrawals) == 0)
+        #expect(try await h.issuer.openWithdrawals().isEmpty)
+        try await h.expectBooksBalance()
+    }
+
+    @Test(arguments: Backend.available)
+    func aRefusedPayoutReturnsTheMoneyAndAPaidOneLeavesTheBooks(_ backend: Backend) async throws {
+        let h = try await IssuerHarness(backend)
+        let (alice, _) = try await h.user("alice", funds: 1_000)
+        let admin = try await h.issuer.register(email: "admin@chain.test", password: "long enough password", role: "admin")
+        let a = try await h.issuer.requestWithdrawal(account: alice, amount: 300, to: Self.address, idempotencyKey: "refuse-me")
+        let b = try await h.issuer.requestWithdrawal(account: alice, amount: 200, to: Self.address, idempotencyKey: "pay-me-please")
+        _ = try await h.issuer.recordPayout(id: a.id, chainNonce: 0, sign: Self.signer(a.id))
+        // Frozen meanwhile: the refund still reaches the account (the money is its own).
+        try await h.issuer.setFrozen(true, account: alice, by: admin)
+        let refused = try await h.issuer.refuseWithdrawal(id: a.id, txHash: nil, reason: "escrow paused")
+        #expect(refused.status == .refused && refused.reason == "escrow paused" && refused.txHash != nil)
+        #expect(try await h.balance(alice) == 800)
+        let paid = try await h.issuer.completeWithdrawal(id: b.id, txHash: Self.bytes(32, 4))
+        #expect(paid.status == .paid && paid.txHash == Self.bytes(32, 4))
+        #expect(try await h.balance(alice) == 800)
+        // Late answers change nothing.
+        #expect(try await h.issuer.completeWithdrawal(id: a.id, txHash: nil) == refused)
+        #expect(try await h.issuer.refuseWithdrawal(id: b.id, txHash: nil, reason: "late") == paid)
+        #expect(try await h.balance(alice) == 800)
+        #expect(try await Self.systemBalance(h, .withdrawals) == 0)
+        // The funding account got the paid 200 back: it stands at -(1000 - 200).
+        #expect(try await Self.systemBalance(h, .funding) == -800)
+        #expect(await issuerError { try await h.issuer.completeWithdrawal(id: Self.bytes(32, 8), txHash: nil) } == .withdrawalNotFound)
+        try await h.expectBooksBalance()
+    }
+
+    // MARK: Liabilities
+
+    @Test(arguments: Backend.available)
+    func liabilitiesAddUpToWhatTheEscrowMustHold(_ backend: Backend) async throws {
+        let h = try await IssuerHarness(backend)
+        let (alice, wallet) = try await h.user("alice")
+        let (bob, _) = try await h.user("bob")
+        let ref = try await h.issuer.depositReference(account: alice)
+        _ = try await h.issuer.creditChainDeposits(
+            [Self.deposit(1, ref: ref, amount: 5_000), Self.deposit(2, ref: Self.bytes(32, 77), amount: 250)], scannedThrough: 30)
+        _ = try await h.issuer.purchase(account: alice, walletKey: wallet.publicKey, amount: 1_000, idempotencyKey: "buy-some-notes")
+        let w = try await h.issuer.requestWithdrawal(account: alice, amount: 1_500, to: Self.address, idempotencyKey: "withdraw-some")
+        let paid = try await h.issuer.requestWithdrawal(account: alice, amount: 500, to: Self.address, idempotencyKey: "withdraw-paid")
+        _ = try await h.issuer.completeWithdrawal(id: paid.id, txHash: nil)
+        // A debt (as fraud recovery leaves): bob -40, alice +40; accounts stay what they were.
+        try await h.database.transaction { conn in
+            try await Ledger.post(
+                conn, kind: "test", reference: nil, postings: [.init(account: bob, amount: -40), .init(account: alice, amount: 40)], entry: [9], now: 0)
+        }
+        let l = try await h.issuer.chainLiabilities()
+        #expect(l.accounts == 5_000 - 1_000 - 1_500 - 500)
+        #expect(l.debts == 40)
+        #expect(l.float == 1_000 && l.pendingWithdrawals == 1_500 && l.unclaimed == 250)
+        #expect(l.creditedThrough == 30)
+        #expect(l.open.map(\.id) == [w.id])
+        // Deposited 5,250, paid out 500: the escrow holds 4,750, all of it owed.
+        #expect(try l.total == 4_750)
+        #expect(try await Self.systemBalance(h, .funding) == -4_750)
+        let r = try Reconciliation(block: 31, escrowBalance: 4_750 + 60 - 500, liabilities: l, uncreditedDeposits: 60, paidNotSettled: 500)
+        #expect(r.ok && r.expected == 4_310 && r.difference == 0 && r.creditedThrough == 30)
+        let off = try Reconciliation(block: 31, escrowBalance: 4_700, liabilities: l, uncreditedDeposits: 0, paidNotSettled: 0)
+        #expect(!off.ok && off.difference == -50)
+        try await h.expectBooksBalance()
+    }
+}

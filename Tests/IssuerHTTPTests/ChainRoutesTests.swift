@@ -1,0 +1,172 @@
+import Foundation
+import IssuerCore
+import IssuerHTTP
+import OpenAPIRuntime
+import Synchronization
+import Testing
+import WalletAPI
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A stand-in for the chain at the edge of these tests (the real monitor, ChainSettlement, is
+/// tested against a real node in its own suite): fixed chain info and reconciliation, counts
+/// `wake()`, parses single-case addresses (the default) and formats them upper-case so the
+/// tests see the route uses `format(address:)`.
+final class FakeChain: ChainMonitor {
+    let wakes = Mutex(0)
+    let reconciliation: Reconciliation
+    let last = Mutex<Reconciliation?>(nil)
+
+    init(ok: Bool = true) {
+        reconciliation = Reconciliation(
+            block: 42, escrowBalance: ok ? 900 : 850, accounts: 800, debts: 0, outstandingNotes: 100, pendingWithdrawals: 0, unclaimed: 0,
+            uncreditedDeposits: 0, paidNotSettled: 0, expected: 900, difference: ok ? 0 : -50, ok: ok, creditedThrough: 40)
+    }
+
+    var info: ChainInfo {
+        ChainInfo(chainID: 31_337, escrow: "0xEscrow", token: "0xToken", decimals: 2, confirmations: 12)
+    }
+
+    func reconcile() async throws -> Reconciliation {
+        last.withLock { $0 = reconciliation }
+        return reconciliation
+    }
+
+    func wake() { wakes.withLock { $0 += 1 } }
+
+    func format(address: [UInt8]) -> String { "0x" + address.map { String(format: "%02X", $0) }.joined() }
+
+    var lastReconciliation: Reconciliation? { last.withLock { $0 } }
+}
+
+@Suite struct ChainRoutesTests {
+    static let to = "0x" + String(repeating: "ab", count: 20)
+
+    static func admin(_ h: HTTPHarness) async throws -> Client {
+        let email = "root-\(UUID().uuidString.prefix(6))@example.com"
+        _ = try await h.issuer.register(email: email, password: "admin password 123", role: "admin")
+        let tokens = try await h.client().login(body: .json(.init(email: email, password: "admin password 123"))).ok.body.json
+        return h.client(token: tokens.accessToken)
+    }
+
+    @Test func withoutAChainEveryChainRouteIs404ChainNotConfigured() async throws {
+        try await HTTPHarness.with { h in
+            let (_, tokens, _) = try await h.user("alice")
+            let admin = try await Self.admin(h)
+            _ = admin
+            let base = h.baseURL
+            let requests: [(String, String, Data?)] = [
+                ("GET", "v1/chain/deposit", nil),
+                ("GET", "v1/chain/withdrawals", nil),
+                ("POST", "v1/chain/withdrawals", Data(#"{"amount":100,"to":"\#(Self.to)"}"#.utf8)),
+                ("GET", "v1/chain/withdrawals/0x" + String(repeating: "00", count: 32), nil),
+                ("GET", "v1/admin/chain/reconciliation", nil),
+            ]
+            for (method, path, body) in requests {
+                var request = URLRequest(url: base.appendingPathComponent(path))
+                request.httpMethod = method
+                request.httpBody = body
+                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+                request.setValue("Bearer \(tokens.accessToken)", forHTTPHeaderField: "Authorization")
+                request.setValue("withdraw-key-1", forHTTPHeaderField: "Idempotency-Key")
+                let (data, response) = try await URLSession.shared.data(for: request)
+                let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+                #expect((response as? HTTPURLResponse)?.statusCode == 404, "\(method) \(path)")
+                #expect(json["code"] as? String == "chain_not_configured", "\(method) \(path)")
+                #expect((json["detail"] as? String)?.contains("--chain-rpc") == true, "\(method) \(path)")
+            }
+            // Nothing was debited by the refused withdrawal.
+            #expect(try await h.issuer.account(tokens.accountId).balance == 0)
+        }
+    }
+
+    @Test(arguments: HTTPBackend.available)
+    func aWithdrawalRoundTrip(_ backend: HTTPBackend) async throws {
+        let chain = FakeChain()
+        try await HTTPHarness.with(backend, chain: chain) { h in
+            let (alice, tokens, _) = try await h.user("alice")
+            _ = try await alice.fundAccount(body: .json(.init(amount: 10_000))).ok
+            let instructions = try await alice.getDepositInstructions().ok.body.json
+            #expect(instructions.chainId == "31337" && instructions.escrow == "0xEscrow" && instructions.token == "0xToken")
+            #expect(instructions.decimals == 2 && instructions.confirmations == 12 && instructions.currency == "EUR")
+            let ref = try await h.issuer.depositReference(account: tokens.accountId)
+            #expect(instructions.accountRef == ChainAddress.hex(ref))
+
+            let request = Operations.RequestWithdrawal.Input.Body.json(.init(amount: 2_500, to: Self.to))
+            let w = try await alice.requestWithdrawal(headers: .init(idempotencyKey: "withdraw-key-1"), body: request).accepted.body.json
+            #expect(w.amount == 2_500 && w.status == .pending && w.to == Self.to.uppercased().replacingOccurrences(of: "0X", with: "0x"))
+            #expect(w.id.hasPrefix("0x") && w.id.count == 66 && w.txHash == nil)
+            #expect(chain.wakes.withLock { $0 } == 1, "the payout sender is woken")
+            // A retry answers the same withdrawal and debits nothing more.
+            let replay = try await alice.requestWithdrawal(headers: .init(idempotencyKey: "withdraw-key-1"), body: request).accepted.body.json
+            #expect(replay.id == w.id)
+            #expect(try await alice.getAccount().ok.body.json.balance == 7_500)
+            #expect(try await alice.listWithdrawals().ok.body.json.withdrawals.map(\.id) == [w.id])
+            #expect(try await alice.getWithdrawal(path: .init(withdrawalId: w.id)).ok.body.json.id == w.id)
+
+            // The chain side pays it: the route shows the hash and the new status.
+            let id = try #require(ChainAddress.bytes(w.id, count: 32))
+            let hash = Array(repeating: UInt8(0xCD), count: 32)
+            _ = try await h.issuer.recordPayout(id: id, chainNonce: 0) { _ in ([2, 1], hash) }
+            _ = try await h.issuer.completeWithdrawal(id: id, txHash: hash)
+            let paid = try await alice.getWithdrawal(path: .init(withdrawalId: w.id)).ok.body.json
+            #expect(paid.status == .paid && paid.txHash == ChainAddress.hex(hash))
+
+            // Bad requests say what to do and change nothing.
+            for (amount, to, code) in [(Int64(100), "0x1234", "invalid_field"), (100, "0x" + String(repeating: "aB", count: 20), "invalid_field"),
+                                       (100, "0x" + String(repeating: "00", count: 20), "invalid_field"), (0, Self.to, "invalid_field"),
+                                       (1_000_000, Self.to, "insufficient_funds")] {
+                guard case .default(let status, let problem) = try await alice.requestWithdrawal(
+                    headers: .init(idempotencyKey: UUID().uuidString), body: .json(.init(amount: amount, to: to)))
+                else { Issue.record("withdrawal of \(amount) to \(to) accepted"); continue }
+                #expect(status == (code == "insufficient_funds" ? 422 : 400), "\(amount) \(to)")
+                guard case .applicationProblemJson(let body) = problem.body else { Issue.record("not a problem"); continue }
+                #expect(body.code == code, "\(amount) \(to): \(body.detail ?? "")")
+            }
+            #expect(try await alice.getAccount().ok.body.json.balance == 7_500)
+            guard case .default(400, _) = try await alice.getWithdrawal(path: .init(withdrawalId: "0x12")) else {
+                Issue.record("a malformed id was not refused"); return
+            }
+            #expect(try await h.issuer.checkLedger().isEmpty)
+        }
+    }
+
+    @Test func anotherAccountsWithdrawalIs404() async throws {
+        try await HTTPHarness.with(chain: FakeChain()) { h in
+            let (alice, _, _) = try await h.user("alice")
+            let (bob, _, _) = try await h.user("bob")
+            _ = try await alice.fundAccount(body: .json(.init(amount: 1_000))).ok
+            let w = try await alice.requestWithdrawal(headers: .init(idempotencyKey: "alice-withdraws"), body: .json(.init(amount: 100, to: Self.to)))
+                .accepted.body.json
+            guard case .default(404, let problem) = try await bob.getWithdrawal(path: .init(withdrawalId: w.id)),
+                case .applicationProblemJson(let body) = problem.body
+            else { Issue.record("bob saw alice's withdrawal"); return }
+            #expect(body.code == "withdrawal_not_found")
+            #expect(try await bob.listWithdrawals().ok.body.json.withdrawals.isEmpty)
+            // The same answer as an id that does not exist at all.
+            guard case .default(404, _) = try await alice.getWithdrawal(path: .init(withdrawalId: "0x" + String(repeating: "11", count: 32))) else {
+                Issue.record("a missing withdrawal was not 404"); return
+            }
+        }
+    }
+
+    @Test func reconciliationIsForAdminsAndFeedsTheMetrics() async throws {
+        let chain = FakeChain(ok: false)
+        try await HTTPHarness.with(chain: chain) { h in
+            let (alice, _, _) = try await h.user("alice")
+            guard case .default(403, _) = try await alice.getReconciliation() else { Issue.record("a user reconciled"); return }
+            #expect(chain.lastReconciliation == nil)
+            let admin = try await Self.admin(h)
+            let r = try await admin.getReconciliation().ok.body.json
+            #expect(r.block == 42 && r.escrowBalance == 850 && r.expected == 900 && r.difference == -50 && !r.ok && r.creditedThrough == 40)
+            #expect(r.currency == "EUR")
+            let metrics = try await h.client().metrics().ok.body.plainText
+            let text = try await String(collecting: metrics, upTo: 1 << 20)
+            #expect(text.contains("offline_wallet_chain_reconciliation_ok 0"))
+            #expect(text.contains("offline_wallet_chain_reconciliation_difference_minor_units -50"))
+            #expect(text.contains("offline_wallet_chain_deposits_credited_total 0"))
+        }
+    }
+}
