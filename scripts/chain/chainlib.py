@@ -14,7 +14,9 @@ from eth_tester.backends.pyevm.main import get_default_account_keys
 from web3 import Web3
 
 ROOT = Path(__file__).resolve().parents[2]
-BUILD = ROOT / "contracts" / "build"
+#: The compiled contracts; OW_CONTRACTS_BUILD points elsewhere (e.g. a mutated build when
+#: checking that the tests catch a removed rule).
+BUILD = Path(os.environ.get("OW_CONTRACTS_BUILD") or ROOT / "contracts" / "build")
 
 #: Gas for every transaction these scripts send: a fixed limit (no estimate) lets a call the
 #: contract refuses be mined as a revert (status 0), which is what the tests look at.
