@@ -235,7 +235,7 @@ let package = Package(
         .target(
             name: "ChainSettlement",
             dependencies: [
-                "IssuerCore", "Ethereum", "EthereumRPC",
+                "IssuerCore", "Ethereum", "EthereumRPC", "OfflineNotes", "SQLStore",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Issuer/ChainSettlement"
@@ -511,6 +511,7 @@ let package = Package(
             name: "ChainSettlementTests",
             dependencies: [
                 "ChainSettlement", "IssuerCore", "SQLStore", "Ethereum", "EthereumRPC", "ChainTesting", "TestSupport", "IssuerTesting",
+                "OfflineNotes", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/ChainSettlementTests"
         ),
