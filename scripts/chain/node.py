@@ -29,7 +29,10 @@ How this chain differs from a public one (the client must not rely on more):
 - No reorganisations; evm_revert to a snapshot removes every later block (and pending
   transactions), which a client sees like a reorganisation: receipts and logs of the removed
   blocks are gone and block numbers are reused by new blocks with other hashes.
-- Chain id: eth-tester's 131277322940537 unless --chain-id is given.
+- Chain id: eth-tester's 131277322940537 unless --chain-id is given. A transaction signed for
+  another chain id (or without one) is refused, as geth does (py-evm would accept it).
+- eth_call runs in a block after the one asked for (number + 1, timestamp max(now, parent + 1)).
+See scripts/chain/README.md.
 - Accounts funded at genesis (1,000,000 ether each): private keys 1 … 10 (0x00…01 … 0x00…0a).
 """
 
@@ -509,8 +512,11 @@ class Node:
         self._refresh_pending_timestamp()
         try:
             tx = self.chain.get_vm().get_transaction_builder().decode(raw)
+            self._check_chain_id(tx)
             self.chain.apply_transaction(tx)  # what eth-tester's send_raw_transaction does
             self.senders[tx_hash] = tx.sender  # recovered once, by the validation just now
+        except RPCError:
+            raise
         except (EthValidationError, ValueError, TypeError) as error:
             raise self._rejection(raw, error) from None
         except Exception as error:  # noqa: BLE001 — rlp decoding errors and the like
@@ -518,6 +524,16 @@ class Node:
         if self.automine:
             self.backend.mine_blocks(1)
         return data(tx_hash)
+
+    def _check_chain_id(self, tx) -> None:
+        """py-evm does not compare a transaction's chain id with its own (it is a tester); geth
+        refuses a wrong one, and unprotected (pre-EIP-155) transactions over RPC, so this node
+        does too: a client signing for the wrong chain fails here as it would on a real node."""
+        chain_id = getattr(tx, "chain_id", None)
+        if chain_id is None:
+            raise RPCError(-32000, "only replay-protected (EIP-155) transactions allowed over RPC")
+        if chain_id != self.chain.chain_id:
+            raise RPCError(-32000, f"invalid chain id for signer: have {chain_id} want {self.chain.chain_id}")
 
     def _rejection(self, raw: bytes, error: Exception) -> RPCError:
         """A refused transaction as a geth-like -32000 error (the client matches on words like
@@ -724,6 +740,7 @@ class Node:
         count = parse_qty(param(params, 0, "0x1"), "count")
         if count < 1:
             raise invalid_params("count must be at least 1")
+        self._refresh_pending_timestamp()
         self.backend.mine_blocks(count)
         return "0x0"
 

@@ -405,6 +405,15 @@ class NodeTests(ChainTestCase):
             self.rpc("eth_sendRawTransaction", future)
         self.assertIn("nonce too high", caught.exception.message)
 
+    def test_a_transaction_for_another_chain_is_refused(self):
+        other_chain = Signer(self.w3, funded_keys()[2])
+        other_chain.chain_id = int(self.rpc("eth_chainId"), 16) + 1
+        raw, _ = self.approve_raw(other_chain, 1)
+        with self.assertRaises(RPCFailure) as caught:
+            self.rpc("eth_sendRawTransaction", raw)
+        self.assertEqual(caught.exception.code, -32000)
+        self.assertIn("invalid chain id", caught.exception.message)
+
     def test_a_revert_is_error_3_with_the_reason_and_its_data(self):
         function = self.escrow.functions.deposit(0, b"\x01" * 32)
         call = {"from": self.user.address, "to": self.escrow.address, "data": function._encode_transaction_data()}
