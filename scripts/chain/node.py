@@ -798,8 +798,7 @@ class Handler(BaseHTTPRequestHandler):
     node: Node = None  # set by serve()
 
     def do_POST(self):  # noqa: N802 — http.server's naming
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length)
+        body = self._read_body()
         try:
             request = json.loads(body)
         except ValueError:
@@ -818,6 +817,20 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
         self.wfile.write(payload)
+
+    def _read_body(self) -> bytes:
+        """The request body, sent with a Content-Length or chunked (URLSession may do either)."""
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            parts = []
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass  # trailers
+                    return b"".join(parts)
+                parts.append(self.rfile.read(size))
+                self.rfile.readline()  # the CRLF after each chunk
+        return self.rfile.read(int(self.headers.get("Content-Length") or 0))
 
     def do_GET(self):  # noqa: N802
         payload = b"POST JSON-RPC requests here\n"
