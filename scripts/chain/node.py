@@ -55,7 +55,7 @@ from eth.exceptions import Revert as EVMRevert
 from eth.exceptions import VMError
 from eth.vm.spoof import SpoofTransaction
 from eth_hash.auto import keccak
-from eth_tester import EthereumTester, PyEVMBackend
+from eth_tester import PyEVMBackend
 from eth_utils import ValidationError as EthValidationError
 from eth_utils import to_checksum_address
 
@@ -167,11 +167,11 @@ class Node:
         self.backend = PyEVMBackend()
         if chain_id is not None and chain_id != DEFAULT_CHAIN_ID:
             self._set_chain_id(chain_id)
-        # eth-tester keeps its own "pending" list when its automine is off and re-validates each
-        # transaction against the latest block only (a sender's second pending transaction
-        # fails); this node instead applies transactions to py-evm's pending block and mines
-        # it itself, so eth-tester's flag stays on.
-        self.tester = EthereumTester(backend=self.backend, auto_mine_transactions=True)
+        # Only eth-tester's py-evm backend is used (its chain, keys, mining, snapshots), not its
+        # EthereumTester front: that one keeps its own "pending" list with automine off and
+        # checks each transaction against the latest block only (a sender's second pending
+        # transaction fails). This node applies transactions to py-evm's pending block instead
+        # and mines it itself.
         self.automine = True
         self.snapshots: dict[int, bytes] = {}
         # Transaction hash → sender. py-evm recovers the sender from the signature each time a
