@@ -107,10 +107,11 @@ import Testing
     }
 
     @Test func refusesNestingDeeperThanTheLimit() throws {
-        let atLimit = [UInt8](repeating: 0xc1, count: RLP.maximumDepth) + [0xc0]
-        _ = try RLP.decode(atLimit)
-        let tooDeep = [UInt8](repeating: 0xc1, count: RLP.maximumDepth + 1) + [0xc0]
-        #expect(ethereumError { _ = try RLP.decode(tooDeep) } == .invalidRLP(.tooDeep))
+        func nested(_ lists: Int) -> RLP {
+            (1..<lists).reduce(RLP.list([])) { inner, _ in .list([inner]) }
+        }
+        #expect(try RLP.decode(nested(RLP.maximumDepth).encoded) == nested(RLP.maximumDepth))
+        #expect(ethereumError { _ = try RLP.decode(nested(RLP.maximumDepth + 1).encoded) } == .invalidRLP(.tooDeep))
     }
 
     @Test func readsCanonicalIntegersOnly() throws {

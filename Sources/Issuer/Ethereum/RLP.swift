@@ -5,8 +5,8 @@ public indirect enum RLP: Equatable, Sendable {
     case bytes([UInt8])
     case list([RLP])
 
-    /// Deeper nesting is refused so hostile input cannot exhaust the stack; Ethereum's own
-    /// structures nest a few levels at most.
+    /// The most lists decoding accepts inside one another; deeper nesting is refused so hostile
+    /// input cannot exhaust the stack. Ethereum's own structures nest a few levels at most.
     public static let maximumDepth = 64
 
     /// An integer as RLP writes it: big-endian without leading zeros (zero is the empty string).

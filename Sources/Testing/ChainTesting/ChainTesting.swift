@@ -1,1 +1,0 @@
-// Test harness for the local chain.
