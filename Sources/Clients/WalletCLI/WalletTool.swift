@@ -26,7 +26,7 @@ struct WalletTool: AsyncParsableCommand {
         subcommands: [
             Init.self, Register.self, Login.self, Logout.self, Status.self, Purchase.self, Fund.self,
             RequestPayment.self, Pay.self, Receive.self, Confirm.self,
-            Sync.self, SendOnline.self, History.self, Backup.self, Restore.self, Settings.self,
+            Sync.self, SendOnline.self, Deposit.self, Withdraw.self, Withdrawals.self, History.self, Backup.self, Restore.self, Settings.self,
         ]
     )
 

@@ -26,8 +26,11 @@ public struct IssuerHarness: Sendable {
     /// `backend`: the server's database (`Backend.available` lists what this run has); it
     /// removes itself (SQLite file, PostgreSQL schema) once the server is gone.
     /// `body` runs on the caller's actor (`isolation`), so `@MainActor` tests drive screen models in it.
+    /// `chain`: the server's chain settlement (`StandInChain` in tests); nil answers its routes
+    /// `chain_not_configured`, as a server without --chain-rpc.
     public static func with(
-        _ backend: Backend = .sqlite, refreshReuseWindow: Int64 = 60, isolation: isolated (any Actor)? = #isolation,
+        _ backend: Backend = .sqlite, refreshReuseWindow: Int64 = 60, chain: (any ChainMonitor)? = nil,
+        isolation: isolated (any Actor)? = #isolation,
         _ body: (IssuerHarness) async throws -> Void
     ) async throws {
         // The test's wallets and files live here; removed when the test is over.
@@ -50,7 +53,7 @@ public struct IssuerHarness: Sendable {
         var logger = Logger(label: "flows-tests")
         logger.logLevel = .critical  // the server is cancelled at the end of every test, on purpose
         let app = try IssuerApplication.make(
-            issuer: issuer, tokens: tokens, settings: HTTPSettings(port: 0), metrics: IssuerMetrics(), logger: logger
+            issuer: issuer, tokens: tokens, settings: HTTPSettings(port: 0), metrics: IssuerMetrics(), chain: chain, logger: logger
         ) { continuation.yield($0) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await app.runService(gracefulShutdownSignals: []) }

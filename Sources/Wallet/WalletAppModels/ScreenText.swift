@@ -97,12 +97,7 @@ extension SendModel {
     /// "Available balance" for the chosen method.
     public var availableText: String { MoneyText.text(available, currency: currency) }
     /// "Remaining: x" or "Insufficient balance: x short".
-    public var balanceLineText: String {
-        switch balanceLine {
-        case .remaining(let left): "Remaining: \(MoneyText.text(left, currency: currency))"
-        case .insufficient(let short): "Insufficient balance: \(MoneyText.text(short, currency: currency)) short"
-        }
-    }
+    public var balanceLineText: String { balanceLine.text(currency: currency) }
     /// Whether the balance line is the red "Insufficient balance".
     public var isInsufficient: Bool { if case .insufficient = balanceLine { true } else { false } }
     /// The usage bar's fill, 0…1 (drawing only; from the entry's integer permille).

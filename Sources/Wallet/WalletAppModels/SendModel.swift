@@ -422,12 +422,10 @@ public final class SendModel: FocusableForm {
             if request.expiresAt <= clock.now() { missing.append(.freshRequest) }
             if !method.isOffline { missing.append(.offlineForRequest) }
         }
-        switch amount.result {
-        case .success: break
-        case .failure(.tooMuch):
-            if case .insufficient(let short) = balanceLine { missing.append(.funds(shortBy: short, currency: currency)) }
-        case .failure(.empty): missing.append(.amount(nil))
-        case .failure(let e): missing.append(.amount(e))
+        switch amount.missing(available: available) {
+        case .amount(let e)?: missing.append(.amount(e))
+        case .funds(let short)?: missing.append(.funds(shortBy: short, currency: currency))
+        case nil: break
         }
         return missing
     }

@@ -35,7 +35,7 @@ public enum FlowStoreError: Error, CustomStringConvertible, Sendable, Equatable 
 /// The settings file next to a wallet (`config.json`): the login and the flow state in one JSON
 /// object — the command line's format since the first release, read and written unchanged:
 /// `server`, `email`, `accountId`, `refreshToken` or `sealedRefreshToken`, `autoRecharge`
-/// {threshold, target}, `pendingPurchase` {key, amount}, `lastSync`.
+/// {threshold, target}, `pendingPurchase` {key, amount}, `lastSync`, `pendingWithdrawal` {key, amount, to}.
 public struct WalletSettings: Codable, Sendable, Equatable {
     public var server: String?
     public var email: String?
@@ -48,6 +48,7 @@ public struct WalletSettings: Codable, Sendable, Equatable {
     public var autoRecharge: AutoRechargeRule?
     public var pendingPurchase: PendingPurchase?
     public var lastSync: Timestamp?
+    public var pendingWithdrawal: PendingWithdrawal?
 
     public init() {}
 
@@ -67,11 +68,12 @@ public struct WalletSettings: Codable, Sendable, Equatable {
 
     /// The flow-state part.
     public var flowState: FlowState {
-        get { FlowState(pendingPurchase: pendingPurchase, autoRecharge: autoRecharge, lastSync: lastSync) }
+        get { FlowState(pendingPurchase: pendingPurchase, autoRecharge: autoRecharge, lastSync: lastSync, pendingWithdrawal: pendingWithdrawal) }
         set {
             pendingPurchase = newValue.pendingPurchase
             autoRecharge = newValue.autoRecharge
             lastSync = newValue.lastSync
+            pendingWithdrawal = newValue.pendingWithdrawal
         }
     }
 }

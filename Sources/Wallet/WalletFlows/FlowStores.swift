@@ -68,11 +68,17 @@ public struct FlowState: Sendable, Equatable {
     public var autoRecharge: AutoRechargeRule?
     /// When the last sync finished (issuer-independent wall clock, seconds since 1970).
     public var lastSync: Timestamp?
+    /// A withdrawal to a chain address sent but not known to be taken (see `PendingWithdrawal`).
+    public var pendingWithdrawal: PendingWithdrawal?
 
-    public init(pendingPurchase: PendingPurchase? = nil, autoRecharge: AutoRechargeRule? = nil, lastSync: Timestamp? = nil) {
+    public init(
+        pendingPurchase: PendingPurchase? = nil, autoRecharge: AutoRechargeRule? = nil, lastSync: Timestamp? = nil,
+        pendingWithdrawal: PendingWithdrawal? = nil
+    ) {
         self.pendingPurchase = pendingPurchase
         self.autoRecharge = autoRecharge
         self.lastSync = lastSync
+        self.pendingWithdrawal = pendingWithdrawal
     }
 }
 

@@ -1,0 +1,45 @@
+import Foundation
+import IssuerCore
+import TestSupport
+
+/// A chain monitor without a chain, for the wallet's tests of the chain routes: the server
+/// answers deposit instructions and takes withdrawals into its books as in chain mode; nothing
+/// is ever paid out unless the test settles a withdrawal by hand (`IssuerHarness.settle`), as
+/// the payout sender would. Addresses are checked by IssuerCore's single-case rule (no Keccak
+/// here), so a mixed-case address is refused. Test support: not part of any product.
+public struct StandInChain: ChainMonitor {
+    public let info: ChainInfo
+
+    public init(
+        info: ChainInfo = ChainInfo(
+            chainID: 31337, escrow: "0x5FbDB2315678afecb367f032d93F642f64180aa3", token: "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512",
+            decimals: 2, confirmations: 3)
+    ) {
+        self.info = info
+    }
+
+    public struct NoChain: Error, CustomStringConvertible {
+        public var description: String { "the stand-in chain has no escrow to reconcile" }
+    }
+
+    public func reconcile() async throws -> Reconciliation { throw NoChain() }
+    public func wake() {}
+}
+
+extension IssuerHarness {
+    /// What the payout sender does with a withdrawal (`id` as the API shows it): `.sent` records
+    /// a payout transaction (status sent, a transaction hash), `.paid` and `.refused` settle it
+    /// (after recording the payout when it is still pending). Returns the transaction hash.
+    @discardableResult
+    public func settle(_ id: String, as status: Withdrawal.Status, reason: String = "refused by the escrow") async throws -> String {
+        guard let bytes = ChainAddress.bytes(id, count: 32) else { throw TestSupportError("'\(id)' is not a withdrawal id") }
+        let hash = Array(bytes.reversed())
+        let sent = try await issuer.recordPayout(id: bytes, chainNonce: 0) { _ in ([0x02, 0x01], hash) }
+        switch status {
+        case .pending, .sent: break
+        case .paid: try await issuer.completeWithdrawal(id: bytes, txHash: nil)
+        case .refused: try await issuer.refuseWithdrawal(id: bytes, txHash: nil, reason: reason)
+        }
+        return ChainAddress.hex(sent.txHash ?? hash)
+    }
+}
