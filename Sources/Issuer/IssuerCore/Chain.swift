@@ -98,7 +98,7 @@ extension Issuer {
                 let funding = try await self.systemAccount(conn, .funding)
                 try await Ledger.post(
                     conn, kind: "chain-deposit", reference: d.reference,
-                    postings: [.init(account: funding, amount: -Int64(d.amount)), .init(account: to, amount: Int64(d.amount))],
+                    postings: Self.inLockOrder([.init(account: funding, amount: -Int64(d.amount)), .init(account: to, amount: Int64(d.amount))]),
                     entry: entries[i], now: now)
                 outcomes[i] = account.map { .credited(account: $0) } ?? .unclaimed
             }
@@ -143,10 +143,10 @@ extension Issuer {
                 guard !acct.frozen else { throw IssuerError.accountFrozen }
                 try await Ledger.post(
                     conn, kind: "withdrawal", reference: id,
-                    postings: [
+                    postings: Self.inLockOrder([
                         .init(account: account, amount: -Int64(amount), mustStayNonNegative: true),
                         .init(account: try await self.systemAccount(conn, .withdrawals), amount: Int64(amount)),
-                    ],
+                    ]),
                     entry: entry, now: now)
                 try await conn.execute(
                     """
@@ -285,7 +285,7 @@ extension Issuer {
                 let to = status == .paid ? try await self.systemAccount(conn, .funding) : try row.int("account_id")
                 try await Ledger.post(
                     conn, kind: status == .paid ? "withdrawal-paid" : "withdrawal-refused", reference: id,
-                    postings: [.init(account: withdrawals, amount: -amount), .init(account: to, amount: amount)], entry: entry, now: now)
+                    postings: Self.inLockOrder([.init(account: withdrawals, amount: -amount), .init(account: to, amount: amount)]), entry: entry, now: now)
             }
             guard let w = try await Self.loadWithdrawal(conn, id) else { throw IssuerError.withdrawalNotFound }
             return w
@@ -315,6 +315,13 @@ extension Issuer {
                 pendingWithdrawals: try row.int("withdrawals"), unclaimed: try row.int("unclaimed"),
                 creditedThrough: try row.optionalInt("scanned").map(UInt64.init), open: try await Self.openWithdrawals(conn))
         }
+    }
+
+    /// Postings by account id: `Ledger.post` locks balances in the order given, and a request
+    /// (account, then system:withdrawals) racing a refund (system:withdrawals, then the account)
+    /// on PostgreSQL would otherwise deadlock and be retried.
+    static func inLockOrder(_ postings: [Ledger.Posting]) -> [Ledger.Posting] {
+        postings.sorted { $0.account < $1.account }
     }
 
     // MARK: Rows
