@@ -6,7 +6,8 @@ import Testing
 /// (docstring of `Account.sign_transaction`: key 0x4c0883a6…2318, nonce 34, gas 100000, fees 2 gwei,
 /// data "abcdef", to 0x09616C3d…6609, value 0x5af3107a4000, chainId 1337), with the access
 /// list left empty (this client never writes one), plus the same at chainId 1900, a contract
-/// creation with 100 bytes of data, and a transaction with very large fields. RFC 6979 makes
+/// creation with 100 bytes of data, a transaction with very large fields, and two whose r or s
+/// is shorter than 32 bytes. RFC 6979 makes
 /// signatures deterministic, so the bytes must match exactly.
 @Suite struct EIP1559TransactionTests {
     static let key = try! PrivateKey(hex: "0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
@@ -33,7 +34,21 @@ import Testing
                                             value: 1_000_000_000_000_000_000_000_000_000_000, data: []),
          "02f8908601000000000088fffffffffffffffe808d10000000000000000000000000888000000000000000947e5f4552091a69125d5dfcb7b8c2659029395bdf8d0c9f2c9cd04674edea4000000080c001a00d8e52c5d0532f9059bc0c22c51d77bcd24effb1827e1de411a516ce4b04e416a0176f3dc8622373f5fa040b7ce1550af4ea80b21ca4f8def4d79772c3b1057b06",
          "42ff20c1328cf5467a7d623caf8c4db6a47e7874720de603487582c5677c74db"),
+        // Nonces 56 and 9 of a plain transfer (chain 1337, 1 wei to key 1's address, gas 21000,
+        // fees 1 / 2 gwei) give an r, and an s, below 2^248: RLP must drop the leading zero byte
+        // (0x9f…, 31 bytes) rather than write 32 bytes.
+        ("r with a leading zero byte", transfer(nonce: 56),
+         "02f86b82053938843b9aca008477359400825208947e5f4552091a69125d5dfcb7b8c2659029395bdf0180c0019f97c2f56b08269af52626e678fe3577e7e47a0529141710f99c9f4bd4de8cb4a02267c75b3fea3fe576ac96bd93788be184b912bf1eef8ff5a88d34eccc76bc39",
+         "1fb720899dd26145ccc5de3c26ff580e69d6408a22fc4038d7efba48d3b8acb6"),
+        ("s with a leading zero byte", transfer(nonce: 9),
+         "02f86b82053909843b9aca008477359400825208947e5f4552091a69125d5dfcb7b8c2659029395bdf0180c001a0bdad099e93d7317fb98b57b0cdf60f8805922d15b434b8e17adb2f3aafdeb4009f42abd5278f48651d34447fd18bf526c1c50246b07a693add585a63a1c7a15f",
+         "fc67dd36fd428f777107727f62c994d79836f6a845808f6c287d4751b2136bb1"),
     ]
+
+    static func transfer(nonce: UInt64) -> EIP1559Transaction {
+        EIP1559Transaction(chainID: 1337, nonce: nonce, maxPriorityFeePerGas: 1_000_000_000, maxFeePerGas: 2_000_000_000,
+                           gasLimit: 21_000, to: try! Address(hex: "0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf"), value: 1)
+    }
 
     @Test func signsLikeEthAccount() throws {
         for (name, transaction, raw, hash) in Self.vectors {
