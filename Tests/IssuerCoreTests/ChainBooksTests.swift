@@ -29,6 +29,20 @@ import Testing
         }
     }
 
+    /// Runs every body in its own task, all released together by a barrier; their results.
+    static func atOnce<T: Sendable>(_ bodies: [@Sendable () async throws -> T]) async throws -> [T] {
+        let barrier = Barrier(parties: bodies.count)
+        return try await withThrowingTaskGroup(of: T.self) { group in
+            for body in bodies {
+                group.addTask {
+                    await barrier.arrive()
+                    return try await body()
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+
     // MARK: Deposits
 
     @Test(arguments: Backend.available)
@@ -59,16 +73,9 @@ import Testing
         let (alice, _) = try await h.user("alice")
         let ref = try await h.issuer.depositReference(account: alice)
         let deposits = (0..<20).map { Self.deposit(UInt8($0), UInt64($0), block: 20, ref: ref, amount: 10) }
-        let barrier = Barrier(parties: 2)
-        let outcomes = try await withThrowingTaskGroup(of: [DepositOutcome].self) { group in
-            for (issuer, batch) in [(h.issuer, deposits), (other, deposits.reversed())] {
-                group.addTask {
-                    await barrier.arrive()
-                    return try await issuer.creditChainDeposits(batch, scannedThrough: 20)
-                }
-            }
-            return try await group.reduce(into: []) { $0 += $1 }
-        }
+        let outcomes = try await Self.atOnce([(h.issuer, deposits), (other, deposits.reversed())].map { issuer, batch in
+            { try await issuer.creditChainDeposits(batch, scannedThrough: 20) }
+        }).flatMap { $0 }
         #expect(outcomes.filter { $0 == .credited(account: alice) }.count == 20)
         #expect(outcomes.filter { $0 == .duplicate }.count == 20)
         #expect(try await h.balance(alice) == 200)
@@ -145,16 +152,9 @@ import Testing
         let h = try await IssuerHarness(backend)
         let other = try await h.secondProcess()
         let (alice, _) = try await h.user("alice", funds: 1_000)
-        let barrier = Barrier(parties: 2)
-        let answers = try await withThrowingTaskGroup(of: Withdrawal.self) { group in
-            for issuer in [h.issuer, other] {
-                group.addTask {
-                    await barrier.arrive()
-                    return try await issuer.requestWithdrawal(account: alice, amount: 600, to: Self.address, idempotencyKey: "same-key-twice")
-                }
-            }
-            return try await group.reduce(into: []) { $0.append($1) }
-        }
+        let answers = try await Self.atOnce([h.issuer, other].map { issuer in
+            { try await issuer.requestWithdrawal(account: alice, amount: 600, to: Self.address, idempotencyKey: "same-key-twice") }
+        })
         #expect(answers.count == 2 && answers[0] == answers[1])
         #expect(try await h.balance(alice) == 400)
         #expect(try await h.issuer.withdrawals(account: alice).count == 1)
@@ -232,17 +232,10 @@ import Testing
         for i in 0..<16 {
             ids.append(try await h.issuer.requestWithdrawal(account: alice, amount: 10, to: Self.address, idempotencyKey: "nonce-\(i)-xyz").id)
         }
-        let barrier = Barrier(parties: ids.count)
-        let nonces = try await withThrowingTaskGroup(of: UInt64?.self) { group in
-            for (i, id) in ids.enumerated() {
-                let issuer = i % 2 == 0 ? h.issuer : other
-                group.addTask {
-                    await barrier.arrive()
-                    return try await issuer.recordPayout(id: id, chainNonce: 0, sign: Self.signer(id)).nonce
-                }
-            }
-            return try await group.reduce(into: []) { $0.append($1) }
-        }
+        let nonces = try await Self.atOnce(ids.enumerated().map { i, id in
+            let issuer = i % 2 == 0 ? h.issuer : other
+            return { try await issuer.recordPayout(id: id, chainNonce: 0, sign: Self.signer(id)).nonce }
+        })
         #expect(nonces.compactMap { $0 }.sorted() == Array(0..<UInt64(ids.count)))
         try await h.expectBooksBalance()
     }
@@ -258,20 +251,10 @@ import Testing
         for round in 0..<6 {
             let w = try await h.issuer.requestWithdrawal(account: alice, amount: 100, to: Self.address, idempotencyKey: "settle-\(round)-xyz")
             _ = try await h.issuer.recordPayout(id: w.id, chainNonce: 0, sign: Self.signer(w.id))
-            let barrier = Barrier(parties: 4)
-            let results = try await withThrowingTaskGroup(of: Withdrawal.self) { group in
-                for issuer in [h.issuer, other] {
-                    group.addTask {
-                        await barrier.arrive()
-                        return try await issuer.completeWithdrawal(id: w.id, txHash: Self.bytes(32, 3))
-                    }
-                    group.addTask {
-                        await barrier.arrive()
-                        return try await issuer.refuseWithdrawal(id: w.id, txHash: Self.bytes(32, 3), reason: "reverted")
-                    }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
+            let results = try await Self.atOnce([h.issuer, other].flatMap { issuer -> [@Sendable () async throws -> Withdrawal] in
+                [{ try await issuer.completeWithdrawal(id: w.id, txHash: Self.bytes(32, 3)) },
+                 { try await issuer.refuseWithdrawal(id: w.id, txHash: Self.bytes(32, 3), reason: "reverted") }]
+            })
             let final = try #require(try await h.issuer.withdrawal(id: w.id))
             #expect(final.status == .paid || final.status == .refused)
             #expect(results.allSatisfy { $0.status == final.status })
