@@ -73,6 +73,8 @@ import Testing
             .error(code: -32000, message: "already known"),
             .error(code: -32010, message: "Known transaction: \(Hex.encode(hash, prefixed: false))"),
             .error(code: -32000, message: "transaction \(Hex.encode(hash)) is already in the pool"),
+            .error(code: -32010, message: "AlreadyKnown"),
+            .error(code: -32010, message: "Transaction with the same hash was already imported."),
             .result("\"\(Hex.encode(hash))\""),
         ]
         for answer in answers {
@@ -80,8 +82,21 @@ import Testing
                 #expect(try await client.sendRawTransaction(raw) == hash)
             }
         }
-        // A real refusal stays an error; a different hash is the node misbehaving.
-        try await withNode({ _, _ in .error(code: -32000, message: "nonce too low: next nonce 5, tx nonce 4") }) { (client: JSONRPCClient, _: StubNode) async throws in
+        // geth answers "nonce too low" for a transaction it has already mined: the node still
+        // finds it by hash, so it is in.
+        try await withNode({ method, _ in
+            method == "eth_getTransactionByHash"
+                ? .result("{\"hash\":\"\(Hex.encode(hash))\",\"from\":\"0x7e5f4552091a69125d5dfcb7b8c2659029395bdf\",\"to\":null,\"nonce\":\"0x4\",\"blockNumber\":\"0x9\"}")
+                : .error(code: -32000, message: "nonce too low: next nonce 5, tx nonce 4")
+        }) { (client: JSONRPCClient, node: StubNode) async throws in
+            #expect(try await client.sendRawTransaction(raw) == hash)
+            #expect(node.methods.withLock { $0 } == ["eth_sendRawTransaction", "eth_getTransactionByHash"])
+        }
+        // A real refusal stays an error (the node does not know the transaction); a different
+        // hash is the node misbehaving.
+        try await withNode({ method, _ in
+            method == "eth_getTransactionByHash" ? .result("null") : .error(code: -32000, message: "nonce too low: next nonce 5, tx nonce 4")
+        }) { (client: JSONRPCClient, _: StubNode) async throws in
             #expect(await rpcError { _ = try await client.sendRawTransaction(raw) } == .server(code: -32000, message: "nonce too low: next nonce 5, tx nonce 4"))
         }
         try await withNode({ _, _ in .result("\"\(Self.hash)\"") }) { (client: JSONRPCClient, _: StubNode) async throws in
@@ -139,6 +154,15 @@ import Testing
             let error = await rpcError { _ = try await client.chainID() }
             guard case .transport(let message) = error else { Issue.record("HTTP 502 not a transport error: \(String(describing: error))"); return }
             #expect(message.contains("HTTP 502"))
+        }
+        // A gateway refusing with its own JSON (no JSON-RPC error object): the HTTP status is what matters.
+        try await withNode({ _, _ in .raw(status: 401, body: "{\"error\":\"invalid project id\"}") }) { (client: JSONRPCClient, _: StubNode) async throws in
+            let error = await rpcError { _ = try await client.chainID() }
+            guard case .transport(let message) = error else { Issue.record("HTTP 401 not a transport error: \(String(describing: error))"); return }
+            #expect(message.contains("HTTP 401") && message.contains("invalid project id"))
+        }
+        try await withNode({ _, _ in .raw(status: 503, body: "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"0x1\"}") }) { (client: JSONRPCClient, _: StubNode) async throws in
+            guard case .transport = await rpcError({ _ = try await client.chainID() }) else { Issue.record("a result under HTTP 503 accepted"); return }
         }
         try await withNode({ _, _ in .raw(status: 200, body: "{\"jsonrpc\":\"2.0\",\"id\":99999,\"result\":\"0x1\"}") }) { (client: JSONRPCClient, _: StubNode) async throws in
             guard case .malformed = await rpcError({ _ = try await client.chainID() }) else { Issue.record("another request's answer accepted"); return }

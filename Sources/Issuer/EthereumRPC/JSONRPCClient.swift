@@ -74,10 +74,17 @@ public final class JSONRPCClient: Sendable {
             throw .malformed("\(method): the answer from \(url.absoluteString) is not a JSON-RPC response: \(answer)")
         }
         if let error = answer["error"], !error.isNull {
-            guard case .number(let code)? = error["code"], let message = error["message"]?.stringValue else {
-                throw .malformed("\(method): the node at \(url.absoluteString) sent an error without code and message: \(error)")
+            if case .number(let code)? = error["code"], let message = error["message"]?.stringValue {
+                throw .server(code: Int(code), message: Self.withRevertReason(message, data: error["data"]))
             }
-            throw .server(code: Int(code), message: Self.withRevertReason(message, data: error["data"]))
+            if !(200..<300).contains(status) {
+                // A gateway's or proxy's own refusal (401, 403, 429 …), not the node's.
+                throw .transport("\(method): the server at \(url.absoluteString) answered HTTP \(status): \(error); check the URL (and any API key in it)")
+            }
+            throw .malformed("\(method): the node at \(url.absoluteString) sent an error without code and message: \(error)")
+        }
+        if !(200..<300).contains(status) {
+            throw .transport("\(method): the server at \(url.absoluteString) answered HTTP \(status) without a JSON-RPC error (\(Self.preview(data))); check the URL names an Ethereum JSON-RPC endpoint")
         }
         if case .number(let answerID)? = answer["id"], Int(answerID) != id {
             throw .malformed("\(method): the answer from \(url.absoluteString) is for request \(Int(answerID)), not \(id)")
@@ -166,15 +173,20 @@ public final class JSONRPCClient: Sendable {
     }
 
     /// eth_sendRawTransaction; returns the transaction hash. A node that already has this very
-    /// transaction ("already known", "known transaction", or an error naming its hash) counts
-    /// as success: resubmitting the same signed bytes is how a payout is retried.
+    /// transaction counts as success — resubmitting the same signed bytes is how a payout is
+    /// retried: an "already known" answer in any client's wording (geth/Erigon "already known",
+    /// Besu "known transaction", Nethermind "AlreadyKnown", OpenEthereum "already imported"), an
+    /// error naming its hash, or any refusal (geth says "nonce too low" once it is mined) while
+    /// eth_getTransactionByHash finds it.
     public func sendRawTransaction(_ raw: [UInt8]) async throws(RPCError) -> [UInt8] {
         let hash = Keccak256.hash(raw)
         let answer: JSON
         do {
             answer = try await request(method: "eth_sendRawTransaction", params: [.string(Hex.encode(raw))])
         } catch {
-            if case .server(_, let message) = error, Self.meansAlreadyKnown(message, hash: hash) { return hash }
+            guard case .server(_, let message) = error else { throw error }
+            if Self.meansAlreadyKnown(message, hash: hash) { return hash }
+            if let known = try? await transaction(hash), known.hash == hash { return hash }
             throw error
         }
         let returned = try Self.bytes(answer, "eth_sendRawTransaction", count: 32)
@@ -186,7 +198,9 @@ public final class JSONRPCClient: Sendable {
 
     static func meansAlreadyKnown(_ message: String, hash: [UInt8]) -> Bool {
         let lower = message.lowercased()
-        return lower.contains("already known") || lower.contains("known transaction") || lower.contains("already imported")
+        // Letters only, so "already known", "AlreadyKnown" and "ALREADY_KNOWN" read the same.
+        let letters = String(lower.unicodeScalars.filter { ("a"..."z").contains($0) })
+        return letters.contains("alreadyknown") || letters.contains("knowntransaction") || letters.contains("alreadyimported")
             || lower.contains(Hex.encode(hash, prefixed: false))
     }
 
