@@ -123,12 +123,14 @@ public final class ChainSettlement: ChainMonitor {
     /// logged (each part retries in the next pass). A pass asked for while one runs waits
     /// for it and runs after it.
     public func pass() async {
-        do { _ = try await scanDeposits() } catch {
+        // A pass cut short by shutdown is not a failure worth an error line: everything it did
+        // is committed, and the next start carries on from the database.
+        do { _ = try await scanDeposits() } catch where !Task.isCancelled {
             logger.error("deposit scan failed: \(error); retrying in the next pass")
-        }
-        do { _ = try await settleWithdrawals() } catch {
+        } catch {}
+        do { _ = try await settleWithdrawals() } catch where !Task.isCancelled {
             logger.error("payouts failed: \(error); retrying in the next pass")
-        }
+        } catch {}
     }
 
     /// Credits the deposits that have their confirmations; returns each found with what the

@@ -1,0 +1,428 @@
+import ChainSettlement
+import ChainTesting
+import Ethereum
+import EthereumRPC
+import Foundation
+import IssuerCore
+import IssuerTesting
+import Logging
+import OfflineNotes
+import SQLStore
+import TestSupport
+import Testing
+
+/// Chain settlement against a real local chain (scripts/chain/node.py, a py-evm EVM) and real
+/// databases (SQLite; PostgreSQL when OW_TEST_POSTGRES_URL is set). Passes are driven by hand
+/// (`scanDeposits`, `settleWithdrawals`), so nothing waits on time. Each test deploys its own
+/// escrow and holds the chain alone (`TestEscrow.run`).
+@Suite(.enabled(if: TestEscrow.enabled, "needs the local chain: scripts/with-chain swift test --skip-build --filter ChainSettlementTests"))
+struct ChainSettlementTests {
+    static let confirmations = 3
+
+    /// An issuer on a fresh database and a settlement for it on a fresh chain.
+    struct Harness {
+        let chain: TestEscrow
+        let issuer: Issuer
+        let openAnother: @Sendable () throws -> any SQLDatabase
+        let settlement: ChainSettlement
+
+        init(_ backend: Backend, _ chain: TestEscrow) async throws {
+            self.chain = chain
+            let (database, openAnother) = try await backend.makeDatabase()
+            self.openAnother = openAnother
+            issuer = try await Self.issuer(on: database)
+            settlement = try await Self.settlement(chain, issuer)
+        }
+
+        static func issuer(on database: any SQLDatabase, currency: String = "EUR") async throws -> Issuer {
+            let keyring = IssuerKeyring(
+                authority: SoftwareSigner(), issuing: [.init(signer: SoftwareSigner(), validFrom: 0, validUntil: 4_000_000_000)])
+            return try await Issuer.open(
+                database: database, keyring: keyring,
+                config: IssuerConfig(currency: try #require(Currency(currency)), passwordCost: .testing),
+                challengeSecret: Array(repeating: 7, count: 32))
+        }
+
+        static func settlement(_ chain: TestEscrow, _ issuer: Issuer, key: PrivateKey? = nil) async throws -> ChainSettlement {
+            var logger = Logger(label: "chain-test")
+            logger.logLevel = .critical
+            return try await ChainSettlement.connect(
+                rpc: chain.rpc, escrow: chain.escrow, operatorKey: key ?? chain.operator, confirmations: ChainSettlementTests.confirmations,
+                startBlock: chain.startBlock, poll: .seconds(3_600), issuer: issuer, logger: logger)
+        }
+
+        /// Another server process on the same database (its own connections, its own settlement).
+        func restarted() async throws -> ChainSettlement {
+            try await Self.settlement(chain, try await Self.issuer(on: try openAnother()))
+        }
+
+        /// A user account and its deposit reference.
+        func account(_ name: String = "user") async throws -> (id: Int64, ref: [UInt8]) {
+            let id = try await issuer.register(email: "\(name)-\(UUID().uuidString.prefix(8))@example.com", password: "correct horse battery")
+            return (id, try await issuer.depositReference(account: id))
+        }
+
+        func balance(_ account: Int64) async throws -> Int64 { try await issuer.account(account).balance }
+
+        /// Reconciles and expects the escrow to match the books.
+        func expectReconciled(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+            let r = try await settlement.reconcile()
+            #expect(r.ok, "escrow \(r.escrowBalance) ≠ expected \(r.expected): \(r)", sourceLocation: sourceLocation)
+            #expect(try await issuer.checkLedger().isEmpty, sourceLocation: sourceLocation)
+        }
+
+        /// A deposit of `amount` for `account`, credited (mined, confirmed, scanned).
+        func funded(_ amount: UInt64) async throws -> (id: Int64, ref: [UInt8]) {
+            let account = try await account()
+            try await chain.deposit(amount, ref: account.ref)
+            try await chain.mine(ChainSettlementTests.confirmations - 1)
+            try await settlement.scanDeposits()
+            #expect(try await balance(account.id) == Int64(amount))
+            return account
+        }
+
+        /// Mines until a payout sent now is confirmed, then runs a payout pass.
+        func confirmAndSettle(_ settlement: ChainSettlement? = nil) async throws -> [Withdrawal] {
+            try await chain.mine(ChainSettlementTests.confirmations - 1)
+            return try await (settlement ?? self.settlement).settleWithdrawals()
+        }
+    }
+
+    static func newAddress() -> Address { PrivateKey.generate().address }
+
+    // MARK: Deposits
+
+    /// Credited only once the deposit's block has 3 confirmations (itself and 2 on top), once
+    /// however often it is scanned; reconciliation holds before (counted as uncredited) and after.
+    @Test(arguments: Backend.available)
+    func aDepositIsCreditedOnceAfterItsConfirmations(_ backend: Backend) async throws {
+        try await TestEscrow.run { chain in
+            let h = try await Harness(backend, chain)
+            let account = try await h.account()
+            try await h.chain.deposit(12_34, ref: account.ref)
+            #expect(try await h.settlement.scanDeposits().isEmpty)  // 1 confirmation
+            try await h.expectReconciled()
+            try await h.chain.mine()
+            #expect(try await h.settlement.scanDeposits().isEmpty)  // 2
+            #expect(try await h.balance(account.id) == 0)
+            try await h.chain.mine()
+            let found = try await h.settlement.scanDeposits()  // 3
+            #expect(found.map(\.outcome) == [.credited(account: account.id)])
+            #expect(try await h.balance(account.id) == 12_34)
+            try await h.expectReconciled()
+            try await h.chain.mine(5)
+            #expect(try await h.settlement.scanDeposits().isEmpty)
+            #expect(try await h.balance(account.id) == 12_34)
+            try await h.expectReconciled()
+        }
+    }
+
+    /// Two server processes scanning the same blocks at once, and a restarted one scanning
+    /// again from the start block (its cursor lost), credit the deposit once.
+    @Test(arguments: Backend.available)
+    func theSameDepositScannedByTwoServersAndAgainAfterARestartIsCreditedOnce(_ backend: Backend) async throws {
+        try await TestEscrow.run { chain in
+            let h = try await Harness(backend, chain)
+            let account = try await h.account()
+            try await h.chain.deposit(50_00, ref: account.ref)
+            try await h.chain.deposit(7_00, ref: account.ref)  // two deposits, two blocks
+            try await h.chain.mine(Self.confirmations - 1)
+            let other = try await h.restarted()
+            async let first = h.settlement.scanDeposits()
+            async let second = other.scanDeposits()
+            let outcomes = try await first.map(\.outcome) + second.map(\.outcome)
+            #expect(outcomes.filter { $0 == .credited(account: account.id) }.count == 2)
+            #expect(try await h.balance(account.id) == 57_00)
+            // A replay: the books' cursor put back (a crash between crediting and saving it cannot
+            // happen — one transaction — but a restored backup of chain_state can), so a restarted
+            // server scans the same blocks from the start block again.
+            try await h.openAnother().transaction { try await $0.execute("UPDATE chain_state SET scanned_through = NULL WHERE id = 1") }
+            let again = try await h.restarted()
+            _ = try await again.scanDeposits()
+            #expect(try await h.balance(account.id) == 57_00)
+            try await h.expectReconciled()
+        }
+    }
+
+    /// A deposit a reorganisation takes back before its confirmations is never credited, even
+    /// though the block number it had is mined again (with other contents) and confirmed.
+    @Test(arguments: Backend.available)
+    func aDepositReorganisedAwayBeforeItsConfirmationsIsNeverCredited(_ backend: Backend) async throws {
+        try await TestEscrow.run { chain in
+            let h = try await Harness(backend, chain)
+            let account = try await h.account()
+            let before = try await h.chain.snapshot()
+            try await h.chain.deposit(99_00, ref: account.ref)
+            try await h.chain.mine(Self.confirmations - 2)  // one confirmation short
+            #expect(try await h.settlement.scanDeposits().isEmpty)
+            try await h.chain.revert(to: before)  // the reorganisation
+            try await h.chain.mine(Self.confirmations + 3)
+            #expect(try await h.settlement.scanDeposits().isEmpty)
+            #expect(try await h.balance(account.id) == 0)
+            try await h.expectReconciled()
+        }
+    }
+
+    /// A reference that names no account is credited to system:unclaimed, so the books still
+    /// hold what the escrow holds.
+    @Test(arguments: Backend.available)
+    func aDepositWithAnUnknownReferenceGoesToUnclaimed(_ backend: Backend) async throws {
+        try await TestEscrow.run { chain in
+            let h = try await Harness(backend, chain)
+            let ref = (0..<32).map { _ in UInt8.random(in: 0...255) }
+            try await h.chain.deposit(3_21, ref: ref)
+            try await h.chain.mine(Self.confirmations - 1)
+            #expect(try await h.settlement.scanDeposits().map(\.outcome) == [.unclaimed])
+            #expect(try await h.issuer.chainLiabilities().unclaimed == 3_21)
+            try await h.expectReconciled()
+        }
+    }
+
+    /// A deposit beyond 64 bits (2^64 + 5 units) is refused by the books, not truncated to the 5
+    /// its low bits hold; reconciliation cannot add it up and says so instead of lying.
+    @Test(arguments: Backend.available)
+    func aDepositTooLargeForTheLedgerIsRefusedNotTruncated(_ backend: Backend) async throws {
+        try await TestEscrow.run { chain in
+            let h = try await Harness(backend, chain)
+            let account = try await h.account()
+            let huge = [UInt8](repeating: 0, count: 23) + [1] + [UInt8](repeating: 0, count: 7) + [5]
+            try await h.chain.execute(from: h.chain.owner, to: h.chain.token, "mint(address,uint256)", [.address(h.chain.owner.address), .uint256(word: huge)])
+            try await h.chain.deposit(.uint256(word: huge), ref: account.ref)
+            try await h.chain.mine(Self.confirmations - 1)
+            let outcomes = try await h.settlement.scanDeposits().map(\.outcome)
+            #expect(outcomes.count == 1)
+            if case .refused = outcomes.first {} else { Issue.record("expected refused, got \(outcomes)") }
+            #expect(try await h.balance(account.id) == 0)
+            await #expect(throws: ChainSettlementError.self) { try await h.settlement.reconcile() }
+        }
+    }
+
+    // MARK: Withdrawals
+
+    /// Paid to the cent: the recipient gets exactly the amount, the escrow loses exactly it,
+    /// and reconciliation holds while the payout is mined but not settled, and after.
+    @Test(arguments: Backend.available)
+    func aWithdrawalIsPaidToTheCent(_ backend: Backend) async throws {
+        try await TestEscrow.run { chain in
+            let h = try await Harness(backend, chain)
+            let account = try await h.funded(100_00)
+            let to = Self.newAddress()
+            let escrowBefore = try await h.chain.tokenBalance(h.chain.escrow)
+            let w = try await h.issuer.requestWithdrawal(account: account.id, amount: 40_01, to: to.bytes, idempotencyKey: "withdraw-1")
+            #expect(try await h.balance(account.id) == 59_99)
+            try await h.expectReconciled()
+            #expect(try await h.settlement.settleWithdrawals().map(\.status) == [.sent])  // mined at once (automine)
+            try await h.expectReconciled()  // paid on chain, not yet settled
+            #expect(try await h.confirmAndSettle().map(\.status) == [.paid])
+            #expect(try await h.issuer.withdrawal(id: w.id)?.status == .paid)
+            #expect(try await h.chain.tokenBalance(to) == 40_01)
+            #expect(try await h.chain.tokenBalance(h.chain.escrow) == escrowBefore - 40_01)
+            #expect(try await h.balance(account.id) == 59_99)
+            #expect(try await h.issuer.openWithdrawals().isEmpty)
+            try await h.expectReconciled()
+        }
+    }
+
+    /// The owner paused the escrow: the payout is mined as a revert, the withdrawal is refused
+    /// with the reason and the money is back on the account.
+    @Test(arguments: Backend.available)
+    func aPayoutTheEscrowRefusesGivesTheMoneyBack(_ backend: Backend) async throws {
+        try await TestEscrow.run { chain in
+            let h = try await Harness(backend, chain)
+            let account = try await h.funded(100_00)
+            try await h.chain.setPaused(true)
+            let to = Self.newAddress()
+            let w = try await h.issuer.requestWithdrawal(account: account.id, amount: 25_00, to: to.bytes, idempotencyKey: "withdraw-1")
+            #expect(try await h.settlement.settleWithdrawals().map(\.status) == [.sent])
+            #expect(try await h.settlement.settleWithdrawals().map(\.status) == [.sent])  // not confirmed yet: waits
+            #expect(try await h.balance(account.id) == 75_00)
+            #expect(try await h.confirmAndSettle().map(\.status) == [.refused])
+            let refused = try #require(try await h.issuer.withdrawal(id: w.id))
+            #expect(refused.status == .refused)
+            #expect(refused.reason?.contains("paused") == true, "\(refused.reason ?? "no reason")")
+            #expect(try await h.balance(account.id) == 100_00)
+            #expect(try await h.chain.tokenBalance(to) == 0)
+            try await h.expectReconciled()
+        }
+    }
+
+    /// The server dies after broadcasting a payout and before its receipt: a new server on the
+    /// same database completes it once, and the recipient is paid once.
+    @Test(arguments: Backend.available)
+    func aServerKilledBetweenSendAndReceiptCompletesOnce(_ backend: Backend) async throws {
+        try await TestEscrow.run { chain in
+            let h = try await Harness(backend, chain)
+            let account = try await h.funded(100_00)
+            let to = Self.newAddress()
+            try await h.chain.setAutomine(false)
+            let w = try await h.issuer.requestWithdrawal(account: account.id, amount: 30_00, to: to.bytes, idempotencyKey: "withdraw-1")
+            #expect(try await h.settlement.settleWithdrawals().map(\.status) == [.sent])
+            // The server is gone; the payout is mined while nobody watches.
+            try await h.chain.mine(Self.confirmations)
+            try await h.chain.setAutomine(true)
+            let restarted = try await h.restarted()
+            #expect(try await restarted.settleWithdrawals().map(\.status) == [.paid])
+            #expect(try await restarted.settleWithdrawals().isEmpty)
+            #expect(try await h.chain.tokenBalance(to) == 30_00)
+            #expect(try await h.chain.payouts(of: w.id).count == 1)
+            #expect(try await h.balance(account.id) == 70_00)
+            try await h.expectReconciled()
+        }
+    }
+
+    /// The node lost the payout (dropped from its pool before it was mined): the next pass
+    /// broadcasts the very same bytes again and it is paid once.
+    @Test(arguments: Backend.available)
+    func aPayoutTheNodeLostIsBroadcastAgain(_ backend: Backend) async throws {
+        try await TestEscrow.run { chain in
+            let h = try await Harness(backend, chain)
+            let account = try await h.funded(100_00)
+            let to = Self.newAddress()
+            try await h.chain.setAutomine(false)
+            let w = try await h.issuer.requestWithdrawal(account: account.id, amount: 10_00, to: to.bytes, idempotencyKey: "withdraw-1")
+            let beforeSend = try await h.chain.snapshot()
+            _ = try await h.settlement.settleWithdrawals()
+            let sent = try #require(try await h.issuer.withdrawal(id: w.id))
+            try await h.chain.revert(to: beforeSend)  // the pending transaction is gone
+            try await h.chain.setAutomine(true)
+            #expect(try await h.chain.rpc.transaction(try #require(sent.txHash)) == nil)
+            _ = try await h.settlement.settleWithdrawals()  // broadcast again (automine: mined)
+            #expect(try await h.chain.rpc.receipt(try #require(sent.txHash))?.status == 1)
+            #expect(try await h.confirmAndSettle().map(\.status) == [.paid])
+            let paid = try #require(try await h.issuer.withdrawal(id: w.id))
+            #expect(paid.txHash == sent.txHash && paid.nonce == sent.nonce)
+            #expect(try await h.chain.tokenBalance(to) == 10_00)
+            try await h.expectReconciled()
+        }
+    }
+
+    /// Another transaction of the operator key took the payout's nonce: the payout is dead,
+    /// signed again with a new nonce, and paid once.
+    @Test(arguments: Backend.available)
+    func aDeadPayoutIsSignedAgainAndPaidOnce(_ backend: Backend) async throws {
+        try await TestEscrow.run { chain in
+            let h = try await Harness(backend, chain)
+            let account = try await h.funded(100_00)
+            let to = Self.newAddress()
+            try await h.chain.setAutomine(false)
+            let w = try await h.issuer.requestWithdrawal(account: account.id, amount: 20_00, to: to.bytes, idempotencyKey: "withdraw-1")
+            let beforeSend = try await h.chain.snapshot()
+            _ = try await h.settlement.settleWithdrawals()
+            let dead = try #require(try await h.issuer.withdrawal(id: w.id))
+            let nonce = try #require(dead.nonce)
+            try await h.chain.revert(to: beforeSend)
+            try await h.chain.setAutomine(true)
+            // Someone with the operator key (an operator's manual transaction) uses that nonce.
+            try await h.chain.send(from: h.chain.operator, to: h.chain.operator.address, nonce: nonce)
+            #expect(try await h.chain.rpc.transactionCount(h.chain.operator.address, .latest) == nonce + 1)
+            #expect(try await h.settlement.settleWithdrawals().map(\.status) == [.sent])  // re-signed and sent
+            let resent = try #require(try await h.issuer.withdrawal(id: w.id))
+            #expect(resent.nonce == nonce + 1 && resent.txHash != dead.txHash)
+            #expect(try await h.confirmAndSettle().map(\.status) == [.paid])
+            #expect(try await h.chain.tokenBalance(to) == 20_00)
+            #expect(try await h.chain.payouts(of: w.id).count == 1)
+            #expect(try await h.balance(account.id) == 80_00)
+            try await h.expectReconciled()
+        }
+    }
+
+    // MARK: Reconciliation and the service
+
+    /// Tokens transferred straight to the escrow (not through deposit) are in no account:
+    /// reconciliation fails with exactly that difference.
+    @Test(arguments: Backend.available)
+    func tokensSentStraightToTheEscrowShowAsTheDifference(_ backend: Backend) async throws {
+        try await TestEscrow.run { chain in
+            let h = try await Harness(backend, chain)
+            _ = try await h.funded(10_00)
+            try await h.expectReconciled()
+            try await h.chain.execute(from: h.chain.owner, to: h.chain.token, "transfer(address,uint256)", [.address(h.chain.escrow), .uint256(UInt64(5_00))])
+            let r = try await h.settlement.reconcile()
+            #expect(!r.ok)
+            #expect(r.difference == 5_00)
+            #expect(r.escrowBalance == r.expected + 5_00)
+            #expect(h.settlement.lastReconciliation == r)
+        }
+    }
+
+    /// The service loop: a wake-up (as a withdrawal request sends) starts a pass at once, long
+    /// before its poll interval (an hour here); cancelling the task ends it.
+    @Test(arguments: [Backend.sqlite])
+    func theServiceCreditsAndPaysWhenWokenAndStopsWhenCancelled(_ backend: Backend) async throws {
+        try await TestEscrow.run { chain in
+            let h = try await Harness(backend, chain)
+            let account = try await h.account()
+            let service = Task { await h.settlement.run() }
+            try await h.chain.deposit(10_00, ref: account.ref)
+            try await h.chain.mine(Self.confirmations - 1)
+            h.settlement.wake()
+            try await eventually { try await h.balance(account.id) == 10_00 }
+            let w = try await h.issuer.requestWithdrawal(account: account.id, amount: 4_00, to: Self.newAddress().bytes, idempotencyKey: "withdraw-1")
+            h.settlement.wake()
+            try await eventually { try await h.issuer.withdrawal(id: w.id)?.status == .sent }
+            try await h.chain.mine(Self.confirmations - 1)
+            h.settlement.wake()
+            try await eventually { try await h.issuer.withdrawal(id: w.id)?.status == .paid }
+            service.cancel()
+            await service.value
+            try await h.expectReconciled()
+        }
+    }
+
+    /// Waits for a condition the service brings about (a liveness bound, not a timing assertion).
+    func eventually(_ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(120)
+        while try await !condition() {
+            guard ContinuousClock.now < deadline else { Issue.record("the service did not get there in 120 s"); return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    // MARK: Start-up checks
+
+    /// A key that is not the escrow's operator, and a currency whose digits differ from the
+    /// token's decimals, are refused at start with both values named.
+    @Test func startingWithTheWrongOperatorKeyOrCurrencyIsRefused() async throws {
+        try await TestEscrow.run { chain in
+            let (database, _) = try await Backend.sqlite.makeDatabase()
+            let issuer = try await Harness.issuer(on: database)
+            let stranger = PrivateKey.generate()
+            do {
+                _ = try await Harness.settlement(chain, issuer, key: stranger)
+                Issue.record("a stranger's key was accepted as the operator")
+            } catch let error as ChainSettlementError {
+                #expect(error.description.contains(chain.operator.address.checksummed))
+                #expect(error.description.contains(stranger.address.checksummed))
+            }
+            let (yenDatabase, _) = try await Backend.sqlite.makeDatabase()
+            let yen = try await Harness.issuer(on: yenDatabase, currency: "JPY")
+            do {
+                _ = try await Harness.settlement(chain, yen)
+                Issue.record("a 2-decimal token was accepted for JPY")
+            } catch let error as ChainSettlementError {
+                #expect(error.description.contains("2 decimals") && error.description.contains("JPY"))
+            }
+        }
+    }
+
+    /// EIP-55 input rules through the monitor the HTTP layer uses.
+    @Test func addressesAreCheckedAndShownWithTheirChecksum() async throws {
+        try await TestEscrow.run { chain in
+            let (database, _) = try await Backend.sqlite.makeDatabase()
+            let settlement = try await Harness.settlement(chain, try await Harness.issuer(on: database))
+            let text = chain.escrow.checksummed
+            #expect(try settlement.parseAddress(text) == chain.escrow.bytes)
+            #expect(try settlement.parseAddress(text.lowercased()) == chain.escrow.bytes)
+            #expect(settlement.format(address: chain.escrow.bytes) == text)
+            // One letter's case flipped: still mixed case, so the checksum must hold, and it does not.
+            var digits = Array(text)
+            let letter = try #require(digits.indices.dropFirst(2).first { digits[$0].isLetter })
+            digits[letter] = Character(digits[letter].isUppercase ? digits[letter].lowercased() : digits[letter].uppercased())
+            let flipped = String(digits)
+            if flipped.dropFirst(2).contains(where: \.isUppercase) && flipped.dropFirst(2).contains(where: \.isLowercase) {
+                #expect(throws: IssuerError.self) { try settlement.parseAddress(flipped) }
+            }
+            #expect(throws: IssuerError.self) { try settlement.parseAddress("0x" + String(repeating: "0", count: 40)) }
+        }
+    }
+}
