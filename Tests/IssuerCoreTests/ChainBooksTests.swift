@@ -296,6 +296,40 @@ import Testing
         try await h.expectBooksBalance()
     }
 
+    // MARK: Schema
+
+    /// The tables refuse rows no code path may write: unknown statuses, negative or zero
+    /// amounts, a sent withdrawal without its transaction, a pending one with a nonce, a
+    /// second chain_state row.
+    @Test(arguments: Backend.available)
+    func theSchemaRefusesImpossibleRows(_ backend: Backend) async throws {
+        let h = try await IssuerHarness(backend)
+        let (alice, _) = try await h.user("alice")
+        let insert = "INSERT INTO chain_withdrawal(id, account_id, amount, to_address, status, nonce, tx_hash, raw_tx, idempotency_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0)"
+        func refused(_ sql: String, _ binds: [any SQLBindable]) async -> Bool {
+            (try? await h.database.transaction { conn in try await conn.execute(sql, binds) }) == nil
+        }
+        let (id, to, hash) = (Self.bytes(32, 1), Self.address, Self.bytes(32, 2))
+        let none: [UInt8]? = nil
+        let noNonce: Int64? = nil
+        #expect(await refused(insert, [id, alice, 10, to, "lost", noNonce, none, none, "k-1"]))
+        #expect(await refused(insert, [id, alice, 0, to, "pending", noNonce, none, none, "k-2"]))
+        #expect(await refused(insert, [id, alice, -5, to, "pending", noNonce, none, none, "k-3"]))
+        #expect(await refused(insert, [id, alice, 10, to, "sent", noNonce, hash, [2], "k-4"]))
+        #expect(await refused(insert, [id, alice, 10, to, "pending", Int64(3), none, none, "k-5"]))
+        #expect(await refused(insert, [id, alice, 10, Array(to.prefix(19)), "pending", noNonce, none, none, "k-6"]))
+        #expect(!(await refused(insert, [id, alice, 10, to, "sent", Int64(3), hash, [2], "k-7"])), "a valid row is accepted")
+        let deposit = "INSERT INTO chain_deposit(tx_hash, log_index, block_number, account_ref, account_id, amount, status, credited_at) VALUES (?, 0, 1, ?, ?, ?, ?, 0)"
+        let nobody: Int64? = nil
+        #expect(await refused(deposit, [hash, id, alice, -1, "credited"]))
+        #expect(await refused(deposit, [hash, id, nobody, 5, "credited"]))
+        #expect(await refused(deposit, [hash, id, alice, 5, "unclaimed"]))
+        #expect(await refused(deposit, [hash, id, nobody, 0, "unclaimed"]))
+        #expect(await refused(deposit, [hash, id, nobody, 5, "lost"]))
+        #expect(await refused("INSERT INTO chain_state(id, scanned_through, next_nonce) VALUES (2, 0, 0)", []))
+        #expect(await refused("UPDATE chain_state SET next_nonce = -1", []))
+    }
+
     // MARK: Liabilities
 
     @Test(arguments: Backend.available)

@@ -167,6 +167,21 @@ final class FakeChain: ChainMonitor {
             #expect(text.contains("offline_wallet_chain_reconciliation_ok 0"))
             #expect(text.contains("offline_wallet_chain_reconciliation_difference_minor_units -50"))
             #expect(text.contains("offline_wallet_chain_deposits_credited_total 0"))
+
+            // The counters follow the database's totals, counted once however often scraped.
+            let (bob, bobTokens, _) = try await h.user("bob")
+            let ref = try await h.issuer.depositReference(account: bobTokens.accountId)
+            _ = try await h.issuer.creditChainDeposits(
+                [ChainDeposit(txHash: Array(repeating: 1, count: 32), logIndex: 0, blockNumber: 5, accountRef: ref, amount: 500)], scannedThrough: 5)
+            let w = try await bob.requestWithdrawal(headers: .init(idempotencyKey: "bob-withdraws"), body: .json(.init(amount: 200, to: Self.to)))
+                .accepted.body.json
+            _ = try await h.issuer.completeWithdrawal(id: try #require(ChainAddress.bytes(w.id, count: 32)), txHash: nil)
+            for _ in 0..<2 {
+                let scraped = try await String(collecting: try await h.client().metrics().ok.body.plainText, upTo: 1 << 20)
+                #expect(scraped.contains("offline_wallet_chain_deposits_credited_total 1\n"))
+                #expect(scraped.contains(#"offline_wallet_chain_payouts_total{status="paid"} 1\#n"#))
+                #expect(scraped.contains(#"offline_wallet_chain_payouts_total{status="refused"} 0\#n"#))
+            }
         }
     }
 }
