@@ -63,9 +63,12 @@ public struct LocalChain: Sendable {
     /// owner, operator and the four users): 7 … 10, each 1,000,000 ether and no tokens.
     /// EthereumTests send from 9 and 10; other suites should pick 7 or 8, or the user keys.
     public static func spareKey(_ number: UInt8) -> PrivateKey {
-        precondition((7...10).contains(number), "spare keys are 7 … 10")
-        // Numbers 7 … 10 are valid secp256k1 keys, so this cannot fail.
-        return try! PrivateKey(bytes: [UInt8](repeating: 0, count: 31) + [number])
+        // A wrong number is a mistake in the test itself, so it stops the run (test-only code).
+        precondition((7...10).contains(number), "spare keys are 7 … 10, not \(number)")
+        guard let key = try? PrivateKey(bytes: [UInt8](repeating: 0, count: 31) + [number]) else {
+            preconditionFailure("\(number) is a valid secp256k1 key (1 ≤ k < n)")
+        }
+        return key
     }
 
     // MARK: Test controls (anvil/hardhat names)
