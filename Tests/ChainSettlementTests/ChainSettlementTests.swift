@@ -246,6 +246,23 @@ struct ChainSettlementTests {
         }
     }
 
+    /// A payout above what the escrow's daily cap leaves is refused on chain; the reason names
+    /// the cap in money, and the money is back on the account.
+    @Test(arguments: Backend.available)
+    func aPayoutOverTheDailyCapIsRefusedWithTheCap(_ backend: Backend) async throws {
+        try await TestEscrow.run(dailyCap: 10_00) { chain in
+            let h = try await Harness(backend, chain)
+            let account = try await h.funded(100_00)
+            let w = try await h.issuer.requestWithdrawal(account: account.id, amount: 10_01, to: Self.newAddress().bytes, idempotencyKey: "withdraw-1")
+            _ = try await h.settlement.settleWithdrawals()
+            #expect(try await h.confirmAndSettle().map(\.status) == [.refused])
+            let reason = try #require(try await h.issuer.withdrawal(id: w.id)?.reason)
+            #expect(reason.contains("daily payout cap (10.00 EUR a day, 0.00 EUR paid today)"), "\(reason)")
+            #expect(try await h.balance(account.id) == 100_00)
+            try await h.expectReconciled()
+        }
+    }
+
     /// The server dies after broadcasting a payout and before its receipt: a new server on the
     /// same database completes it once, and the recipient is paid once.
     @Test(arguments: Backend.available)
