@@ -81,6 +81,23 @@ struct ChainSettlementTests {
             return account
         }
 
+        /// A withdrawal of `amount` from a funded account whose payout was signed, recorded and
+        /// broadcast, then dropped by the node before it was mined (the chain taken back to
+        /// just before the broadcast); automine on again. Returns the account, the recipient
+        /// and the withdrawal as the books hold it (`sent`).
+        func payoutTheNodeDropped(_ amount: UInt64) async throws -> (account: Int64, to: Address, sent: Withdrawal) {
+            let account = try await funded(100_00)
+            let to = ChainSettlementTests.newAddress()
+            try await chain.setAutomine(false)
+            let w = try await issuer.requestWithdrawal(account: account.id, amount: amount, to: to.bytes, idempotencyKey: "withdraw-1")
+            let beforeSend = try await chain.snapshot()
+            #expect(try await settlement.settleWithdrawals().map(\.status) == [.sent])
+            let sent = try #require(try await issuer.withdrawal(id: w.id))
+            try await chain.revert(to: beforeSend)  // the pending transaction is gone
+            try await chain.setAutomine(true)
+            return (account.id, to, sent)
+        }
+
         /// Mines until a payout sent now is confirmed, then runs a payout pass.
         func confirmAndSettle(_ settlement: ChainSettlement? = nil) async throws -> [Withdrawal] {
             try await chain.mine(ChainSettlementTests.confirmations - 1)
@@ -293,15 +310,8 @@ struct ChainSettlementTests {
     func aPayoutTheNodeLostIsBroadcastAgain(_ backend: Backend) async throws {
         try await TestEscrow.run { chain in
             let h = try await Harness(backend, chain)
-            let account = try await h.funded(100_00)
-            let to = Self.newAddress()
-            try await h.chain.setAutomine(false)
-            let w = try await h.issuer.requestWithdrawal(account: account.id, amount: 10_00, to: to.bytes, idempotencyKey: "withdraw-1")
-            let beforeSend = try await h.chain.snapshot()
-            _ = try await h.settlement.settleWithdrawals()
-            let sent = try #require(try await h.issuer.withdrawal(id: w.id))
-            try await h.chain.revert(to: beforeSend)  // the pending transaction is gone
-            try await h.chain.setAutomine(true)
+            let (_, to, sent) = try await h.payoutTheNodeDropped(10_00)
+            let w = sent
             #expect(try await h.chain.rpc.transaction(try #require(sent.txHash)) == nil)
             _ = try await h.settlement.settleWithdrawals()  // broadcast again (automine: mined)
             #expect(try await h.chain.rpc.receipt(try #require(sent.txHash))?.status == 1)
@@ -319,16 +329,9 @@ struct ChainSettlementTests {
     func aDeadPayoutIsSignedAgainAndPaidOnce(_ backend: Backend) async throws {
         try await TestEscrow.run { chain in
             let h = try await Harness(backend, chain)
-            let account = try await h.funded(100_00)
-            let to = Self.newAddress()
-            try await h.chain.setAutomine(false)
-            let w = try await h.issuer.requestWithdrawal(account: account.id, amount: 20_00, to: to.bytes, idempotencyKey: "withdraw-1")
-            let beforeSend = try await h.chain.snapshot()
-            _ = try await h.settlement.settleWithdrawals()
-            let dead = try #require(try await h.issuer.withdrawal(id: w.id))
+            let (account, to, dead) = try await h.payoutTheNodeDropped(20_00)
+            let w = dead
             let nonce = try #require(dead.nonce)
-            try await h.chain.revert(to: beforeSend)
-            try await h.chain.setAutomine(true)
             // Someone with the operator key (an operator's manual transaction) uses that nonce.
             try await h.chain.send(from: h.chain.operator, to: h.chain.operator.address, nonce: nonce)
             #expect(try await h.chain.rpc.transactionCount(h.chain.operator.address, .latest) == nonce + 1)
@@ -338,7 +341,7 @@ struct ChainSettlementTests {
             #expect(try await h.confirmAndSettle().map(\.status) == [.paid])
             #expect(try await h.chain.tokenBalance(to) == 20_00)
             #expect(try await h.chain.payouts(of: w.id).count == 1)
-            #expect(try await h.balance(account.id) == 80_00)
+            #expect(try await h.balance(account) == 80_00)
             try await h.expectReconciled()
         }
     }
