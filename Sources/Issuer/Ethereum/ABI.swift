@@ -18,13 +18,6 @@ public enum ABI {
         public static func uint256(_ value: UInt128) -> Value { .uint256(word: ABI.word(value)) }
         /// A `uint8` argument (token decimals).
         public static func uint8(_ value: UInt8) -> Value { .uint256(word: ABI.word(UInt64(value))) }
-
-        var isDynamic: Bool {
-            switch self {
-            case .string, .bytes: true
-            default: false
-            }
-        }
     }
 
     /// The first 4 bytes of keccak256 of the canonical signature, e.g. "transfer(address,uint256)".

@@ -146,28 +146,12 @@ public struct LocalChain: Sendable {
     /// Runs `body` alone on the chain: no `shared` holder runs meanwhile. For tests that turn
     /// automine off or revert to a snapshot, which would upset any other test's transactions.
     public static func exclusive<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
-        await ChainGate.shared.lock(exclusive: true)
-        do {
-            let value = try await body()
-            await ChainGate.shared.unlock(exclusive: true)
-            return value
-        } catch {
-            await ChainGate.shared.unlock(exclusive: true)
-            throw error
-        }
+        try await ChainGate.shared.holding(exclusive: true, body)
     }
 
     /// Runs `body` alongside other `shared` holders but never during an `exclusive` one.
     public static func shared<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
-        await ChainGate.shared.lock(exclusive: false)
-        do {
-            let value = try await body()
-            await ChainGate.shared.unlock(exclusive: false)
-            return value
-        } catch {
-            await ChainGate.shared.unlock(exclusive: false)
-            throw error
-        }
+        try await ChainGate.shared.holding(exclusive: false, body)
     }
 }
 
@@ -191,6 +175,22 @@ actor ChainGate {
     private var readers = 0
     private var writer = false
     private var waiting: [(exclusive: Bool, continuation: CheckedContinuation<Void, Never>)] = []
+
+    /// Holders waiting for their turn (tests wait on this instead of sleeping).
+    var waitingCount: Int { waiting.count }
+
+    /// Runs `body` holding the gate, released however `body` ends.
+    nonisolated func holding<T: Sendable>(exclusive: Bool, _ body: @Sendable () async throws -> T) async throws -> T {
+        await lock(exclusive: exclusive)
+        do {
+            let value = try await body()
+            await unlock(exclusive: exclusive)
+            return value
+        } catch {
+            await unlock(exclusive: exclusive)
+            throw error
+        }
+    }
 
     func lock(exclusive: Bool) async {
         if waiting.isEmpty && !writer && (!exclusive || readers == 0) {
