@@ -1,5 +1,6 @@
 #if os(Linux)
 import Foundation
+import TestSupport
 import Testing
 
 /// `wallet deposit`, `withdraw` and `withdrawals` as users run them: the built binary against a
@@ -72,6 +73,89 @@ struct ChainCLITests {
         // A well-formed request does try the issuer: exit 4, unreachable.
         let offline = try cli.run(["withdraw", "5.00", "--to", Self.address, "--json", "--wallet", wallet])
         #expect(offline.status == 4, "\(offline.stdout)")
+    }
+
+    /// The whole round trip on a local chain (run under scripts/with-chain, which sets
+    /// OW_TEST_CHAIN_RPC): the deposit instructions, a deposit made from a key file with
+    /// wallet-chain, credited after its confirmation; a withdrawal followed with --wait until
+    /// paid; the list and one withdrawal in full; a mistyped checksum refused by the issuer.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["OW_TEST_CHAIN_RPC"] != nil, "needs scripts/with-chain"))
+    func depositAndWithdrawOnALocalChain() throws {
+        let env = ProcessInfo.processInfo.environment
+        let rpc = try #require(env["OW_CHAIN_RPC"]), escrow = try #require(env["OW_CHAIN_ESCROW"])
+        let keys = try #require(env["OW_CHAIN_KEYS"]), start = env["OW_CHAIN_START_BLOCK"] ?? "0"
+        let cli = try CLI()
+        defer { cli.remove() }
+        let directory = cli.path("server")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // One confirmation: a mined transaction counts at once, so nothing waits for more blocks.
+        let server = try ServerProcess.startBlocking(
+            arguments: [
+                "--database", directory + "/server.sqlite", "--keys", directory + "/keys", "--log-level", "warning",
+                "--chain-rpc", rpc, "--chain-escrow", escrow, "--chain-operator-key", keys + "/operator.key",
+                "--chain-confirmations", "1", "--chain-start-block", start, "--chain-poll", "0.2",
+            ], directory: directory, executable: CLI.binDirectory + "/wallet-server")
+        defer { server.stop() }
+        let url = "http://127.0.0.1:\(server.port)"
+        let wallet = cli.path("chainer")
+        #expect(try cli.run(["init", "--json", "--wallet", wallet, "--server", url]).status == 0)
+        #expect(try cli.run(["register", "--json", "--wallet", wallet, "chainer-\(UUID().uuidString.prefix(6))@cli.test"]).status == 0)
+
+        let png = cli.path("deposit.png")
+        let deposit = try cli.run(["deposit", "--json", "--wallet", wallet, "--amount", "12.34", "--qr", png])
+        #expect(deposit.status == 0, "\(deposit.stdout) \(deposit.stderr)")
+        let ref = try #require(deposit.json["accountRef"] as? String)
+        let chainID = try #require(deposit.json["chainId"] as? String)
+        let token = try #require(deposit.json["token"] as? String)
+        #expect(deposit.json["escrow"] as? String == escrow && deposit.json["currency"] as? String == "EUR")
+        #expect(deposit.json["depositUri"] as? String == "ethereum:\(escrow)@\(chainID)/deposit?uint256=1234&bytes32=\(ref)")
+        #expect(deposit.json["approveUri"] as? String == "ethereum:\(token)@\(chainID)/approve?address=\(escrow)&uint256=1234")
+        #expect(deposit.json["files"] as? [String] == [png])
+        #expect(FileManager.default.contents(atPath: png)?.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
+
+        let paid = try cli.run(
+            ["deposit", "--rpc", rpc, "--key-file", keys + "/user1.key", "--escrow", escrow, "--ref", ref, "--amount", "12.34"],
+            product: "wallet-chain")
+        #expect(paid.status == 0, "\(paid.stderr)")
+        // Credited on the server's next pass (a liveness bound for a loaded machine).
+        let deadline = ContinuousClock.now + .seconds(120)
+        var settled = 0
+        while settled != 1_234, ContinuousClock.now < deadline {
+            settled = try cli.run(["status", "--json", "--wallet", wallet]).json["settled"] as? Int ?? 0
+            if settled != 1_234 { Thread.sleep(forTimeInterval: 0.2) }
+        }
+        #expect(settled == 1_234)
+
+        let to = try #require(try cli.run(["address", "--json", "--key-file", keys + "/user2.key"], product: "wallet-chain").json["address"] as? String)
+        // A mistyped checksum (one letter's case flipped) is the issuer's to refuse: nothing is debited.
+        let flipped = Self.flipCase(of: to)
+        let typo = try cli.run(["withdraw", "--json", "--wallet", wallet, "1.00", "--to", flipped])
+        #expect(typo.status == 5 && typo.errorCode == "invalid_field", "\(typo.stdout)")
+        #expect(cli.config(wallet)["pendingWithdrawal"] == nil)
+
+        let withdraw = try cli.run(["withdraw", "--json", "--wallet", wallet, "5.00", "--to", to, "--wait"])
+        #expect(withdraw.status == 0, "\(withdraw.stdout) \(withdraw.stderr)")
+        #expect(withdraw.json["status"] as? String == "paid" && withdraw.json["amount"] as? Int == 500)
+        #expect(withdraw.json["to"] as? String == to && withdraw.json["settled"] as? Int == 734)
+        let id = try #require(withdraw.json["id"] as? String)
+        let tx = try #require(withdraw.json["txHash"] as? String)
+        #expect(withdraw.stderr.contains("paid: paid on chain (tx \(tx))"))
+
+        let list = try cli.run(["withdrawals", "--json", "--wallet", wallet])
+        #expect((list.json["withdrawals"] as? [[String: Any]])?.map { $0["id"] as? String } == [id])
+        let one = try cli.run(["withdrawals", id, "--wallet", wallet])
+        #expect(one.status == 0 && one.stdout.contains("status   paid") && one.stdout.contains("tx       \(tx)"))
+        #expect(cli.config(wallet)["pendingWithdrawal"] == nil)
+    }
+
+    /// `address` with the case of its first letter digit flipped: same bytes, wrong EIP-55 checksum.
+    static func flipCase(of address: String) -> String {
+        var flipped = false
+        return String(address.enumerated().map { i, c -> Character in
+            guard i >= 2, !flipped, c.isLetter else { return c }
+            flipped = true
+            return Character(c.isUppercase ? c.lowercased() : c.uppercased())
+        })
     }
 }
 #endif
