@@ -503,7 +503,7 @@ let package = Package(
         .testTarget(
             name: "EthereumTests",
             dependencies: [
-                "Ethereum", "EthereumRPC", "ChainTesting",
+                "Ethereum", "EthereumRPC", "ChainTesting", "TestSupport",
             ],
             path: "Tests/EthereumTests"
         ),
