@@ -172,6 +172,29 @@ import Testing
         }
     }
 
+    /// A JSON-RPC error whose code or id is a number no Int holds: malformed, not a trap.
+    @Test func hugeNumbersInAnswersDoNotTrap() async throws {
+        try await withNode({ _, _ in .raw(status: 200, body: "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":1e300,\"message\":\"x\"}}") }) { (client: JSONRPCClient, _: StubNode) async throws in
+            guard case .malformed = await rpcError({ _ = try await client.chainID() }) else { Issue.record("a code of 1e300 was accepted"); return }
+        }
+        try await withNode({ _, _ in .raw(status: 200, body: "{\"jsonrpc\":\"2.0\",\"id\":1e300,\"result\":\"0x1\"}") }) { (client: JSONRPCClient, _: StubNode) async throws in
+            guard case .malformed = await rpcError({ _ = try await client.chainID() }) else { Issue.record("an id of 1e300 was accepted"); return }
+        }
+    }
+
+    /// Errors name the node by scheme, host and port only: a hosted node's API key (in the path,
+    /// the query or the user part) must not reach the logs.
+    @Test func errorsDoNotRepeatAnAPIKeyInTheURL() async throws {
+        let node = try StubNode { _, _ in .raw(status: 403, body: "{\"error\":\"forbidden\"}") }
+        defer { node.stop() }
+        let url = URL(string: "http://user:secretpass@127.0.0.1:\(node.port)/v3/secretkey123?apikey=secretquery")!
+        let error = await rpcError { _ = try await JSONRPCClient(url: url).chainID() }
+        let text = "\(String(describing: error))"
+        #expect(text.contains("HTTP 403") && text.contains("http://127.0.0.1:\(node.port)/…"))
+        #expect(!text.contains("secret"))
+        #expect(JSONRPCClient.redacted(URL(string: "https://node.example:8545")!) == "https://node.example:8545")
+    }
+
     /// Nothing listens on the port: `.transport` naming the URL and what to check.
     @Test func unreachableNodeIsATransportError() async throws {
         let node = try StubNode { _, _ in .silent }
@@ -179,7 +202,7 @@ import Testing
         node.stop()
         let error = await rpcError { _ = try await JSONRPCClient(url: url).chainID() }
         guard case .transport(let message) = error else { Issue.record("not a transport error: \(String(describing: error))"); return }
-        #expect(message.contains(url.absoluteString))
+        #expect(message.contains("http://127.0.0.1:\(node.port)"))
         #expect(message.contains("check the URL and that the node is running"))
     }
 

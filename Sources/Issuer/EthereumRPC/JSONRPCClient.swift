@@ -29,6 +29,17 @@ public final class JSONRPCClient: Sendable {
 
     deinit { session.finishTasksAndInvalidate() }
 
+    /// The URL as errors show it: scheme, host and port only. Hosted nodes put an API key in
+    /// the path or the user part (https://mainnet.example/v3/KEY), and errors end up in logs.
+    public var endpoint: String { Self.redacted(url) }
+
+    static func redacted(_ url: URL) -> String {
+        guard let scheme = url.scheme, let host = url.host else { return "the configured URL" }
+        let port = url.port.map { ":\($0)" } ?? ""
+        let rest = url.path.isEmpty || url.path == "/" ? (url.query == nil ? "" : "/…") : "/…"
+        return "\(scheme)://\(host)\(port)\(rest)"
+    }
+
     private static func seconds(_ duration: Duration) -> TimeInterval {
         let (seconds, attoseconds) = duration.components
         return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
@@ -58,7 +69,7 @@ public final class JSONRPCClient: Sendable {
         do {
             (data, response) = try await session.data(for: request)
         } catch {
-            throw .transport("\(method): cannot reach the Ethereum node at \(url.absoluteString) (\(Self.describe(error))); check the URL and that the node is running")
+            throw .transport("\(method): cannot reach the Ethereum node at \(endpoint) (\(Self.describe(error))); check the URL and that the node is running")
         }
         let status = (response as? HTTPURLResponse)?.statusCode ?? 200
         let answer: JSON
@@ -66,31 +77,32 @@ public final class JSONRPCClient: Sendable {
             answer = try JSONDecoder().decode(JSON.self, from: data)
         } catch {
             if !(200..<300).contains(status) {
-                throw .transport("\(method): the server at \(url.absoluteString) answered HTTP \(status) without a JSON-RPC body; check the URL names an Ethereum JSON-RPC endpoint")
+                throw .transport("\(method): the server at \(endpoint) answered HTTP \(status) without a JSON-RPC body; check the URL names an Ethereum JSON-RPC endpoint")
             }
-            throw .malformed("\(method): the answer from \(url.absoluteString) is not JSON (\(Self.preview(data))); check the URL names an Ethereum JSON-RPC endpoint")
+            throw .malformed("\(method): the answer from \(endpoint) is not JSON (\(Self.preview(data))); check the URL names an Ethereum JSON-RPC endpoint")
         }
         guard case .object = answer else {
-            throw .malformed("\(method): the answer from \(url.absoluteString) is not a JSON-RPC response: \(answer)")
+            throw .malformed("\(method): the answer from \(endpoint) is not a JSON-RPC response: \(answer)")
         }
         if let error = answer["error"], !error.isNull {
-            if case .number(let code)? = error["code"], let message = error["message"]?.stringValue {
-                throw .server(code: Int(code), message: Self.withRevertReason(message, data: error["data"]))
+            // Int(exactly:): a hostile or broken node's 1e300 must not trap.
+            if case .number(let number)? = error["code"], let code = Int(exactly: number), let message = error["message"]?.stringValue {
+                throw .server(code: code, message: Self.withRevertReason(message, data: error["data"]))
             }
             if !(200..<300).contains(status) {
                 // A gateway's or proxy's own refusal (401, 403, 429 …), not the node's.
-                throw .transport("\(method): the server at \(url.absoluteString) answered HTTP \(status): \(error); check the URL (and any API key in it)")
+                throw .transport("\(method): the server at \(endpoint) answered HTTP \(status): \(error); check the URL (and any API key in it)")
             }
-            throw .malformed("\(method): the node at \(url.absoluteString) sent an error without code and message: \(error)")
+            throw .malformed("\(method): the node at \(endpoint) sent an error without code and message: \(error)")
         }
         if !(200..<300).contains(status) {
-            throw .transport("\(method): the server at \(url.absoluteString) answered HTTP \(status) without a JSON-RPC error (\(Self.preview(data))); check the URL names an Ethereum JSON-RPC endpoint")
+            throw .transport("\(method): the server at \(endpoint) answered HTTP \(status) without a JSON-RPC error (\(Self.preview(data))); check the URL names an Ethereum JSON-RPC endpoint")
         }
-        if case .number(let answerID)? = answer["id"], Int(answerID) != id {
-            throw .malformed("\(method): the answer from \(url.absoluteString) is for request \(Int(answerID)), not \(id)")
+        if case .number(let answerID)? = answer["id"], Int(exactly: answerID) != id {
+            throw .malformed("\(method): the answer from \(endpoint) is for request \(answerID), not \(id)")
         }
         guard let result = answer["result"] else {
-            throw .malformed("\(method): the answer from \(url.absoluteString) has neither result nor error: \(answer)")
+            throw .malformed("\(method): the answer from \(endpoint) has neither result nor error: \(answer)")
         }
         return result
     }
@@ -191,7 +203,7 @@ public final class JSONRPCClient: Sendable {
         }
         let returned = try Self.bytes(answer, "eth_sendRawTransaction", count: 32)
         guard returned == hash else {
-            throw .malformed("eth_sendRawTransaction: the node at \(url.absoluteString) returned hash \(Hex.encode(returned)) for a transaction whose hash is \(Hex.encode(hash))")
+            throw .malformed("eth_sendRawTransaction: the node at \(endpoint) returned hash \(Hex.encode(returned)) for a transaction whose hash is \(Hex.encode(hash))")
         }
         return hash
     }
