@@ -101,7 +101,10 @@ struct Withdraw: AsyncParsableCommand {
             if wait {
                 // Only the issuer is asked from here on: other commands may use the wallet meanwhile.
                 withdrawal = try await home.unlocked {
-                    try await ChainCodes.waitUntilFinal(withdrawal, client: session.client, timeout: timeout, currency: currency, output: out)
+                    try await ChainCodes.waitUntilFinal(withdrawal, client: session.client, timeout: timeout, output: out) {
+                        // The access token ran out during a long wait: resume the login (under the lock).
+                        try await home.withLock { try await home.resume(wallet).client }
+                    }
                 }
             }
             let settled = try? await session.client.account().balance
@@ -214,10 +217,14 @@ enum ChainCodes {
 
     /// Asks the issuer about `withdrawal` every second until it is paid or refused, noting each
     /// change on stderr. Past `timeout` seconds it stops with the withdrawal still under way
-    /// (debited; the issuer keeps paying it out).
+    /// (debited; the issuer keeps paying it out). An access token that expires meanwhile (they
+    /// last 15 minutes, a wait up to an hour) is replaced through `renew`, once per expiry.
     static func waitUntilFinal(
-        _ withdrawal: ChainWithdrawal, client: IssuerClient, timeout: Double, currency: Currency, output: Output
+        _ withdrawal: ChainWithdrawal, client: IssuerClient, timeout: Double, output: Output,
+        renew: () async throws -> IssuerClient
     ) async throws -> ChainWithdrawal {
+        var client = client
+        var renewed = false
         var current = withdrawal
         output.note("  \(current.status.rawValue): \(meaning(current.status))")
         let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
@@ -229,7 +236,15 @@ enum ChainCodes {
                     exit: .failure)
             }
             try await Task.sleep(for: .seconds(1))
-            let next = try await client.withdrawal(id: current.id)
+            let next: ChainWithdrawal
+            do {
+                next = try await client.withdrawal(id: current.id)
+                renewed = false
+            } catch let error as IssuerClientError where error.status == 401 && !renewed {
+                client = try await renew()
+                renewed = true
+                continue
+            }
             if next.status != current.status || next.txHash != current.txHash {
                 output.note("  \(next.status.rawValue): \(meaning(next.status))\(next.txHash.map { " (tx \($0))" } ?? "")")
             }
