@@ -70,6 +70,12 @@ import Testing
             #expect(error == .insecureKeyFile(path: path, mode: UInt16(mode)))
             #expect(error.description.contains("chmod 600 \(path)"))
         }
+        // A symbolic link (mounted secrets often are) is judged by the file it points to.
+        let target = try write("target.key", Self.docsKey + "\n", mode: 0o600)
+        try FileManager.default.createSymbolicLink(atPath: directory + "/link.key", withDestinationPath: target)
+        #expect(try PrivateKey(hexFile: directory + "/link.key").address.checksummed == expected)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: target)
+        #expect(ethereumError { _ = try PrivateKey(hexFile: directory + "/link.key") } == .insecureKeyFile(path: directory + "/link.key", mode: 0o644))
         let garbage = try write("garbage.key", "not a key\n", mode: 0o600)
         guard case .keyFile(let path, _) = ethereumError({ _ = try PrivateKey(hexFile: garbage) }) else {
             Issue.record("garbage key file accepted")

@@ -70,15 +70,18 @@ public struct PrivateKey: Sendable, CustomStringConvertible, CustomDebugStringCo
     /// Refuses a file that group or others may read or write (mode & 0o077 ≠ 0), naming the
     /// `chmod 600` that fixes it — a key that others could read may already be leaked.
     public init(hexFile path: String) throws(EthereumError) {
+        // Open first and check the opened file (fstat), so the file whose mode was checked is
+        // the file that is read. Symbolic links are followed: mounted secrets are often links.
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .keyFile(path: path, reason: "cannot read it (\(String(cString: strerror(errno))))") }
+        defer { close(fd) }
         var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw .keyFile(path: path, reason: "cannot read it (\(String(cString: strerror(errno))))")
-        }
+        guard fstat(fd, &info) == 0 else { throw .keyFile(path: path, reason: "cannot read it (\(String(cString: strerror(errno))))") }
         guard info.st_mode & S_IFMT == S_IFREG else { throw .keyFile(path: path, reason: "not a regular file") }
         let mode = UInt16(truncatingIfNeeded: info.st_mode & 0o7777)
         guard mode & 0o077 == 0 else { throw .insecureKeyFile(path: path, mode: mode) }
         guard info.st_size <= 1024 else { throw .keyFile(path: path, reason: "\(info.st_size) bytes is too long for a key file (64 hex digits)") }
-        guard let contents = readSmallFile(path) else {
+        guard let contents = readAll(fd) else {
             throw .keyFile(path: path, reason: "cannot read it (\(String(cString: strerror(errno))))")
         }
         guard let text = String(validating: contents, as: UTF8.self) else {
@@ -189,11 +192,8 @@ extension String {
     }
 }
 
-/// The bytes of a small file, or nil with errno set.
-private func readSmallFile(_ path: String) -> [UInt8]? {
-    let fd = open(path, O_RDONLY)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
+/// Everything left to read from `fd`, or nil with errno set.
+private func readAll(_ fd: Int32) -> [UInt8]? {
     var contents: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 4096)
     while true {
