@@ -44,9 +44,10 @@ import TestSupport
         var random = SplitMix64(seed: 13)
         let key = PrivateKey.generate()
         for _ in 0..<40 {
+            let priority = UInt128(random.next() >> (random.next() % 64))
             let transaction = EIP1559Transaction(
                 chainID: random.next() >> (random.next() % 64), nonce: random.next() >> (random.next() % 64),
-                maxPriorityFeePerGas: UInt128(random.next()), maxFeePerGas: UInt128(random.next()) << (random.next() % 64),
+                maxPriorityFeePerGas: priority, maxFeePerGas: priority + UInt128(random.next()) << (random.next() % 64),
                 gasLimit: random.next() % 30_000_000, to: random.chance(0.2) ? nil : try Address(bytes: (0..<20).map { _ in UInt8(truncatingIfNeeded: random.next()) }),
                 value: UInt128(random.next()) * UInt128(random.next() % 1000), data: (0..<Int(random.next() % 100)).map { _ in UInt8(truncatingIfNeeded: random.next()) })
             let signed = try transaction.signed(with: key)

@@ -90,6 +90,12 @@ import Testing
         }
     }
 
+    @Test func priorityFeeAboveMaxFeeIsRefused() {
+        var transaction = Self.transfer(nonce: 1)
+        transaction.maxPriorityFeePerGas = transaction.maxFeePerGas + 1
+        #expect(ethereumError { _ = try transaction.signed(with: Self.key) } == .invalidTransaction("max priority fee 2000000001 wei exceeds max fee 2000000000 wei per gas"))
+    }
+
     /// The chain id is signed: the same transaction on another chain has another hash (EIP-155 replay protection).
     @Test func chainIDIsPartOfTheSigningHash() {
         #expect(Self.docs(chainID: 1337).signingHash != Self.docs(chainID: 1900).signingHash)

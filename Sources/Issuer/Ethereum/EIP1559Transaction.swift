@@ -41,7 +41,12 @@ public struct EIP1559Transaction: Equatable, Sendable {
     }
 
     /// Signs with `key`: the raw bytes to send with eth_sendRawTransaction and their hash.
+    /// Refuses a priority fee above the max fee, which every node rejects (EIP-1559), so the
+    /// caller's mistake shows here rather than as a node error.
     public func signed(with key: PrivateKey) throws(EthereumError) -> SignedTransaction {
+        guard maxPriorityFeePerGas <= maxFeePerGas else {
+            throw .invalidTransaction("max priority fee \(maxPriorityFeePerGas) wei exceeds max fee \(maxFeePerGas) wei per gas")
+        }
         let signature = try key.sign(hash: signingHash)
         return SignedTransaction(transaction: self, yParity: signature.v, r: signature.r, s: signature.s)
     }
