@@ -430,10 +430,17 @@ struct ChainSettlementTests {
         try await TestEscrow.run { chain in
             let (database, _) = try await Backend.sqlite.makeDatabase()
             let settlement = try await Harness.settlement(chain, try await Harness.issuer(on: database))
-            let text = chain.escrow.checksummed
-            #expect(try settlement.parseAddress(text) == chain.escrow.bytes)
-            #expect(try settlement.parseAddress(text.lowercased()) == chain.escrow.bytes)
-            #expect(settlement.format(address: chain.escrow.bytes) == text)
+            let wallet = PrivateKey.generate().address
+            let text = wallet.checksummed
+            #expect(try settlement.parseAddress(text) == wallet.bytes)
+            #expect(try settlement.parseAddress(text.lowercased()) == wallet.bytes)
+            #expect(settlement.format(address: wallet.bytes) == text)
+            // The escrow and its token are not wallets: paid there, the money never leaves
+            // the escrow, or is lost in the token contract.
+            for contract in [chain.escrow, chain.token] {
+                #expect(throws: IssuerError.self) { try settlement.parseAddress(contract.checksummed) }
+                #expect(throws: IssuerError.self) { try settlement.parseAddress(contract.checksummed.lowercased()) }
+            }
             // One letter's case flipped: still mixed case, so the checksum must hold, and it does not.
             var digits = Array(text)
             let letter = try #require(digits.indices.dropFirst(2).first { digits[$0].isLetter })

@@ -222,6 +222,30 @@ import Testing
         try await h.expectBooksBalance()
     }
 
+    /// The books follow one escrow on one chain; a new operator key (the leaked-key runbook)
+    /// restarts the nonce at the chain's count instead of the old key's.
+    @Test(arguments: Backend.available)
+    func theBooksFollowOneEscrowAndANewOperatorStartsAtItsOwnNonce(_ backend: Backend) async throws {
+        let h = try await IssuerHarness(backend)
+        let (escrow, oldOperator, newOperator) = (Self.bytes(20, 1), Self.bytes(20, 2), Self.bytes(20, 3))
+        try await h.issuer.bindChain(chainID: 31_337, escrow: escrow, operatorAddress: oldOperator)
+        let (alice, _) = try await h.user("alice", funds: 1_000)
+        let a = try await h.issuer.requestWithdrawal(account: alice, amount: 100, to: Self.address, idempotencyKey: "bind-a-1")
+        #expect(try await h.issuer.recordPayout(id: a.id, chainNonce: 41, sign: Self.signer(a.id)).nonce == 41)
+        // A restart with the same key keeps the nonce.
+        try await h.issuer.bindChain(chainID: 31_337, escrow: escrow, operatorAddress: oldOperator)
+        let b = try await h.issuer.requestWithdrawal(account: alice, amount: 100, to: Self.address, idempotencyKey: "bind-b-1")
+        #expect(try await h.issuer.recordPayout(id: b.id, chainNonce: 0, sign: Self.signer(b.id)).nonce == 42)
+        // Another escrow or chain is refused and changes nothing.
+        #expect(await issuerError { try await h.issuer.bindChain(chainID: 31_337, escrow: Self.bytes(20, 9), operatorAddress: oldOperator) }?.code == "chain_mismatch")
+        #expect(await issuerError { try await h.issuer.bindChain(chainID: 1, escrow: escrow, operatorAddress: newOperator) }?.code == "chain_mismatch")
+        // The new operator's first payout takes the new key's count (0), not 43.
+        try await h.issuer.bindChain(chainID: 31_337, escrow: escrow, operatorAddress: newOperator)
+        let c = try await h.issuer.requestWithdrawal(account: alice, amount: 100, to: Self.address, idempotencyKey: "bind-c-1")
+        #expect(try await h.issuer.recordPayout(id: c.id, chainNonce: 0, sign: Self.signer(c.id)).nonce == 0)
+        try await h.expectBooksBalance()
+    }
+
     /// Two processes signing payouts at once never use one nonce twice.
     @Test(arguments: Backend.available)
     func concurrentPayoutsNeverShareANonce(_ backend: Backend) async throws {

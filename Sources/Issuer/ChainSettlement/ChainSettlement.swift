@@ -69,6 +69,11 @@ public final class ChainSettlement: ChainMonitor {
             throw ChainSettlementError.configuration(
                 "the escrow's operator is \(onChain) but --chain-operator-key holds the key of \(operatorKey.address): the escrow would refuse every payout. Give the key file of \(onChain), or have the escrow's owner make \(operatorKey.address) the operator (`wallet-chain set-operator \(operatorKey.address)`).")
         }
+        do {
+            try await issuer.bindChain(chainID: chainID, escrow: escrow.bytes, operatorAddress: operatorKey.address.bytes)
+        } catch {
+            throw ChainSettlementError.configuration("\(error)")
+        }
         let info = ChainInfo(
             chainID: chainID, escrow: escrow.checksummed, token: token.checksummed, decimals: Int(decimals), confirmations: confirmations)
         let settlement = ChainSettlement(
@@ -178,9 +183,17 @@ public final class ChainSettlement: ChainMonitor {
 
     /// EIP-55: all lower, all upper, or mixed case with the right checksum; not the zero address.
     public func parseAddress(_ text: String) throws -> [UInt8] {
-        do { return try Address(hex: text).bytes } catch {
+        let address: Address
+        do { address = try Address(hex: text) } catch {
             throw IssuerError.invalidField(field: "to", reason: error.description)
         }
+        // Tokens paid to the escrow never leave it (the books would call them paid while the
+        // escrow still held them); tokens paid to the token contract are lost for good.
+        guard address.checksummed != info.escrow, address.checksummed != info.token else {
+            throw IssuerError.invalidField(
+                field: "to", reason: "\(address) is the escrow or its token contract, not a wallet; give the address of a wallet you control")
+        }
+        return address.bytes
     }
 
     public func format(address: [UInt8]) -> String {

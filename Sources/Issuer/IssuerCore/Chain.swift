@@ -109,6 +109,41 @@ extension Issuer {
         }
     }
 
+    /// Binds the books to one escrow on one chain, and the payout nonce to the operator key.
+    /// Called at every start in chain mode, before any scan or payout.
+    ///
+    /// - The first call records `chainID` and `escrow`; a later call naming another chain or
+    ///   escrow is refused (`chainMismatch`): the cursor, the deposits and the withdrawals
+    ///   in this database belong to the first, and following another would credit or pay
+    ///   against the wrong contract.
+    /// - A new `operatorAddress` (the owner replaced a leaked operator key) restarts
+    ///   `next_nonce` at 0: the stored one counted the old key's transactions, and the new key's
+    ///   payouts would otherwise wait forever behind a nonce gap. (`recordPayout` takes the larger
+    ///   of it and the chain's count, so 0 means "the chain's count".)
+    public func bindChain(chainID: UInt64, escrow: [UInt8], operatorAddress: [UInt8]) async throws(IssuerError) {
+        guard escrow.count == 20, operatorAddress.count == 20 else {
+            throw .invalidField(field: "escrow", reason: "addresses are 20 bytes")
+        }
+        guard chainID <= UInt64(Int64.max) else { throw .invalidField(field: "chainID", reason: "above 2^63") }
+        try await transaction { conn in
+            let lock = conn.dialect == .postgres ? " FOR UPDATE" : ""
+            guard let row = try await conn.queryOne("SELECT chain_id, escrow, operator FROM chain_state WHERE id = 1\(lock)") else {
+                throw IssuerError.storage("chain_state row missing; migrations did not run")
+            }
+            guard let boundChain = try row.optionalInt("chain_id"), let boundEscrow = try row.optionalBlob("escrow") else {
+                try await conn.execute(
+                    "UPDATE chain_state SET chain_id = ?, escrow = ?, operator = ? WHERE id = 1", Int64(chainID), escrow, operatorAddress)
+                return
+            }
+            guard boundChain == Int64(chainID), boundEscrow == escrow else {
+                throw IssuerError.chainMismatch(boundChainID: UInt64(boundChain), boundEscrow: boundEscrow)
+            }
+            if try row.optionalBlob("operator") != operatorAddress {
+                try await conn.execute("UPDATE chain_state SET operator = ?, next_nonce = 0 WHERE id = 1", operatorAddress)
+            }
+        }
+    }
+
     /// The deposit cursor: the last block whose deposits are all credited; nil before the first scan.
     public func chainCursor() async throws(IssuerError) -> UInt64? {
         try await transaction { conn in

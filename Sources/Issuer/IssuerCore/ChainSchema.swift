@@ -8,7 +8,9 @@ extension Schema {
     ///   is recorded, and so credited, at most once whatever the retries or processes.
     /// - `chain_withdrawal`: withdrawals and their payout transaction; `seq` orders them.
     /// - `chain_state`: one row: `scanned_through` (last block whose deposits are all credited)
-    ///   and `next_nonce` (the operator account's next transaction nonce as far as we know).
+    ///   and `next_nonce` (the operator account's next transaction nonce as far as we know), and
+    ///   what they belong to: `chain_id` and `escrow` (bound on the first start in chain mode; a
+    ///   database never follows another escrow) and `operator` (whose nonce `next_nonce` is).
     ///
     /// The status CHECKs also pin which payout columns each status has, so no code path can
     /// leave a `sent` row without the transaction it sent.
@@ -71,7 +73,11 @@ extension Schema {
             CREATE TABLE chain_state (
                 id \(int) PRIMARY KEY CHECK (id = 1),
                 scanned_through \(int) CHECK (scanned_through IS NULL OR (\(whole("scanned_through")))),
-                next_nonce \(int) NOT NULL CHECK (\(whole("next_nonce")))
+                next_nonce \(int) NOT NULL CHECK (\(whole("next_nonce"))),
+                chain_id \(int) CHECK (chain_id IS NULL OR (\(whole("chain_id")))),
+                escrow \(blob) CHECK (escrow IS NULL OR length(escrow) = 20),
+                operator \(blob) CHECK (operator IS NULL OR length(operator) = 20),
+                CHECK ((chain_id IS NULL) = (escrow IS NULL) AND (escrow IS NULL) = (operator IS NULL))
             )
             """,
             "INSERT INTO chain_state(id, scanned_through, next_nonce) VALUES (1, NULL, 0)",

@@ -25,6 +25,8 @@ public enum IssuerError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidChain(VerificationError)
     /// No withdrawal with this id belongs to the account (chain settlement).
     case withdrawalNotFound
+    /// The database settles on another chain or escrow than the one configured (`bindChain`).
+    case chainMismatch(boundChainID: UInt64, boundEscrow: [UInt8])
     case storage(String)
 
     public var code: String {
@@ -45,6 +47,7 @@ public enum IssuerError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notOwner: "not_owner"
         case .invalidChain(let e): e.code
         case .withdrawalNotFound: "withdrawal_not_found"
+        case .chainMismatch: "chain_mismatch"
         case .storage: "storage"
         }
     }
@@ -72,6 +75,8 @@ public enum IssuerError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notOwner: "The note is not owned by a key of this account."
         case .invalidChain(let e): "The note chain is invalid: \(e)"
         case .withdrawalNotFound: "No withdrawal with this id belongs to your account. List your withdrawals to find its id."
+        case .chainMismatch(let chain, let escrow):
+            "This database settles with escrow 0x\(Hex.encode(escrow)) on chain \(chain); it cannot follow another escrow or chain. Give that --chain-escrow and --chain-rpc, or start with a new database."
         case .storage(let m): "The server's database failed: \(m). Retry later."
         }
     }

@@ -61,7 +61,7 @@ public struct HTTPProblem: Error, Sendable {
         case .accountNotFound, .withdrawalNotFound: status = .notFound
         case .accountFrozen, .fundingDisabled, .notOwner: status = .forbidden
         case .insufficientFunds, .holdingLimitExceeded, .amountOverflow, .walletKeyNotRegistered, .badChallenge: status = .unprocessableContent
-        case .storage: status = .serviceUnavailable
+        case .storage, .chainMismatch: status = .serviceUnavailable
         }
         self.init(status, code: error.code, detail: error.description, field: field)
     }
