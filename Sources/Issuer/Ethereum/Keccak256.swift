@@ -13,15 +13,15 @@ public enum Keccak256 {
         message.append(0x01)
         while message.count % rate != 0 { message.append(0) }
         message[message.count - 1] |= 0x80
-        var offset = 0
-        while offset < message.count {
-            for lane in 0..<(rate / 8) {
-                var word: UInt64 = 0
-                for k in 0..<8 { word |= UInt64(message[offset + lane * 8 + k]) << (8 * k) }
-                state[lane] ^= word
+        message.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                for lane in 0..<(rate / 8) {
+                    state[lane] ^= UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + lane * 8, as: UInt64.self))
+                }
+                permute(&state)
+                offset += rate
             }
-            permute(&state)
-            offset += rate
         }
         var digest: [UInt8] = []
         digest.reserveCapacity(32)
@@ -52,26 +52,49 @@ public enum Keccak256 {
     @inline(__always) private static func rotl(_ x: UInt64, _ n: UInt64) -> UInt64 { (x << n) | (x >> (64 - n)) }
 
     /// Keccak-f[1600]: 24 rounds of θ, ρ, π, χ, ι over 25 little-endian 64-bit lanes.
-    private static func permute(_ a: inout [UInt64]) {
-        var c = [UInt64](repeating: 0, count: 5)
-        for round in 0..<24 {
-            for x in 0..<5 { c[x] = a[x] ^ a[x + 5] ^ a[x + 10] ^ a[x + 15] ^ a[x + 20] }
-            for x in 0..<5 {
-                let d = c[(x + 4) % 5] ^ rotl(c[(x + 1) % 5], 1)
-                for y in stride(from: 0, to: 25, by: 5) { a[y + x] ^= d }
+    /// Works through unsafe buffers: the bounds-checked array version is about ten times slower
+    /// in debug builds, where the tests run.
+    private static func permute(_ state: inout [UInt64]) {
+        state.withUnsafeMutableBufferPointer { a in
+            roundConstants.withUnsafeBufferPointer { rc in
+                rotations.withUnsafeBufferPointer { rot in
+                    piLanes.withUnsafeBufferPointer { pi in
+                        var c0: UInt64, c1: UInt64, c2: UInt64, c3: UInt64, c4: UInt64
+                        for round in 0..<24 {
+                            c0 = a[0] ^ a[5] ^ a[10] ^ a[15] ^ a[20]
+                            c1 = a[1] ^ a[6] ^ a[11] ^ a[16] ^ a[21]
+                            c2 = a[2] ^ a[7] ^ a[12] ^ a[17] ^ a[22]
+                            c3 = a[3] ^ a[8] ^ a[13] ^ a[18] ^ a[23]
+                            c4 = a[4] ^ a[9] ^ a[14] ^ a[19] ^ a[24]
+                            let d0 = c4 ^ rotl(c1, 1), d1 = c0 ^ rotl(c2, 1), d2 = c1 ^ rotl(c3, 1)
+                            let d3 = c2 ^ rotl(c4, 1), d4 = c3 ^ rotl(c0, 1)
+                            var y = 0
+                            while y < 25 {
+                                a[y] ^= d0; a[y + 1] ^= d1; a[y + 2] ^= d2; a[y + 3] ^= d3; a[y + 4] ^= d4
+                                y += 5
+                            }
+                            var carried = a[1]
+                            for i in 0..<24 {
+                                let j = pi[i]
+                                let next = a[j]
+                                a[j] = rotl(carried, rot[i])
+                                carried = next
+                            }
+                            y = 0
+                            while y < 25 {
+                                c0 = a[y]; c1 = a[y + 1]; c2 = a[y + 2]; c3 = a[y + 3]; c4 = a[y + 4]
+                                a[y] = c0 ^ (~c1 & c2)
+                                a[y + 1] = c1 ^ (~c2 & c3)
+                                a[y + 2] = c2 ^ (~c3 & c4)
+                                a[y + 3] = c3 ^ (~c4 & c0)
+                                a[y + 4] = c4 ^ (~c0 & c1)
+                                y += 5
+                            }
+                            a[0] ^= rc[round]
+                        }
+                    }
+                }
             }
-            var carried = a[1]
-            for i in 0..<24 {
-                let j = piLanes[i]
-                let next = a[j]
-                a[j] = rotl(carried, rotations[i])
-                carried = next
-            }
-            for y in stride(from: 0, to: 25, by: 5) {
-                for x in 0..<5 { c[x] = a[y + x] }
-                for x in 0..<5 { a[y + x] = c[x] ^ (~c[(x + 1) % 5] & c[(x + 2) % 5]) }
-            }
-            a[0] ^= roundConstants[round]
         }
     }
 }
