@@ -515,6 +515,12 @@ let package = Package(
             ],
             path: "Tests/ChainSettlementTests"
         ),
+        // wallet-chain's exact amount parsing and formatting (the tool itself runs in scripts/e2e-chain).
+        .testTarget(
+            name: "ChainToolTests",
+            dependencies: ["ChainTool"],
+            path: "Tests/ChainToolTests"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
