@@ -62,6 +62,26 @@ import WalletCore
         #expect(try alice.accountHistoryCursor()?.id == aliceJournal.map(\.id).max())
     }
 
+    /// Chain settlement's movements read as what they are: a deposit funds the account, a
+    /// withdrawal is sent out, a refused withdrawal comes back as a refund; each once.
+    @Test func chainDepositsAndWithdrawalsHaveTheirOwnLines() throws {
+        let h = try Harness()
+        let w = try h.wallet("w")
+        let t = h.clock.now
+        let journal = [
+            Self.entry(1, "chain-deposit", 10_000, Array(repeating: 7, count: 40), at: t),
+            Self.entry(2, "withdrawal", -3_000, Array(repeating: 1, count: 32), at: t),
+            Self.entry(3, "withdrawal", -500, Array(repeating: 2, count: 32), at: t),
+            Self.entry(4, "withdrawal-refused", 500, Array(repeating: 2, count: 32), at: t),
+        ]
+        #expect(try w.importAccountEntries(journal) == AccountHistoryImport(imported: 4, added: 4, linked: 0))
+        #expect(try w.importAccountEntries(journal) == AccountHistoryImport())
+        let lines = try w.history().sorted { $0.id < $1.id }
+        #expect(lines.map(\.direction) == [.funded, .sent, .sent, .refunded])
+        #expect(lines.map(\.counterparty) == ["chain deposit", "your address on chain", "your address on chain", "refused chain withdrawal"])
+        #expect(lines.map(\.amount) == [10_000, 3_000, 500, 500])
+    }
+
     /// A second `send-online` of the same amount is tied to the second journal entry, and a
     /// send the wallet never recorded (another device) still gets its own line.
     @Test func onlineSendsPairWithTheirJournalEntriesInOrder() throws {
