@@ -1,4 +1,5 @@
 # pragma version ==0.4.3
+# pragma evm-version cancun
 """
 @title Offline Wallet test token
 @custom:contract-name Token

@@ -10,10 +10,16 @@ Every test runs between evm_snapshot and evm_revert, so tests do not see each ot
 transactions. A refused call is checked twice: eth_call answers the contract's revert reason
 (so the test knows WHICH rule refused it), and the same call sent as a transaction with a fixed
 gas limit is mined with status 0 and changes no balance.
+
+The escrow's defences against a misbehaving token (return values, the reentrancy lock, state
+written before the token call) are tested on escrows of their own deployed on the test-only
+contracts in contracts/test/ (MockToken, NoReturnToken, MockOperator), which these tests compile
+with the pinned vyper (nothing of them is committed in contracts/build).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -23,14 +29,30 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from eth_utils import keccak  # noqa: E402
+import rlp  # noqa: E402
+import vyper  # noqa: E402
+from eth_utils import keccak, to_checksum_address  # noqa: E402
 from web3.logs import DISCARD  # noqa: E402
 
-from chainlib import Signer, artefact, connect, contract, funded_keys  # noqa: E402
+from chainlib import ROOT, Signer, artefact, connect, contract, funded_keys  # noqa: E402
 
 DEPOSIT_TOPIC = "0x" + keccak(text="Deposit(bytes32,address,uint256)").hex()
 PAYOUT_TOPIC = "0x" + keccak(text="Payout(bytes32,address,uint256)").hex()
 DAY = 86400
+ZERO = "0x" + "00" * 20
+
+
+@functools.cache
+def test_contract(name: str) -> tuple[list, str]:
+    """(abi, creation bytecode) of the test-only contracts/test/<name>.vy, compiled now."""
+    source = (ROOT / "contracts" / "test" / f"{name}.vy").read_text()
+    output = vyper.compile_code(source, output_formats=["abi", "bytecode"])
+    return output["abi"], output["bytecode"]
+
+
+def create_address(sender: str, nonce: int) -> str:
+    """The address a contract created by `sender`'s transaction number `nonce` gets."""
+    return to_checksum_address(keccak(rlp.encode([bytes.fromhex(sender[2:]), nonce]))[12:])
 
 
 def environment(name: str) -> str:
@@ -93,20 +115,22 @@ class ChainTestCase(unittest.TestCase):
         self.assertEqual(receipt["status"], 1, f"{function.fn_name} by {signer.address} failed")
         return receipt
 
-    def refused(self, signer: Signer, function, reason: str):
+    def refused(self, signer: Signer, function, reason: str, token=None, holders: tuple = ()):
         """Asserts the contract refuses `function` from `signer` for `reason` (eth_call) and that
-        the transaction is mined as a revert that moves no tokens."""
+        the transaction is mined as a revert that moves no tokens (of `token`, by default the
+        deployed Token, among the usual holders and `holders`)."""
+        token = token or self.token
         with self.assertRaises(RPCFailure) as caught:
             self.rpc("eth_call", {"from": signer.address, "to": function.address,
                                   "data": function._encode_transaction_data()}, "latest")
         self.assertEqual(caught.exception.code, 3)
         self.assertIn(reason, caught.exception.message)
-        holders = [signer.address, self.escrow.address, self.user.address, self.user2.address]
-        before = [self.balance(a) for a in holders]
+        holders = [signer.address, self.escrow.address, self.user.address, self.user2.address, *holders]
+        before = [token.functions.balanceOf(a).call() for a in holders]
         receipt = signer.call(function)
         self.assertEqual(receipt["status"], 0, f"{function.fn_name} was not refused")
         self.assertEqual(receipt["logs"], [])
-        self.assertEqual([self.balance(a) for a in holders], before)
+        self.assertEqual([token.functions.balanceOf(a).call() for a in holders], before)
 
     def deposit(self, signer: Signer, amount: int, ref: bytes):
         self.ok(signer, self.token.functions.approve(self.escrow.address, amount))
@@ -119,6 +143,29 @@ class ChainTestCase(unittest.TestCase):
         """Mines a block at the first second of the next UTC day (the cap's window)."""
         pending = int(self.rpc("eth_getBlockByNumber", "pending", False)["timestamp"], 16)
         self.rpc("evm_increaseTime", hex((pending // DAY + 1) * DAY - pending))
+
+    def travel_to(self, timestamp: int):
+        """Mines an empty block at `timestamp` (later than the pending block's); as the chain's
+        clock is then ahead of the wall clock, each further block is exactly one second later
+        (node.py: max(now, parent + 1))."""
+        pending = int(self.rpc("eth_getBlockByNumber", "pending", False)["timestamp"], 16)
+        self.assertGreaterEqual(timestamp, pending)
+        self.assertEqual(int(self.rpc("evm_increaseTime", hex(timestamp - pending)), 16), timestamp)
+
+    def block_time(self, receipt) -> int:
+        return self.w3.eth.get_block(receipt["blockNumber"])["timestamp"]
+
+    def deploy_test_contract(self, name: str, *arguments):
+        """Deploys the test-only contracts/test/<name>.vy from the stranger's key."""
+        abi, bytecode = test_contract(name)
+        data = self.w3.eth.contract(abi=abi, bytecode=bytecode).constructor(*arguments).data_in_transaction
+        receipt = self.stranger.send(None, data)
+        self.assertEqual(receipt["status"], 1, f"deploying {name} failed")
+        return self.w3.eth.contract(address=receipt["contractAddress"], abi=abi)
+
+    def escrow_on(self, token: str, operator: str, daily_cap: int = 10**6):
+        """An Escrow of the test's own (owner = the stranger) holding `token`."""
+        return contract(self.w3, "Escrow", self.stranger.deploy("Escrow", token, operator, daily_cap))
 
 
 class EscrowTests(ChainTestCase):
@@ -254,32 +301,114 @@ class EscrowTests(ChainTestCase):
 
     def test_owner_and_operator_stay_different_keys(self):
         self.refused(self.owner, self.escrow.functions.set_operator(self.owner.address), "escrow: operator is the owner")
-        self.refused(self.owner, self.escrow.functions.set_operator("0x" + "00" * 20),
-                     "escrow: operator is the zero address")
+        self.refused(self.owner, self.escrow.functions.set_operator(ZERO), "escrow: operator is the zero address")
+        # Neither contract could sign a payout: payouts would stop until the owner noticed.
+        for address in (self.escrow.address, self.token.address):
+            self.refused(self.owner, self.escrow.functions.set_operator(address),
+                         "escrow: operator is the escrow or its token")
         self.refused(self.owner, self.escrow.functions.transfer_ownership(self.operator.address),
                      "escrow: new owner is the operator")
-        self.refused(self.owner, self.escrow.functions.transfer_ownership("0x" + "00" * 20),
-                     "ownable: new owner is the zero address")
         # renounce_ownership is not offered: an escrow without owner could not be paused again.
         self.assertNotIn("renounce_ownership", [f["name"] for f in self.escrow.abi if f["type"] == "function"])
         # A handover works, and the new owner can then not become the operator either.
         new_owner = Signer(self.w3, funded_keys()[7])
         self.ok(self.owner, self.escrow.functions.transfer_ownership(new_owner.address))
+        self.ok(new_owner, self.escrow.functions.accept_ownership())
         self.assertEqual(self.escrow.functions.owner().call(), new_owner.address)
         self.refused(new_owner, self.escrow.functions.set_operator(new_owner.address), "escrow: operator is the owner")
         self.refused(self.owner, self.escrow.functions.pause(), "ownable: caller is not the owner")
+        self.assertEqual(self.escrow.functions.operator().call(), self.operator.address)
+
+    def test_renounce_ownership_cannot_be_called_even_by_its_raw_selector(self):
+        data = "0x" + keccak(text="renounce_ownership()")[:4].hex()
+        with self.assertRaises(RPCFailure) as caught:
+            self.rpc("eth_call", {"from": self.owner.address, "to": self.escrow.address, "data": data}, "latest")
+        self.assertEqual(caught.exception.code, 3)
+        self.assertEqual(self.owner.send(self.escrow.address, data)["status"], 0)
+        self.assertEqual(self.escrow.functions.owner().call(), self.owner.address)
+        self.ok(self.owner, self.escrow.functions.pause())
+
+    def test_ownership_moves_only_when_the_new_owner_accepts(self):
+        new_owner = Signer(self.w3, funded_keys()[7])
+        receipt = self.ok(self.owner, self.escrow.functions.transfer_ownership(new_owner.address))
+        started = self.escrow.events.OwnershipTransferStarted().process_receipt(receipt, errors=DISCARD)[0]["args"]
+        self.assertEqual((started["previous_owner"], started["new_owner"]), (self.owner.address, new_owner.address))
+        self.assertEqual(self.escrow.functions.pending_owner().call(), new_owner.address)
+        # Until the new owner accepts, the old one is in charge and the new one is not.
+        self.assertEqual(self.escrow.functions.owner().call(), self.owner.address)
+        self.refused(new_owner, self.escrow.functions.pause(), "ownable: caller is not the owner")
+        self.ok(self.owner, self.escrow.functions.pause())
+        self.ok(self.owner, self.escrow.functions.unpause())
+        for signer in (self.stranger, self.operator, self.owner):
+            self.refused(signer, self.escrow.functions.accept_ownership(), "ownable_2step: caller is not the new owner")
+
+        receipt = self.ok(new_owner, self.escrow.functions.accept_ownership())
+        moved = self.escrow.events.OwnershipTransferred().process_receipt(receipt, errors=DISCARD)[0]["args"]
+        self.assertEqual((moved["previous_owner"], moved["new_owner"]), (self.owner.address, new_owner.address))
+        self.assertEqual(self.escrow.functions.owner().call(), new_owner.address)
+        self.assertEqual(self.escrow.functions.pending_owner().call(), ZERO)
+        self.refused(self.owner, self.escrow.functions.pause(), "ownable: caller is not the owner")
+        self.refused(new_owner, self.escrow.functions.accept_ownership(), "ownable_2step: caller is not the new owner")
+        self.ok(new_owner, self.escrow.functions.pause())
+
+    def test_a_pending_offer_of_ownership_is_replaced_or_withdrawn_by_the_owner(self):
+        first, second = Signer(self.w3, funded_keys()[7]), Signer(self.w3, funded_keys()[8])
+        self.ok(self.owner, self.escrow.functions.transfer_ownership(first.address))
+        self.ok(self.owner, self.escrow.functions.transfer_ownership(second.address))
+        self.refused(first, self.escrow.functions.accept_ownership(), "ownable_2step: caller is not the new owner")
+        self.ok(self.owner, self.escrow.functions.transfer_ownership(ZERO))  # withdraws the offer
+        self.assertEqual(self.escrow.functions.pending_owner().call(), ZERO)
+        self.refused(second, self.escrow.functions.accept_ownership(), "ownable_2step: caller is not the new owner")
+        self.assertEqual(self.escrow.functions.owner().call(), self.owner.address)
+
+    def test_the_operator_cannot_accept_ownership(self):
+        candidate = Signer(self.w3, funded_keys()[7])
+        self.ok(self.owner, self.escrow.functions.transfer_ownership(candidate.address))
+        # The owner makes the pending owner the operator after the offer: the accept must not
+        # join the two roles in one key.
+        self.ok(self.owner, self.escrow.functions.set_operator(candidate.address))
+        self.refused(candidate, self.escrow.functions.accept_ownership(), "escrow: new owner is the operator")
+        self.assertEqual(self.escrow.functions.owner().call(), self.owner.address)
+        self.assertEqual(self.escrow.functions.operator().call(), candidate.address)
+
+    def test_ownership_cannot_be_offered_to_the_escrow_or_the_token(self):
+        for address in (self.escrow.address, self.token.address):
+            self.refused(self.owner, self.escrow.functions.transfer_ownership(address),
+                         "escrow: new owner is the escrow or its token")
+        self.assertEqual(self.escrow.functions.pending_owner().call(), ZERO)
+        self.assertEqual(self.escrow.functions.owner().call(), self.owner.address)
+        self.ok(self.owner, self.escrow.functions.pause())
 
     def test_the_constructor_refuses_the_deployer_as_operator(self):
         escrow = self.w3.eth.contract(abi=self.escrow.abi, bytecode=artefact("Escrow")[1])
-        for operator, reason in ((self.stranger.address, "escrow: operator is the owner"),
-                                 ("0x" + "00" * 20, "escrow: operator is the zero address")):
-            data = escrow.constructor(self.token.address, operator, 10**6).data_in_transaction
+        nonce = self.w3.eth.get_transaction_count(self.stranger.address, "pending")
+        real = self.token.address
+        for token, operator, reason in (
+            (real, self.stranger.address, "escrow: operator is the owner"),
+            (real, ZERO, "escrow: operator is the zero address"),
+            (ZERO, self.operator.address, "escrow: token is the zero address"),
+            (self.user.address, self.operator.address, "escrow: token has no code"),
+            (real, real, "escrow: operator is the escrow or its token"),
+            (real, create_address(self.stranger.address, nonce + 5), "escrow: operator is the escrow or its token"),
+        ):
+            data = escrow.constructor(token, operator, 10**6).data_in_transaction
             with self.assertRaises(RPCFailure) as caught:
                 self.rpc("eth_call", {"from": self.stranger.address, "data": data})
             self.assertIn(reason, caught.exception.message)
             receipt = self.stranger.w3.eth.wait_for_transaction_receipt(self.stranger.send(None, data, wait=False))
             self.assertEqual(receipt["status"], 0)
         self.assertNotEqual(self.stranger.deploy("Escrow", self.token.address, self.operator.address, 10**6), None)
+
+    def test_payout_to_the_escrow_itself_or_the_token_is_refused(self):
+        self.deposit(self.user, 1_000, b"\x01" * 32)
+        withdrawal_id = b"\x09" * 32
+        self.refused(self.operator, self.escrow.functions.payout(self.escrow.address, 100, withdrawal_id),
+                     "escrow: payout to the escrow")
+        self.refused(self.operator, self.escrow.functions.payout(self.token.address, 100, withdrawal_id),
+                     "escrow: payout to the token contract", holders=(self.token.address,))
+        self.assertFalse(self.escrow.functions.paid(withdrawal_id).call())
+        self.assertEqual(self.escrow.functions.paid_today().call(), 0)
+        self.pay(100, self.user2.address, withdrawal_id)  # the same id to a wallet is fine
 
     def test_payouts_stop_at_the_daily_cap_and_resume_the_next_day(self):
         self.deposit(self.user, 5_000, b"\x01" * 32)
@@ -320,6 +449,151 @@ class EscrowTests(ChainTestCase):
         self.assertEqual(self.escrow.functions.remaining_today().call(), 0)
         self.refused(self.operator, self.escrow.functions.payout(self.user2.address, 1, b"\x22" * 32),
                      "escrow: daily cap exceeded")
+
+    def test_the_cap_window_is_the_utc_day(self):
+        """The window turns at 00:00:00 UTC exactly: a payout at 23:59:59 and one at 00:00:00
+        may each use the whole cap (the documented 2 x cap worst case), the next second not."""
+        self.deposit(self.user, 5_000, b"\x01" * 32)
+        self.ok(self.owner, self.escrow.functions.set_daily_cap(1_000))
+        pending = int(self.rpc("eth_getBlockByNumber", "pending", False)["timestamp"], 16)
+        midnight = (pending // DAY + 2) * DAY  # a day ahead: later blocks are parent + 1 second
+        self.travel_to(midnight - 2)
+        receipt = self.pay(1_000, self.user2.address, b"\x51" * 32)
+        self.assertEqual(self.block_time(receipt), midnight - 1)
+        self.assertEqual(self.escrow.functions.cap_day().call(), midnight // DAY - 1)
+        receipt = self.pay(1_000, self.user2.address, b"\x52" * 32)
+        self.assertEqual(self.block_time(receipt), midnight)
+        self.assertEqual(self.escrow.functions.cap_day().call(), midnight // DAY)
+        self.refused(self.operator, self.escrow.functions.payout(self.user2.address, 1, b"\x53" * 32),
+                     "escrow: daily cap exceeded")  # eth_call and transaction at midnight + 1
+        self.assertEqual(self.w3.eth.get_block("latest")["timestamp"], midnight + 1)
+
+    def test_raising_the_cap_waits_a_day(self):
+        self.deposit(self.user, 10_000, b"\x01" * 32)
+        self.ok(self.owner, self.escrow.functions.set_daily_cap(1_000))
+        pending = int(self.rpc("eth_getBlockByNumber", "pending", False)["timestamp"], 16)
+        self.travel_to((pending // DAY + 2) * DAY + 10)  # clear of midnight; later blocks + 1 s
+        receipt = self.ok(self.owner, self.escrow.functions.set_daily_cap(3_000))
+        raised_at = self.block_time(receipt)
+        scheduled = self.escrow.events.DailyCapRaiseScheduled().process_receipt(receipt, errors=DISCARD)[0]["args"]
+        self.assertEqual((scheduled["current_cap"], scheduled["new_cap"], scheduled["effective_at"]),
+                         (1_000, 3_000, raised_at + DAY))
+        self.assertEqual(len(self.escrow.events.DailyCapChanged().process_receipt(receipt, errors=DISCARD)), 0)
+        self.assertEqual(self.escrow.functions.daily_cap().call(), 1_000)
+        self.assertEqual(self.escrow.functions.next_daily_cap().call(), 3_000)
+        self.assertEqual(self.escrow.functions.next_daily_cap_at().call(), raised_at + DAY)
+        self.pay(1_000, self.user2.address, b"\x61" * 32)
+        self.refused(self.operator, self.escrow.functions.payout(self.user2.address, 1, b"\x62" * 32),
+                     "escrow: daily cap exceeded")
+
+        # The next UTC day begins before the raise applies: the old cap still holds then.
+        self.travel_to(raised_at + DAY - 3)
+        receipt = self.pay(1_000, self.user2.address, b"\x62" * 32)
+        self.assertEqual(self.block_time(receipt), raised_at + DAY - 2)
+        self.refused(self.operator, self.escrow.functions.payout(self.user2.address, 1, b"\x63" * 32),
+                     "escrow: daily cap exceeded")  # at raised_at + DAY - 1
+        receipt = self.pay(2_000, self.user2.address, b"\x63" * 32)  # the raise applies
+        self.assertEqual(self.block_time(receipt), raised_at + DAY)
+        self.assertEqual(self.escrow.functions.daily_cap().call(), 3_000)
+        self.assertEqual(self.escrow.functions.remaining_today().call(), 0)
+        # Lowering from the raised cap is immediate and reports the raised cap as the previous one.
+        receipt = self.ok(self.owner, self.escrow.functions.set_daily_cap(2_500))
+        changed = self.escrow.events.DailyCapChanged().process_receipt(receipt, errors=DISCARD)[0]["args"]
+        self.assertEqual((changed["previous_cap"], changed["new_cap"]), (3_000, 2_500))
+        self.assertEqual(self.escrow.functions.daily_cap().call(), 2_500)
+        self.assertEqual(self.escrow.functions.next_daily_cap_at().call(), 0)
+
+    def test_lowering_the_cap_applies_at_once_and_cancels_a_waiting_raise(self):
+        self.ok(self.owner, self.escrow.functions.set_daily_cap(1_000))
+        self.assertEqual(self.escrow.functions.daily_cap().call(), 1_000)
+        self.ok(self.owner, self.escrow.functions.set_daily_cap(5_000))
+        receipt = self.ok(self.owner, self.escrow.functions.set_daily_cap(800))
+        changed = self.escrow.events.DailyCapChanged().process_receipt(receipt, errors=DISCARD)[0]["args"]
+        self.assertEqual((changed["previous_cap"], changed["new_cap"]), (1_000, 800))
+        self.assertEqual(self.escrow.functions.daily_cap().call(), 800)
+        self.assertEqual((self.escrow.functions.next_daily_cap().call(),
+                          self.escrow.functions.next_daily_cap_at().call()), (0, 0))
+        self.rpc("evm_increaseTime", hex(2 * DAY))
+        self.assertEqual(self.escrow.functions.daily_cap().call(), 800)
+
+
+class TokenDefenceTests(ChainTestCase):
+    """The escrow on tokens that misbehave (contracts/test/*.vy): each test fails when the rule
+    it names is taken out of Escrow.vy."""
+
+    def test_a_token_returning_false_is_refused(self):
+        token = self.deploy_test_contract("MockToken")
+        escrow = self.escrow_on(token.address, self.operator.address)
+        self.ok(self.stranger, token.functions.mint(self.user.address, 1_000))
+        self.ok(self.stranger, token.functions.mint(escrow.address, 1_000))
+        self.ok(self.stranger, token.functions.set_fails(True))
+        self.refused(self.user, escrow.functions.deposit(100, b"\x01" * 32), "escrow: token transferFrom failed",
+                     token=token, holders=(escrow.address,))
+        self.refused(self.operator, escrow.functions.payout(self.user2.address, 100, b"\x71" * 32),
+                     "escrow: token transfer failed", token=token, holders=(escrow.address,))
+        self.assertFalse(escrow.functions.paid(b"\x71" * 32).call())
+        self.assertEqual(escrow.functions.paid_today().call(), 0)
+        # The same calls pass once the token answers True: the bool was the reason.
+        self.ok(self.stranger, token.functions.set_fails(False))
+        self.ok(self.user, escrow.functions.deposit(100, b"\x01" * 32))
+        self.ok(self.operator, escrow.functions.payout(self.user2.address, 100, b"\x71" * 32))
+        self.assertEqual(token.functions.balanceOf(escrow.address).call(), 1_000)
+        self.assertEqual(token.functions.balanceOf(self.user2.address).call(), 100)
+
+    def test_a_token_returning_nothing_counts_as_success(self):
+        token = self.deploy_test_contract("NoReturnToken")
+        escrow = self.escrow_on(token.address, self.operator.address)
+        self.ok(self.stranger, token.functions.mint(self.user.address, 1_000))
+        receipt = self.ok(self.user, escrow.functions.deposit(300, b"\x02" * 32))
+        event = escrow.events.Deposit().process_receipt(receipt, errors=DISCARD)[0]["args"]
+        self.assertEqual((event["account_ref"], event["amount"]), (b"\x02" * 32, 300))
+        self.ok(self.operator, escrow.functions.payout(self.user2.address, 200, b"\x72" * 32))
+        self.assertTrue(escrow.functions.paid(b"\x72" * 32).call())
+        self.assertEqual([token.functions.balanceOf(a).call() for a in (self.user.address, escrow.address, self.user2.address)],
+                         [700, 100, 200])
+
+    def reentrant_setup(self):
+        """A MockToken whose callback is a MockOperator, the operator of an escrow on that token
+        holding 1,000; the operator armed to try `payout(user2, 1, 0x74…)` from the callback."""
+        token = self.deploy_test_contract("MockToken")
+        operator = self.deploy_test_contract("MockOperator")
+        escrow = self.escrow_on(token.address, operator.address)
+        self.ok(self.stranger, token.functions.mint(escrow.address, 1_000))
+        self.ok(self.stranger, token.functions.set_hook(operator.address))
+        self.ok(self.stranger, operator.functions.arm(escrow.address, self.user2.address, 1, b"\x74" * 32))
+        return token, operator, escrow
+
+    def test_a_reentrant_token_cannot_pay_twice(self):
+        token, operator, escrow = self.reentrant_setup()
+        self.ok(self.stranger, operator.functions.pay(escrow.address, self.user2.address, 100, b"\x73" * 32))
+        self.assertTrue(operator.functions.tried().call())
+        self.assertFalse(operator.functions.reentry_succeeded().call(), "the nested payout got through")
+        self.assertTrue(escrow.functions.paid(b"\x73" * 32).call())
+        self.assertFalse(escrow.functions.paid(b"\x74" * 32).call())
+        self.assertEqual(escrow.functions.paid_today().call(), 100)
+        self.assertEqual(token.functions.balanceOf(self.user2.address).call(), 100)
+
+    def test_a_token_cannot_reenter_the_escrow_during_a_deposit(self):
+        token, operator, escrow = self.reentrant_setup()
+        self.ok(self.stranger, token.functions.mint(self.user.address, 500))
+        self.ok(self.user, escrow.functions.deposit(500, b"\x03" * 32))
+        self.assertTrue(operator.functions.tried().call())
+        self.assertFalse(operator.functions.reentry_succeeded().call(), "a payout ran inside the deposit")
+        self.assertFalse(escrow.functions.paid(b"\x74" * 32).call())
+        self.assertEqual(token.functions.balanceOf(escrow.address).call(), 1_500)
+        self.assertEqual(token.functions.balanceOf(self.user2.address).call(), 0)
+
+    def test_state_is_written_before_the_token_call(self):
+        """What the escrow shows while its token call runs: the id is already paid and the day's
+        total already counts it (checks-effects-interactions; the lock alone would not show)."""
+        token = self.deploy_test_contract("MockToken")
+        escrow = self.escrow_on(token.address, self.operator.address)
+        self.ok(self.stranger, token.functions.mint(escrow.address, 1_000))
+        self.ok(self.stranger, token.functions.watch(escrow.address, b"\x75" * 32))
+        self.ok(self.operator, escrow.functions.payout(self.user2.address, 300, b"\x75" * 32))
+        self.assertTrue(token.functions.seen().call())
+        self.assertTrue(token.functions.seen_paid().call())
+        self.assertEqual(token.functions.seen_paid_today().call(), 300)
 
 
 class TokenTests(ChainTestCase):
