@@ -299,6 +299,29 @@ class EscrowTests(ChainTestCase):
                      "escrow: caller is not the operator")
         self.ok(replacement, self.escrow.functions.payout(self.user2.address, 100, b"\x06" * 32))
 
+    def test_the_key_leak_runbook_pause_replace_unpause(self):
+        """docs/server.md's order after an operator key leak: pause, set_operator while paused,
+        unpause; then the new key pays and the old one is refused."""
+        self.deposit(self.user, 1_000, b"\x01" * 32)
+        replacement = Signer(self.w3, funded_keys()[7])
+        self.ok(self.owner, self.escrow.functions.pause())
+        self.refused(self.operator, self.escrow.functions.payout(self.user2.address, 100, b"\x81" * 32), "escrow: paused")
+        self.ok(self.owner, self.escrow.functions.set_operator(replacement.address))
+        self.ok(self.owner, self.escrow.functions.unpause())
+        self.refused(self.operator, self.escrow.functions.payout(self.user2.address, 100, b"\x81" * 32),
+                     "escrow: caller is not the operator")
+        self.ok(replacement, self.escrow.functions.payout(self.user2.address, 100, b"\x81" * 32))
+
+    def test_a_deposit_only_moves_the_callers_own_tokens(self):
+        """An approval given to the escrow cannot be spent by someone else's deposit (which
+        would credit the stranger's account with the approver's tokens)."""
+        self.ok(self.user, self.token.functions.approve(self.escrow.address, 500))
+        user_before = self.balance(self.user.address)
+        self.refused(self.stranger, self.escrow.functions.deposit(500, b"\x66" * 32),
+                     "erc20: insufficient allowance")
+        self.assertEqual(self.balance(self.user.address), user_before)
+        self.assertEqual(self.token.functions.allowance(self.user.address, self.escrow.address).call(), 500)
+
     def test_owner_and_operator_stay_different_keys(self):
         self.refused(self.owner, self.escrow.functions.set_operator(self.owner.address), "escrow: operator is the owner")
         self.refused(self.owner, self.escrow.functions.set_operator(ZERO), "escrow: operator is the zero address")
