@@ -346,6 +346,31 @@ struct ChainSettlementTests {
         }
     }
 
+    /// The leaked-key runbook mid-payout: a payout signed by the old operator key was lost, the
+    /// thief spent that key's nonce, and the owner made a new key the operator. The server,
+    /// restarted with the new key, finds the old transaction dead (by its signer's nonce, not
+    /// the new key's), signs it again with the new key's own nonces, and it is paid once.
+    @Test(arguments: [Backend.sqlite])
+    func aPayoutOfAReplacedOperatorKeyIsSignedAgainWithTheNewKey(_ backend: Backend) async throws {
+        try await TestEscrow.run { chain in
+            let h = try await Harness(backend, chain)
+            let (account, to, dead) = try await h.payoutTheNodeDropped(20_00)
+            let oldNonce = try #require(dead.nonce)
+            try await h.chain.send(from: h.chain.operator, to: h.chain.operator.address, nonce: oldNonce)
+            let newKey = PrivateKey.generate()
+            _ = try await h.chain.chain.send(from: h.chain.owner, to: newKey.address, value: 1_000_000_000_000_000_000)
+            try await h.chain.execute(from: h.chain.owner, to: h.chain.escrow, "set_operator(address)", [.address(newKey.address)])
+            let restarted = try await Harness.settlement(chain, h.issuer, key: newKey)
+            #expect(try await restarted.settleWithdrawals().map(\.status) == [.sent])
+            let resent = try #require(try await h.issuer.withdrawal(id: dead.id))
+            #expect(resent.nonce == 0, "the new key's first transaction")
+            #expect(try await h.confirmAndSettle(restarted).map(\.status) == [.paid])
+            #expect(try await h.chain.tokenBalance(to) == 20_00)
+            #expect(try await h.chain.payouts(of: dead.id).count == 1)
+            #expect(try await h.balance(account) == 80_00)
+        }
+    }
+
     // MARK: Reconciliation and the service
 
     /// Tokens transferred straight to the escrow (not through deposit) are in no account:

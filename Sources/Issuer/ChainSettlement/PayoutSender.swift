@@ -118,8 +118,11 @@ struct PayoutSender: Sendable {
         }
         // The mined nonce is read before the receipt: if our transaction was mined before this
         // read, its receipt is there in the next; so "no receipt, nonce passed" means another
-        // transaction took the nonce, never that ours was mined in between.
-        let minedNonce = try await escrow.node("eth_getTransactionCount latest") { try await escrow.rpc.transactionCount(key.address, .latest) }
+        // transaction took the nonce, never that ours was mined in between. It is the nonce of
+        // the key that signed it, which is not the current key once the owner replaced a
+        // leaked operator key (the old key's thief may have used the nonce).
+        let signer = (try? SignedTransaction(raw: raw).sender()) ?? key.address
+        let minedNonce = try await escrow.node("eth_getTransactionCount latest") { try await escrow.rpc.transactionCount(signer, .latest) }
         let receipt = try await escrow.node("eth_getTransactionReceipt") { try await escrow.rpc.receipt(hash) }
         if let receipt {
             guard let confirmed, receipt.blockNumber <= confirmed else { return .waiting }
