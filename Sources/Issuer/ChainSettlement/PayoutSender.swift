@@ -29,7 +29,7 @@ struct PayoutSender: Sendable {
 
     /// Fixed, so a payout the contract refuses is mined as a revert (status 0, the chain's
     /// definitive answer) instead of failing gas estimation and never being mined. A payout
-    /// uses about 60,000.
+    /// uses about 60,000 to 132,000 (the first payout of a day to a new address).
     static let gasLimit: UInt64 = 200_000
     /// The tip when the node does not answer eth_maxPriorityFeePerGas: 1 gwei.
     static let fallbackPriorityFee: UInt128 = 1_000_000_000
