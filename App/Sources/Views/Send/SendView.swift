@@ -109,19 +109,7 @@ struct SendView: View {
             SummaryCard(summary: summary)
         }
 
-        if !model.missing.isEmpty {
-            VStack(alignment: .leading, spacing: 6) {
-                Text("Still needed")
-                    .font(.subheadline.weight(.semibold))
-                    .accessibilityAddTraits(.isHeader)
-                ForEach(model.missing.map(\.description), id: \.self) { line in
-                    Label(line, systemImage: "circle")
-                        .font(.footnote)
-                        .foregroundStyle(.secondary)
-                }
-            }
-            .accessibilityElement(children: .combine)
-        }
+        MissingChecklist(lines: model.missing.map(\.description))
 
         Button {
             model.submit()
@@ -317,15 +305,5 @@ struct SummaryCard: View {
         .accessibilityElement(children: .combine)
     }
 
-    private func row(_ title: String, _ value: String) -> some View {
-        HStack(alignment: .firstTextBaseline) {
-            Text(title)
-                .foregroundStyle(.secondary)
-            Spacer()
-            Text(value)
-                .multilineTextAlignment(.trailing)
-                .monospacedDigit()
-        }
-        .font(.callout)
-    }
+    private func row(_ title: String, _ value: String) -> some View { SummaryRow(title, value) }
 }

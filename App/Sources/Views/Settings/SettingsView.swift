@@ -16,6 +16,8 @@ struct SettingsView: View {
 
     @FocusState private var focused: SettingsModel.Field?
     @State private var buy: Presented<BuyModel>?
+    @State private var deposit: Presented<DepositModel>?
+    @State private var withdraw: Presented<WithdrawModel>?
     @State private var backingUp = false
     @State private var restoring = false
     @State private var confirmingLogout = false
@@ -31,6 +33,7 @@ struct SettingsView: View {
             walletInfo
             appearance
             actions
+            chainSettlement
             security
             backupAndRestore
             ServerSection(model: model, app: app, focused: $focused)
@@ -65,6 +68,14 @@ struct SettingsView: View {
         }
         .sheet(item: $buy) { presented in
             BuyView(model: presented.model)
+        }
+        .sheet(item: $deposit) { presented in
+            DepositView(model: presented.model)
+                .coveredWhileLocked(app.lock)
+        }
+        .sheet(item: $withdraw) { presented in
+            WithdrawView(model: presented.model)
+                .coveredWhileLocked(app.lock)
         }
         .sheet(isPresented: $backingUp) {
             NavigationStack { BackupView(model: model.backup) }
@@ -120,6 +131,30 @@ struct SettingsView: View {
             }
         } header: {
             Text("Actions")
+        }
+    }
+
+    /// Money in and out through the issuer's escrow on an Ethereum-compatible chain. The models
+    /// carry no "chain available" flag (it is known only once the issuer is asked), so the rows
+    /// are always here and an issuer without chain settlement says so in the sheet.
+    private var chainSettlement: some View {
+        Section {
+            Button {
+                deposit = app.makeDeposit().map(Presented.init)
+            } label: {
+                Label("Deposit from a crypto wallet", systemImage: "arrow.down.circle")
+            }
+            .accessibilityHint("Shows how to send tokens from your Ethereum wallet to this account")
+            Button {
+                withdraw = app.makeWithdraw().map(Presented.init)
+            } label: {
+                Label("Withdraw to a crypto wallet", systemImage: "arrow.up.circle")
+            }
+            .accessibilityHint("Pays the settled balance out to an Ethereum address")
+        } header: {
+            Text("On chain")
+        } footer: {
+            Text("For issuers that settle on an Ethereum-compatible chain.")
         }
     }
 

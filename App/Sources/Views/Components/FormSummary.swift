@@ -1,0 +1,47 @@
+import SwiftUI
+
+/// "Still needed": the checklist of what a form lacks before its primary button is enabled, one
+/// line per missing item in the order the form is filled (the model's `missing`, as text).
+/// Nothing when the list is empty. Send and Withdraw show it above their button.
+struct MissingChecklist: View {
+    let lines: [String]
+
+    var body: some View {
+        if !lines.isEmpty {
+            VStack(alignment: .leading, spacing: 6) {
+                Text("Still needed")
+                    .font(.subheadline.weight(.semibold))
+                    .accessibilityAddTraits(.isHeader)
+                ForEach(lines, id: \.self) { line in
+                    Label(line, systemImage: "circle")
+                        .font(.footnote)
+                        .foregroundStyle(.secondary)
+                }
+            }
+            .accessibilityElement(children: .combine)
+        }
+    }
+}
+
+/// One row of a summary card: the title on the left, the model's text on the right.
+struct SummaryRow: View {
+    let title: String
+    let value: String
+
+    init(_ title: String, _ value: String) {
+        self.title = title
+        self.value = value
+    }
+
+    var body: some View {
+        HStack(alignment: .firstTextBaseline) {
+            Text(title)
+                .foregroundStyle(.secondary)
+            Spacer()
+            Text(value)
+                .multilineTextAlignment(.trailing)
+                .monospacedDigit()
+        }
+        .font(.callout)
+    }
+}
