@@ -66,8 +66,10 @@ struct SettingsView: View {
         } message: {
             Text("The wallet and its notes stay on this phone and still pay and receive offline. Log in again to sync.")
         }
+        // Every sheet carries the lock cover: a sheet sits above the root's cover.
         .sheet(item: $buy) { presented in
             BuyView(model: presented.model)
+                .coveredWhileLocked(app.lock)
         }
         .sheet(item: $deposit) { presented in
             DepositView(model: presented.model)
@@ -79,10 +81,12 @@ struct SettingsView: View {
         }
         .sheet(isPresented: $backingUp) {
             NavigationStack { BackupView(model: model.backup) }
+                .coveredWhileLocked(app.lock)
         }
         .sheet(isPresented: $restoring) {
             if let restore = model.restore {
                 NavigationStack { RestoreView(model: restore) }
+                    .coveredWhileLocked(app.lock)
             }
         }
     }
