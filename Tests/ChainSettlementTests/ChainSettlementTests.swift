@@ -374,19 +374,44 @@ struct ChainSettlementTests {
     // MARK: Reconciliation and the service
 
     /// Tokens transferred straight to the escrow (not through deposit) are in no account:
-    /// reconciliation fails with exactly that difference.
+    /// reconciliation fails with exactly that difference — until an admin books them as
+    /// surplus (into system:unclaimed), once, and never more than the difference.
     @Test(arguments: Backend.available)
     func tokensSentStraightToTheEscrowShowAsTheDifference(_ backend: Backend) async throws {
         try await TestEscrow.run { chain in
             let h = try await Harness(backend, chain)
             _ = try await h.funded(10_00)
             try await h.expectReconciled()
-            try await h.chain.execute(from: h.chain.owner, to: h.chain.token, "transfer(address,uint256)", [.address(h.chain.escrow), .uint256(UInt64(5_00))])
+            let transfer = try await h.chain.chain.send(
+                from: h.chain.owner, to: h.chain.token,
+                data: try ABI.Function(signature: "transfer(address,uint256)").callData([.address(h.chain.escrow), .uint256(UInt64(5_00))]),
+                gasLimit: 300_000)
+            #expect(try await h.chain.chain.minedReceipt(transfer.hash).status == 1)
             let r = try await h.settlement.reconcile()
             #expect(!r.ok)
             #expect(r.difference == 5_00)
             #expect(r.escrowBalance == r.expected + 5_00)
             #expect(h.settlement.lastReconciliation == r)
+
+            // Booked as the admin route does: the surplus total read first, then a reconciliation.
+            let admin = try await h.issuer.register(email: "admin-\(UUID().uuidString.prefix(6))@example.com", password: "correct horse battery", role: "admin")
+            func book(_ amount: UInt64, _ hash: [UInt8] = transfer.hash) async throws -> Result<ChainSurplus, IssuerError> {
+                let before = try await h.issuer.chainSurplusBooked()
+                let difference = try await h.settlement.reconcile().difference
+                do throws(IssuerError) {
+                    return .success(try await h.issuer.bookChainSurplus(
+                        txHash: hash, amount: amount, reason: "owner topped up by transfer", by: admin, difference: difference, bookedBefore: before))
+                } catch { return .failure(error) }
+            }
+            func refusal(_ result: Result<ChainSurplus, IssuerError>) -> String? { if case .failure(let e) = result { e.code } else { nil } }
+            #expect(refusal(try await book(5_01)) == "no_surplus")
+            let booked = try await book(5_00).get()
+            #expect(!booked.replayed)
+            try await h.expectReconciled()
+            #expect(try await h.settlement.reconcile().unclaimed == 5_00)
+            #expect(try await book(5_00).get().replayed, "booked once per transaction")
+            #expect(refusal(try await book(1, Array(repeating: 9, count: 32))) == "no_surplus", "nothing left to book")
+            try await h.expectReconciled()
         }
     }
 

@@ -184,6 +184,155 @@ import Testing
         try await h.expectBooksBalance()
     }
 
+    // MARK: Resolving unclaimed deposits and surplus (admin)
+
+    static func admin(_ h: IssuerHarness) async throws -> Int64 {
+        try await h.issuer.register(email: "admin-\(UUID().uuidString.prefix(6))@chain.test", password: "long enough password", role: "admin")
+    }
+
+    /// An unclaimed deposit moves to the account once: the second call is refused and posts
+    /// nothing; unknown deposits, system accounts, credited or refused deposits and empty
+    /// reasons are refused, changing nothing.
+    @Test(arguments: Backend.available)
+    func anUnclaimedDepositIsAssignedOnce(_ backend: Backend) async throws {
+        let h = try await IssuerHarness(backend)
+        let (alice, _) = try await h.user("alice")
+        let admin = try await Self.admin(h)
+        let ref = try await h.issuer.depositReference(account: alice)
+        let (lost, own, zero) = (Self.deposit(1, 2, ref: Self.bytes(32, 99), amount: 700), Self.deposit(2, ref: ref, amount: 300), Self.deposit(3, ref: ref, amount: 0))
+        _ = try await h.issuer.creditChainDeposits([lost, own, zero], scannedThrough: 10)
+        #expect(try await Self.systemBalance(h, .unclaimed) == 700)
+
+        let assigned = try await h.issuer.assignUnclaimedDeposit(txHash: lost.txHash, logIndex: 2, to: alice, reason: "  ticket 42: ref typo  ", by: admin)
+        #expect(assigned == AssignedDeposit(
+            txHash: lost.txHash, logIndex: 2, blockNumber: 10, amount: 700, account: alice, reason: "ticket 42: ref typo", assignedBy: admin,
+            assignedAt: assigned.assignedAt))
+        #expect(try await h.balance(alice) == 1_000)
+        #expect(try await Self.systemBalance(h, .unclaimed) == 0)
+        let audit = try #require(try await h.issuer.auditLog(limit: 1).first)
+        #expect(audit.actor == admin && audit.action == "chain_deposit_assigned")
+        #expect(audit.detail.contains(ChainAddress.hex(lost.txHash)) && audit.detail.contains("log 2") && audit.detail.contains("account \(alice)"))
+        #expect(audit.detail.hasSuffix(": ticket 42: ref typo"))
+
+        // Again (a retry, a second admin): refused, nothing posted.
+        #expect(await issuerError { try await h.issuer.assignUnclaimedDeposit(txHash: lost.txHash, logIndex: 2, to: alice, reason: "again", by: admin) }
+            == .depositNotUnclaimed(status: "credited", account: alice))
+        #expect(await issuerError { try await h.issuer.assignUnclaimedDeposit(txHash: own.txHash, logIndex: 0, to: alice, reason: "mine", by: admin) }
+            == .depositNotUnclaimed(status: "credited", account: alice))
+        #expect(await issuerError { try await h.issuer.assignUnclaimedDeposit(txHash: zero.txHash, logIndex: 0, to: alice, reason: "zero", by: admin) }
+            == .depositNotUnclaimed(status: "refused", account: nil))
+        #expect(await issuerError { try await h.issuer.assignUnclaimedDeposit(txHash: lost.txHash, logIndex: 3, to: alice, reason: "other log", by: admin) }
+            == .depositNotFound)
+        #expect(await issuerError { try await h.issuer.assignUnclaimedDeposit(txHash: lost.txHash, logIndex: UInt64.max, to: alice, reason: "huge", by: admin) }
+            == .depositNotFound)
+        // Refusals that come before the deposit is looked at: a fresh unclaimed one stays unclaimed.
+        let next = Self.deposit(4, ref: Self.bytes(32, 98), amount: 50)
+        _ = try await h.issuer.creditChainDeposits([next], scannedThrough: 11)
+        let unclaimed = try await h.database.transaction { conn in try await Ledger.systemAccount(conn, .unclaimed) }
+        for (account, reason) in [(unclaimed, "to the system"), (987_654, "no such account"), (alice, "no"), (alice, "line\nforged"), (alice, String(repeating: "x", count: 501))] {
+            let error = await issuerError { try await h.issuer.assignUnclaimedDeposit(txHash: next.txHash, logIndex: 0, to: account, reason: reason, by: admin) }
+            #expect(error == .accountNotFound || error?.code == "invalid_field", "\(account) \(reason)")
+        }
+        #expect(await issuerError { try await h.issuer.assignUnclaimedDeposit(txHash: [1, 2], logIndex: 0, to: alice, reason: "short hash", by: admin) }?.code == "invalid_field")
+        #expect(try await Self.systemBalance(h, .unclaimed) == 50)
+        #expect(try await Self.postings(h, kind: "chain-deposit-assigned") == 2)
+        #expect(try await h.balance(alice) == 1_000)
+        // Counted once among the deposits credited (assigning adds no deposit).
+        #expect(try await h.issuer.chainTotals().depositsCredited == 3)
+        try await h.expectBooksBalance()
+    }
+
+    /// Two processes assign one deposit at once (to different accounts): one wins, the other
+    /// is refused, and the money exists once.
+    @Test(arguments: Backend.available)
+    func concurrentAssignsOfOneDepositCreditOnce(_ backend: Backend) async throws {
+        let h = try await IssuerHarness(backend)
+        let other = try await h.secondProcess()
+        let (alice, _) = try await h.user("alice")
+        let (bob, _) = try await h.user("bob")
+        let admin = try await Self.admin(h)
+        for round in 0..<5 {
+            let d = Self.deposit(UInt8(10 + round), ref: Self.bytes(32, 99), amount: 100)
+            _ = try await h.issuer.creditChainDeposits([d], scannedThrough: 10)
+            let outcomes = try await Self.atOnce([(h.issuer, alice), (other, bob)].map { issuer, account in
+                { () async throws -> IssuerError? in
+                    await issuerError { try await issuer.assignUnclaimedDeposit(txHash: d.txHash, logIndex: 0, to: account, reason: "race \(round)", by: admin) }
+                }
+            })
+            #expect(outcomes.filter { $0 == nil }.count == 1, "round \(round): \(outcomes)")
+            #expect(outcomes.filter { $0?.code == "deposit_not_unclaimed" }.count == 1, "round \(round): \(outcomes)")
+        }
+        #expect(try await h.balance(alice) + h.balance(bob) == 500)
+        #expect(try await Self.systemBalance(h, .unclaimed) == 0)
+        #expect(try await Self.postings(h, kind: "chain-deposit-assigned") == 10)
+        try await h.expectBooksBalance()
+    }
+
+    /// Surplus is booked only against a positive reconciliation difference, once per
+    /// transaction hash; surplus booked since the reconciliation was read is taken off it.
+    @Test(arguments: Backend.available)
+    func surplusIsBookedOnlyAgainstTheDifferenceAndOncePerTransaction(_ backend: Backend) async throws {
+        let h = try await IssuerHarness(backend)
+        let admin = try await Self.admin(h)
+        let (tx, otherTx) = (Self.bytes(32, 40), Self.bytes(32, 41))
+        func book(_ hash: [UInt8], _ amount: UInt64, difference: Int64, before: Int64 = 0) async -> (ChainSurplus?, IssuerError?) {
+            do throws(IssuerError) {
+                return (try await h.issuer.bookChainSurplus(txHash: hash, amount: amount, reason: "transfer to escrow", by: admin, difference: difference, bookedBefore: before), nil)
+            } catch { return (nil, error) }
+        }
+        #expect(await book(tx, 500, difference: 0).1 == .noSurplus(available: 0, requested: 500, currency: h.eur))
+        #expect(await book(tx, 500, difference: -20).1?.code == "no_surplus")
+        #expect(await book(tx, 501, difference: 500).1 == .noSurplus(available: 500, requested: 501, currency: h.eur))
+        #expect(try await Self.postings(h, kind: "chain-surplus") == 0)
+
+        let booked = try #require(await book(tx, 500, difference: 500).0)
+        #expect(!booked.replayed && booked.amount == 500 && booked.bookedBy == admin && booked.reason == "transfer to escrow")
+        #expect(try await Self.systemBalance(h, .unclaimed) == 500)
+        #expect(try await Self.systemBalance(h, .funding) == -500)
+        #expect(try await h.issuer.chainSurplusBooked() == 500)
+        let audit = try #require(try await h.issuer.auditLog(limit: 1).first)
+        #expect(audit.actor == admin && audit.action == "chain_surplus_booked" && audit.detail.contains(ChainAddress.hex(tx)))
+
+        // The same transaction again: the first booking, nothing posted — even though the
+        // difference is gone now; another amount is a conflict.
+        let replay = try #require(await book(tx, 500, difference: 0, before: 500).0)
+        #expect(replay.replayed && replay.bookedAt == booked.bookedAt && replay.bookedBy == admin)
+        #expect(await book(tx, 400, difference: 400, before: 500).1 == .surplusConflict(booked: 500, currency: h.eur))
+        // A reconciliation read before that booking (difference 500, booked-before 0) is stale:
+        // the 500 booked since is taken off, so another hash cannot book the same tokens.
+        #expect(await book(otherTx, 500, difference: 500, before: 0).1 == .noSurplus(available: 0, requested: 500, currency: h.eur))
+        // A fresh one showing a new transfer books it.
+        #expect(await book(otherTx, 70, difference: 70, before: 500).0?.replayed == false)
+        #expect(try await Self.postings(h, kind: "chain-surplus") == 4)
+        #expect(try await Self.systemBalance(h, .unclaimed) == 570)
+        #expect(await issuerError { try await h.issuer.bookChainSurplus(txHash: tx, amount: 1, reason: "x", by: admin, difference: 9, bookedBefore: 570) }?.code == "invalid_field")
+        try await h.expectBooksBalance()
+    }
+
+    /// Two admins (two processes) book one outside transfer under two hashes at once, both
+    /// having seen the same difference: only one booking gets it.
+    @Test(arguments: Backend.available)
+    func concurrentSurplusBookingsCannotSpendOneDifferenceTwice(_ backend: Backend) async throws {
+        let h = try await IssuerHarness(backend)
+        let other = try await h.secondProcess()
+        let admin = try await Self.admin(h)
+        for round in 0..<4 {
+            let before = try await h.issuer.chainSurplusBooked()
+            let outcomes = try await Self.atOnce([h.issuer, other].enumerated().map { i, issuer in
+                { () async throws -> IssuerError? in
+                    await issuerError {
+                        try await issuer.bookChainSurplus(
+                            txHash: Self.bytes(32, UInt8(50 + 2 * round + i)), amount: 300, reason: "race \(round)", by: admin, difference: 300, bookedBefore: before)
+                    }
+                }
+            })
+            #expect(outcomes.filter { $0 == nil }.count == 1, "round \(round): \(outcomes)")
+            #expect(outcomes.filter { $0?.code == "no_surplus" }.count == 1, "round \(round): \(outcomes)")
+        }
+        #expect(try await Self.systemBalance(h, .unclaimed) == 1_200)
+        try await h.expectBooksBalance()
+    }
+
     // MARK: Payouts
 
     static func signer(_ id: [UInt8]) -> (UInt64) throws -> (raw: [UInt8], hash: [UInt8]) {
@@ -350,6 +499,16 @@ import Testing
         #expect(await refused(deposit, [hash, id, alice, 5, "unclaimed"]))
         #expect(await refused(deposit, [hash, id, nobody, 0, "unclaimed"]))
         #expect(await refused(deposit, [hash, id, nobody, 5, "lost"]))
+        let assigned = "INSERT INTO chain_deposit(tx_hash, log_index, block_number, account_ref, account_id, amount, status, credited_at, assigned_by, assigned_at) VALUES (?, 1, 1, ?, ?, 5, ?, 0, ?, ?)"
+        let never: Int64? = nil
+        #expect(await refused(assigned, [hash, id, nobody, "unclaimed", alice, Int64(1)]), "only a credited deposit was assigned")
+        #expect(await refused(assigned, [hash, id, alice, "credited", alice, never]), "assigned by someone at some time, both or neither")
+        #expect(!(await refused(assigned, [hash, id, alice, "credited", alice, Int64(1)])), "a valid row is accepted")
+        let surplus = "INSERT INTO chain_surplus(tx_hash, amount, reason, booked_by, booked_at) VALUES (?, ?, 'r', ?, 0)"
+        #expect(await refused(surplus, [hash, 0, alice]))
+        #expect(await refused(surplus, [Array(hash.prefix(31)), 5, alice]))
+        #expect(!(await refused(surplus, [hash, 5, alice])), "a valid row is accepted")
+        #expect(await refused(surplus, [hash, 6, alice]), "one booking per transaction")
         #expect(await refused("INSERT INTO chain_state(id, scanned_through, next_nonce) VALUES (2, 0, 0)", []))
         #expect(await refused("UPDATE chain_state SET next_nonce = -1", []))
     }

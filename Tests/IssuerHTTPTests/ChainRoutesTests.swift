@@ -63,6 +63,8 @@ final class FakeChain: ChainMonitor {
                 ("POST", "v1/chain/withdrawals", Data(#"{"amount":100,"to":"\#(Self.to)"}"#.utf8)),
                 ("GET", "v1/chain/withdrawals/0x" + String(repeating: "00", count: 32), nil),
                 ("GET", "v1/admin/chain/reconciliation", nil),
+                ("POST", "v1/admin/chain/unclaimed/assign", Data(#"{"txHash":"0x\#(String(repeating: "11", count: 32))","logIndex":0,"accountId":1,"reason":"test"}"#.utf8)),
+                ("POST", "v1/admin/chain/surplus", Data(#"{"amount":1,"txHash":"0x\#(String(repeating: "11", count: 32))","reason":"test"}"#.utf8)),
             ]
             for (method, path, body) in requests {
                 var request = URLRequest(url: base.appendingPathComponent(path))
@@ -182,6 +184,132 @@ final class FakeChain: ChainMonitor {
                 #expect(scraped.contains(#"offline_wallet_chain_payouts_total{status="paid"} 1\#n"#))
                 #expect(scraped.contains(#"offline_wallet_chain_payouts_total{status="refused"} 0\#n"#))
             }
+        }
+    }
+}
+
+/// A stand-in whose escrow balance the test sets and whose reconciliation reads the real
+/// books (uncredited deposits and unsettled payouts 0): the surplus route's refusal depends
+/// on what the books hold, as with the real monitor.
+final class BooksChain: ChainMonitor {
+    let issuer = Mutex<Issuer?>(nil)
+    /// The escrow's token balance.
+    let escrow = Mutex<Int64>(0)
+
+    var info: ChainInfo { ChainInfo(chainID: 31_337, escrow: "0xEscrow", token: "0xToken", decimals: 2, confirmations: 12) }
+
+    func reconcile() async throws -> Reconciliation {
+        guard let issuer = issuer.withLock({ $0 }) else { throw IssuerError.storage("BooksChain has no issuer") }
+        return try Reconciliation(
+            block: 42, escrowBalance: escrow.withLock { $0 }, liabilities: try await issuer.chainLiabilities(), uncreditedDeposits: 0, paidNotSettled: 0)
+    }
+
+    func wake() {}
+}
+
+extension ChainRoutesTests {
+    static func post(_ h: HTTPHarness, _ path: String, token: String, _ json: String) async throws -> (status: Int, body: [String: Any]) {
+        var request = URLRequest(url: h.baseURL.appendingPathComponent(path))
+        request.httpMethod = "POST"
+        request.httpBody = Data(json.utf8)
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+    }
+
+    /// An admin's token and account id.
+    static func adminToken(_ h: HTTPHarness) async throws -> (token: String, id: Int64) {
+        let email = "root-\(UUID().uuidString.prefix(6))@example.com"
+        let id = try await h.issuer.register(email: email, password: "admin password 123", role: "admin")
+        let tokens = try await h.client().login(body: .json(.init(email: email, password: "admin password 123"))).ok.body.json
+        return (tokens.accessToken, id)
+    }
+
+    @Test(arguments: HTTPBackend.available)
+    func anAdminAssignsAnUnclaimedDepositOnce(_ backend: HTTPBackend) async throws {
+        try await HTTPHarness.with(backend, chain: FakeChain()) { h in
+            let (alice, tokens, _) = try await h.user("alice")
+            let admin = try await Self.adminToken(h)
+            let txHash = Array(repeating: UInt8(0x5A), count: 32)
+            _ = try await h.issuer.creditChainDeposits(
+                [ChainDeposit(txHash: txHash, logIndex: 3, blockNumber: 7, accountRef: Array(repeating: 0xEE, count: 32), amount: 1_250)], scannedThrough: 7)
+            let body = #"{"txHash":"\#(ChainAddress.hex(txHash))","logIndex":3,"accountId":\#(tokens.accountId),"reason":"support ticket 17"}"#
+            let path = "v1/admin/chain/unclaimed/assign"
+
+            let byUser = try await Self.post(h, path, token: tokens.accessToken, body)
+            #expect(byUser.status == 403 && byUser.body["code"] as? String == "forbidden")
+
+            let first = try await Self.post(h, path, token: admin.token, body)
+            #expect(first.status == 200, "\(first.body)")
+            #expect(first.body["amount"] as? Int == 1_250 && first.body["accountId"] as? Int == Int(tokens.accountId))
+            #expect(first.body["assignedBy"] as? Int == Int(admin.id) && first.body["blockNumber"] as? Int == 7 && first.body["currency"] as? String == "EUR")
+            #expect(try await alice.getAccount().ok.body.json.balance == 1_250)
+
+            let second = try await Self.post(h, path, token: admin.token, body)
+            #expect(second.status == 409 && second.body["code"] as? String == "deposit_not_unclaimed", "\(second.body)")
+            #expect((second.body["detail"] as? String)?.contains("already credited to account \(tokens.accountId)") == true)
+            #expect(try await alice.getAccount().ok.body.json.balance == 1_250)
+
+            let unknown = try await Self.post(h, path, token: admin.token, body.replacingOccurrences(of: #""logIndex":3"#, with: #""logIndex":4"#))
+            #expect(unknown.status == 404 && unknown.body["code"] as? String == "deposit_not_found")
+            let noReason = try await Self.post(h, path, token: admin.token, body.replacingOccurrences(of: "support ticket 17", with: " "))
+            #expect(noReason.status == 400 && noReason.body["field"] as? String == "reason")
+            let badHash = try await Self.post(h, path, token: admin.token, body.replacingOccurrences(of: ChainAddress.hex(txHash), with: "0x12"))
+            #expect(badHash.status == 400 && badHash.body["field"] as? String == "txHash")
+
+            let audit = try await h.issuer.auditLog(limit: 1)
+            #expect(audit.first?.action == "chain_deposit_assigned" && audit.first?.actor == admin.id && audit.first?.detail.hasSuffix("support ticket 17") == true)
+            #expect(try await h.issuer.checkLedger().isEmpty)
+        }
+    }
+
+    @Test(arguments: HTTPBackend.available)
+    func surplusIsBookedOnlyWhenTheEscrowHoldsItAndOncePerTransfer(_ backend: HTTPBackend) async throws {
+        let chain = BooksChain()
+        try await HTTPHarness.with(backend, chain: chain) { h in
+            chain.issuer.withLock { $0 = h.issuer }
+            let (_, tokens, _) = try await h.user("alice")
+            let admin = try await Self.adminToken(h)
+            let adminClient = h.client(token: admin.token)
+            // A deposit credited (the escrow holds it), then 500 sent straight to the escrow.
+            let ref = try await h.issuer.depositReference(account: tokens.accountId)
+            _ = try await h.issuer.creditChainDeposits(
+                [ChainDeposit(txHash: Array(repeating: 1, count: 32), logIndex: 0, blockNumber: 5, accountRef: ref, amount: 2_000)], scannedThrough: 5)
+            chain.escrow.withLock { $0 = 2_000 }
+            #expect(try await adminClient.getReconciliation().ok.body.json.ok)
+            let path = "v1/admin/chain/surplus"
+            let transfer = ChainAddress.hex(Array(repeating: 0x77, count: 32))
+            func body(_ amount: Int, _ hash: String = transfer) -> String { #"{"amount":\#(amount),"txHash":"\#(hash)","reason":"token transfer to the escrow"}"# }
+
+            let nothing = try await Self.post(h, path, token: admin.token, body(500))
+            #expect(nothing.status == 409 && nothing.body["code"] as? String == "no_surplus", "no difference yet: \(nothing.body)")
+            chain.escrow.withLock { $0 += 500 }
+            let r = try await adminClient.getReconciliation().ok.body.json
+            #expect(!r.ok && r.difference == 500)
+
+            let byUser = try await Self.post(h, path, token: tokens.accessToken, body(500))
+            #expect(byUser.status == 403)
+            let tooMuch = try await Self.post(h, path, token: admin.token, body(501))
+            #expect(tooMuch.status == 409 && tooMuch.body["code"] as? String == "no_surplus")
+            #expect((tooMuch.body["detail"] as? String)?.contains("5.00 EUR") == true)
+
+            let booked = try await Self.post(h, path, token: admin.token, body(500))
+            #expect(booked.status == 200 && booked.body["replayed"] as? Bool == false && booked.body["bookedBy"] as? Int == Int(admin.id), "\(booked.body)")
+            let after = try await adminClient.getReconciliation().ok.body.json
+            #expect(after.ok && after.difference == 0 && after.unclaimed == 500)
+
+            // Once per transfer: the same again answers the booking; nothing more is booked.
+            let replay = try await Self.post(h, path, token: admin.token, body(500))
+            #expect(replay.status == 200 && replay.body["replayed"] as? Bool == true)
+            let otherAmount = try await Self.post(h, path, token: admin.token, body(300))
+            #expect(otherAmount.status == 409 && otherAmount.body["code"] as? String == "surplus_conflict")
+            let otherHash = try await Self.post(h, path, token: admin.token, body(500, ChainAddress.hex(Array(repeating: 0x78, count: 32))))
+            #expect(otherHash.status == 409 && otherHash.body["code"] as? String == "no_surplus")
+            #expect(try await adminClient.getReconciliation().ok.body.json.ok)
+            #expect(try await h.issuer.chainSurplusBooked() == 500)
+            #expect(try await h.issuer.auditLog(limit: 1).first?.action == "chain_surplus_booked")
+            #expect(try await h.issuer.checkLedger().isEmpty)
         }
     }
 }

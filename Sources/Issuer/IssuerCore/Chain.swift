@@ -12,6 +12,8 @@ import SQLStore
 /// - withdrawal request: account −a, `system:withdrawals` +a — `withdrawal`, withdrawal id
 /// - payout mined: `system:withdrawals` −a, `system:funding` +a — `withdrawal-paid`, withdrawal id
 /// - payout refused: `system:withdrawals` −a, account +a — `withdrawal-refused`, withdrawal id
+/// - unclaimed deposit assigned (admin): `system:unclaimed` −a, account +a — `chain-deposit-assigned`, tx hash ‖ log index
+/// - surplus booked (admin): `system:funding` −a, `system:unclaimed` +a — `chain-surplus`, tx hash
 extension Issuer {
     // MARK: Deposits
 
@@ -42,7 +44,8 @@ extension Issuer {
     /// (`.duplicate` the other times).
     ///
     /// - A reference that names no account is credited to `system:unclaimed` (`.unclaimed`):
-    ///   the money is in the escrow, so the books must hold it; the operator resolves it.
+    ///   the money is in the escrow, so the books must hold it; an admin moves it to the right
+    ///   account with `assignUnclaimedDeposit`.
     /// - A frozen account is credited all the same: the money was received and is the
     ///   account's; freezing stops spending (purchase, send, withdrawal), not receiving.
     /// - An amount of 0 or above `Amount.max` is recorded as refused, nothing posted
@@ -149,6 +152,153 @@ extension Issuer {
         try await transaction { conn in
             try await conn.queryOne("SELECT scanned_through FROM chain_state WHERE id = 1")?.optionalInt("scanned_through").map(UInt64.init)
         }
+    }
+
+    // MARK: Resolving what the books cannot place (admin)
+
+    /// Moves an unclaimed deposit (its reference named no account) to `account`:
+    /// `system:unclaimed` −a, account +a (`chain-deposit-assigned`, tx hash ‖ log index); the row
+    /// becomes `credited` to the account, with who assigned it, when and why; the audit log
+    /// records the same — all in one transaction.
+    ///
+    /// Exactly once: the conditional UPDATE (status still `unclaimed`) decides, so of two
+    /// concurrent calls (two admins, two processes) one posts and the other is refused
+    /// `depositNotUnclaimed` having changed nothing; so is any later call. Refused too: an
+    /// unknown deposit (`depositNotFound`), a missing or system account (`accountNotFound`),
+    /// a reason not 3–500 characters. A frozen account receives it (freezing stops spending).
+    public func assignUnclaimedDeposit(
+        txHash: [UInt8], logIndex: UInt64, to account: Int64, reason: String, by admin: Int64
+    ) async throws(IssuerError) -> AssignedDeposit {
+        guard txHash.count == 32 else { throw .invalidField(field: "txHash", reason: "a transaction hash is 32 bytes") }
+        guard logIndex <= UInt64(Int64.max) else { throw .depositNotFound }
+        let reason = try Self.adminReason(reason)
+        let now = self.now
+        let entry = random(16)
+        let reference = txHash + withUnsafeBytes(of: logIndex.bigEndian, Array.init)
+        let currency = config.currency
+        return try await transaction { conn in
+            guard let target = try await conn.queryOne("SELECT role FROM account WHERE id = ?", account), try target.text("role") != "system" else {
+                throw IssuerError.accountNotFound
+            }
+            let won = try await conn.query(
+                """
+                UPDATE chain_deposit SET status = 'credited', account_id = ?, reason = ?, assigned_by = ?, assigned_at = ?
+                WHERE tx_hash = ? AND log_index = ? AND status = 'unclaimed' RETURNING amount, block_number
+                """,
+                account, reason, admin, now, txHash, Int64(logIndex))
+            guard let row = won.first else {
+                guard let existing = try await conn.queryOne(
+                    "SELECT status, account_id FROM chain_deposit WHERE tx_hash = ? AND log_index = ?", txHash, Int64(logIndex))
+                else { throw IssuerError.depositNotFound }
+                throw IssuerError.depositNotUnclaimed(status: try existing.text("status"), account: try existing.optionalInt("account_id"))
+            }
+            let amount = try row.int("amount")
+            let unclaimed = try await self.systemAccount(conn, .unclaimed)
+            // mustStayNonNegative: system:unclaimed holds at least every unclaimed row's amount;
+            // were it ever short, refusing beats inventing money.
+            try await Ledger.post(
+                conn, kind: "chain-deposit-assigned", reference: reference,
+                postings: Self.inLockOrder([
+                    .init(account: unclaimed, amount: -amount, mustStayNonNegative: true), .init(account: account, amount: amount),
+                ]),
+                entry: entry, now: now)
+            try await self.audit(
+                conn, actor: admin, "chain_deposit_assigned",
+                "deposit \(ChainAddress.hex(txHash)) log \(logIndex) of \(IssuerError.money(amount, currency)) from system:unclaimed to account \(account): \(reason)")
+            return AssignedDeposit(
+                txHash: txHash, logIndex: logIndex, blockNumber: try row.uint("block_number"), amount: UInt64(amount), account: account,
+                reason: reason, assignedBy: admin, assignedAt: now)
+        }
+    }
+
+    /// The total of surplus booked so far. Read it *before* the reconciliation whose
+    /// difference is given to `bookChainSurplus`, as `bookedBefore`.
+    public func chainSurplusBooked() async throws(IssuerError) -> Int64 {
+        try await transaction { conn in try await Self.surplusBooked(conn) }
+    }
+
+    /// Books tokens that reached the escrow outside `deposit` (a plain token transfer, whose
+    /// transaction `txHash` names) into `system:unclaimed`: `system:funding` −a, unclaimed +a
+    /// (`chain-surplus`, tx hash), a `chain_surplus` row and an audit entry, in one transaction.
+    ///
+    /// - Once per transaction: a second call with the same hash and amount answers the first
+    ///   booking (`replayed`, nothing posted, whatever the reconciliation says now); with
+    ///   another amount it is `surplusConflict`.
+    /// - Only money the escrow holds: `difference` is the difference of a reconciliation made
+    ///   after `bookedBefore` (`chainSurplusBooked()`) was read; the amount must not exceed it
+    ///   less what was booked since (`noSurplus`). Bookings are serialized on the `chain_state`
+    ///   row, so two admins booking one transfer under two hashes at once cannot both spend the
+    ///   same difference: the later one sees the earlier's amount and is refused (or, if its
+    ///   reconciliation already saw it, refused conservatively — a retry then succeeds).
+    ///
+    /// Why a difference read before this transaction is still safe to book against although
+    /// deposits and payouts go on meanwhile: reconciliation counts a deposit mined up to its
+    /// block on both sides (in the escrow's balance, and in the books as uncredited or as
+    /// credited), and a payout on both sides (out of the balance, and as paid-not-settled or
+    /// settled), so the server's own traffic never moves the difference. A positive difference
+    /// is tokens that arrived outside `deposit` by that block; they stay in the escrow (only
+    /// `payout` takes tokens out, and every payout of ours is booked), so it can only grow, by
+    /// further outside transfers. (A payout by a thief's key makes it fall, and shows as the
+    /// shortfall it is: the surplus booked did arrive.)
+    public func bookChainSurplus(
+        txHash: [UInt8], amount: UInt64, reason: String, by admin: Int64, difference: Int64, bookedBefore: Int64
+    ) async throws(IssuerError) -> ChainSurplus {
+        guard txHash.count == 32 else { throw .invalidField(field: "txHash", reason: "a transaction hash is 32 bytes") }
+        guard amount > 0, amount <= Amount.max else { throw .invalidField(field: "amount", reason: "must be positive") }
+        let reason = try Self.adminReason(reason)
+        let now = self.now
+        let entry = random(16)
+        let currency = config.currency
+        return try await transaction { conn in
+            // Serializes bookings (SQLite's transactions are serialized already).
+            let lock = conn.dialect == .postgres ? " FOR UPDATE" : ""
+            guard try await conn.queryOne("SELECT id FROM chain_state WHERE id = 1\(lock)") != nil else {
+                throw IssuerError.storage("chain_state row missing; migrations did not run")
+            }
+            if let booked = try await conn.queryOne("SELECT amount, reason, booked_by, booked_at FROM chain_surplus WHERE tx_hash = ?", txHash) {
+                let bookedAmount = try booked.uint("amount")
+                guard bookedAmount == amount else { throw IssuerError.surplusConflict(booked: bookedAmount, currency: currency) }
+                return ChainSurplus(
+                    txHash: txHash, amount: amount, reason: try booked.text("reason"), bookedBy: try booked.int("booked_by"),
+                    bookedAt: try booked.int("booked_at"), replayed: true)
+            }
+            let since = try await Self.surplusBooked(conn) - bookedBefore
+            let (available, overflow) = difference.subtractingReportingOverflow(max(0, since))
+            guard !overflow, available > 0, amount <= UInt64(available) else {
+                throw IssuerError.noSurplus(available: overflow ? 0 : available, requested: amount, currency: currency)
+            }
+            try await conn.execute(
+                "INSERT INTO chain_surplus(tx_hash, amount, reason, booked_by, booked_at) VALUES (?, ?, ?, ?, ?)", txHash, Int64(amount), reason,
+                admin, now)
+            try await Ledger.post(
+                conn, kind: "chain-surplus", reference: txHash,
+                postings: Self.inLockOrder([
+                    .init(account: try await self.systemAccount(conn, .funding), amount: -Int64(amount)),
+                    .init(account: try await self.systemAccount(conn, .unclaimed), amount: Int64(amount)),
+                ]),
+                entry: entry, now: now)
+            try await self.audit(
+                conn, actor: admin, "chain_surplus_booked",
+                "transfer \(ChainAddress.hex(txHash)) of \(IssuerError.money(amount, currency)) into system:unclaimed (reconciliation difference \(difference)): \(reason)")
+            return ChainSurplus(txHash: txHash, amount: amount, reason: reason, bookedBy: admin, bookedAt: now, replayed: false)
+        }
+    }
+
+    static func surplusBooked(_ conn: any SQLConnection) async throws -> Int64 {
+        try await conn.queryOne("SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS total FROM chain_surplus")?.int("total") ?? 0
+    }
+
+    /// An admin's reason for the audit log: 3–500 characters after trimming, one line (a
+    /// newline or other control character could forge lines in a log viewer).
+    static func adminReason(_ reason: String) throws(IssuerError) -> String {
+        let trimmed = String(reason.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+        guard (3...500).contains(trimmed.count) else {
+            throw .invalidField(field: "reason", reason: "say why in 3 to 500 characters; it goes into the audit log")
+        }
+        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .invalidField(field: "reason", reason: "one line without control characters")
+        }
+        return trimmed
     }
 
     // MARK: Withdrawals

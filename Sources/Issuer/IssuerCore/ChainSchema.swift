@@ -5,7 +5,14 @@ extension Schema {
     ///
     /// - `chain_account_ref`: the 32-byte reference a depositor passes to the escrow per account.
     /// - `chain_deposit`: every escrow Deposit log seen, keyed by (tx_hash, log_index): a deposit
-    ///   is recorded, and so credited, at most once whatever the retries or processes.
+    ///   is recorded, and so credited, at most once whatever the retries or processes. An
+    ///   unclaimed one an admin later assigns to an account becomes `credited` with
+    ///   `assigned_by`/`assigned_at` and the admin's reason in `reason`.
+    /// - `chain_surplus`: tokens that reached the escrow outside `deposit` (a plain token
+    ///   transfer), booked by an admin into `system:unclaimed`, keyed by the transfer's tx hash:
+    ///   a separate table, not a `chain_deposit` status, because they are no Deposit log (no log
+    ///   index, no account reference) and must not count as deposits in the metrics; the key
+    ///   makes booking one transfer twice impossible.
     /// - `chain_withdrawal`: withdrawals and their payout transaction; `seq` orders them.
     /// - `chain_state`: one row: `scanned_through` (last block whose deposits are all credited)
     ///   and `next_nonce` (the operator account's next transaction nonce as far as we know), and
@@ -41,9 +48,21 @@ extension Schema {
                 status TEXT NOT NULL CHECK (status IN ('credited','unclaimed','refused')),
                 reason TEXT,
                 credited_at \(int) NOT NULL,
+                assigned_by \(int) REFERENCES account(id),
+                assigned_at \(int),
                 PRIMARY KEY (tx_hash, log_index),
                 CHECK ((status = 'credited') = (account_id IS NOT NULL)),
-                CHECK (status = 'refused' OR amount > 0)
+                CHECK (status = 'refused' OR amount > 0),
+                CHECK ((assigned_by IS NULL) = (assigned_at IS NULL) AND (assigned_by IS NULL OR status = 'credited'))
+            )
+            """,
+            """
+            CREATE TABLE chain_surplus (
+                tx_hash \(blob) PRIMARY KEY CHECK (length(tx_hash) = 32),
+                amount \(int) NOT NULL CHECK (\(whole("amount", atLeast: 1))),
+                reason TEXT NOT NULL,
+                booked_by \(int) NOT NULL REFERENCES account(id),
+                booked_at \(int) NOT NULL
             )
             """,
             "CREATE INDEX chain_deposit_block ON chain_deposit(block_number)",

@@ -272,3 +272,31 @@ public enum ChainAddress {
         return bytes
     }
 }
+
+/// An unclaimed chain deposit an admin assigned to an account (`Issuer.assignUnclaimedDeposit`).
+public struct AssignedDeposit: Sendable, Equatable {
+    public var txHash: [UInt8]
+    public var logIndex: UInt64
+    public var blockNumber: UInt64
+    public var amount: UInt64
+    /// The account credited.
+    public var account: Int64
+    public var reason: String
+    /// The admin who assigned it.
+    public var assignedBy: Int64
+    public var assignedAt: Int64
+}
+
+/// Tokens that reached the escrow outside `deposit`, booked into `system:unclaimed`
+/// (`Issuer.bookChainSurplus`).
+public struct ChainSurplus: Sendable, Equatable {
+    /// The token Transfer's transaction (32 bytes), for the record; one booking per hash.
+    public var txHash: [UInt8]
+    public var amount: UInt64
+    public var reason: String
+    /// The admin who booked it.
+    public var bookedBy: Int64
+    public var bookedAt: Int64
+    /// True when this answer is an earlier booking of the same transaction (nothing booked now).
+    public var replayed: Bool
+}

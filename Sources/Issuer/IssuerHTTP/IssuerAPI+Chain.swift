@@ -69,18 +69,63 @@ extension IssuerAPI {
     public func getReconciliation(_ input: Operations.GetReconciliation.Input) async throws -> Operations.GetReconciliation.Output {
         let chain = try chainMonitor()
         _ = try admin()
-        let r: Reconciliation
-        do { r = try await chain.reconcile() } catch let error as IssuerError { throw error } catch {
-            throw HTTPProblem(
-                .serviceUnavailable, code: "chain_unavailable",
-                detail: "Reading the chain failed: \(error). Check the node at --chain-rpc and retry.")
-        }
+        let r = try await Self.reconcile(chain)
         metrics.record(r)
         return .ok(.init(body: .json(.init(
             block: Int64(clamping: r.block), escrowBalance: r.escrowBalance, accounts: r.accounts, debts: r.debts,
             outstandingNotes: r.outstandingNotes, pendingWithdrawals: r.pendingWithdrawals, unclaimed: r.unclaimed,
             uncreditedDeposits: r.uncreditedDeposits, paidNotSettled: r.paidNotSettled, expected: r.expected, difference: r.difference,
             ok: r.ok, creditedThrough: r.creditedThrough.map { Int64(clamping: $0) }, currency: issuer.config.currency.code))))
+    }
+
+    public func assignUnclaimedDeposit(_ input: Operations.AssignUnclaimedDeposit.Input) async throws -> Operations.AssignUnclaimedDeposit.Output {
+        _ = try chainMonitor()
+        let claims = try admin()
+        guard case .json(let body) = input.body else { throw HTTPProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send JSON.") }
+        guard body.logIndex >= 0 else {
+            throw HTTPProblem(.badRequest, code: "invalid_field", detail: "'logIndex' is the Deposit log's index in its block, 0 or more.", field: "logIndex")
+        }
+        let d = try await issuer.assignUnclaimedDeposit(
+            txHash: try Self.txHash(body.txHash), logIndex: UInt64(body.logIndex), to: body.accountId, reason: body.reason, by: claims.sub)
+        return .ok(.init(body: .json(.init(
+            txHash: ChainAddress.hex(d.txHash), logIndex: Int64(d.logIndex), blockNumber: Int64(clamping: d.blockNumber),
+            amount: Int64(clamping: d.amount), accountId: d.account, reason: d.reason, assignedBy: d.assignedBy, assignedAt: d.assignedAt,
+            currency: issuer.config.currency.code))))
+    }
+
+    public func bookChainSurplus(_ input: Operations.BookChainSurplus.Input) async throws -> Operations.BookChainSurplus.Output {
+        let chain = try chainMonitor()
+        let claims = try admin()
+        guard case .json(let body) = input.body else { throw HTTPProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send JSON.") }
+        let txHash = try Self.txHash(body.txHash)
+        let amount = try amount(body.amount)
+        // Read before reconciling: surplus booked after this point is taken off the difference
+        // (see Issuer.bookChainSurplus for why the difference may be booked against at all).
+        let bookedBefore = try await issuer.chainSurplusBooked()
+        let r = try await Self.reconcile(chain)
+        metrics.record(r)
+        let s = try await issuer.bookChainSurplus(
+            txHash: txHash, amount: amount, reason: body.reason, by: claims.sub, difference: r.difference, bookedBefore: bookedBefore)
+        return .ok(.init(body: .json(.init(
+            txHash: ChainAddress.hex(s.txHash), amount: Int64(clamping: s.amount), reason: s.reason, bookedBy: s.bookedBy, bookedAt: s.bookedAt,
+            replayed: s.replayed, currency: issuer.config.currency.code))))
+    }
+
+    /// A transaction hash from a request body: 0x and 64 hex digits.
+    static func txHash(_ text: String) throws -> [UInt8] {
+        guard let hash = ChainAddress.bytes(text, count: 32) else {
+            throw HTTPProblem(.badRequest, code: "invalid_field", detail: "'txHash' is 0x followed by 64 hex digits, as a block explorer shows it.", field: "txHash")
+        }
+        return hash
+    }
+
+    /// Reconciles now; a failure to read the chain is 503 `chain_unavailable`.
+    static func reconcile(_ chain: any ChainMonitor) async throws -> Reconciliation {
+        do { return try await chain.reconcile() } catch let error as IssuerError { throw error } catch {
+            throw HTTPProblem(
+                .serviceUnavailable, code: "chain_unavailable",
+                detail: "Reading the chain failed: \(error). Check the node at --chain-rpc and retry.")
+        }
     }
 
     static func withdrawal(_ w: Withdrawal, _ chain: any ChainMonitor) -> Components.Schemas.ChainWithdrawal {

@@ -58,7 +58,8 @@ public struct HTTPProblem: Error, Sendable {
         case .invalidChain: status = .badRequest
         case .emailTaken, .emailLookAlike, .walletKeyTaken, .idempotencyConflict: status = .conflict
         case .badCredentials: status = .unauthorized
-        case .accountNotFound, .withdrawalNotFound: status = .notFound
+        case .accountNotFound, .withdrawalNotFound, .depositNotFound: status = .notFound
+        case .depositNotUnclaimed, .noSurplus, .surplusConflict: status = .conflict
         case .accountFrozen, .fundingDisabled, .notOwner: status = .forbidden
         case .insufficientFunds, .holdingLimitExceeded, .amountOverflow, .walletKeyNotRegistered, .badChallenge: status = .unprocessableContent
         case .storage, .chainMismatch: status = .serviceUnavailable
