@@ -515,10 +515,11 @@ let package = Package(
             ],
             path: "Tests/ChainSettlementTests"
         ),
-        // wallet-chain's exact amount parsing and formatting (the tool itself runs in scripts/e2e-chain).
+        // wallet-chain's exact amount parsing and formatting, its reading of the escrow's cap events and
+        // ownership rules (the tool itself runs in scripts/e2e-chain).
         .testTarget(
             name: "ChainToolTests",
-            dependencies: ["ChainTool"],
+            dependencies: ["ChainTool", "Ethereum", "EthereumRPC"],
             path: "Tests/ChainToolTests"
         ),
     ],

@@ -20,14 +20,14 @@ struct WalletChain: AsyncParsableCommand {
               0  ok
               1  unexpected failure
               2  usage (bad option, amount, address, reference, no --rpc)
-              3  refused (a revert, not the owner, paused, too little balance)
+              3  refused (a revert, not the owner or pending owner, paused, too little balance)
               4  node unreachable or a nonsensical answer
               5  sent but not mined within --timeout
               9  key file unreadable, insecure, or already existing
             """,
         subcommands: [
             NewKey.self, AddressOf.self, Status.self, Balance.self, Deposit.self, Transfer.self,
-            Pause.self, Unpause.self, SetOperator.self, SetDailyCap.self,
+            Pause.self, Unpause.self, SetOperator.self, SetDailyCap.self, TransferOwnership.self, AcceptOwnership.self,
         ]
     )
 
@@ -101,7 +101,7 @@ struct AddressOf: AsyncParsableCommand {
 
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "The escrow's state: owner, operator, paused, daily cap, paid today, token, its token balance, chain id and head.")
+        abstract: "The escrow's state: owner, pending owner, operator, paused, daily cap, a scheduled cap raise, paid today, token, its token balance, chain id and head.")
 
     @Option(name: .long, help: "The escrow contract's address.") var escrow: String
     @OptionGroup var options: ChainOptions
@@ -117,7 +117,9 @@ struct Status: AsyncParsableCommand {
             let owner = try await escrow.owner()
             let operatorAddress = try await escrow.operatorAddress()
             let paused = try await escrow.paused()
+            let pendingOwner = try await escrow.pendingOwner()
             let cap = try await node.read(escrow.address, "daily_cap()")
+            let raise = try await escrow.scheduledRaise()
             let paidToday = try await node.read(escrow.address, "paid_today()")
             let balance = try await node.tokenBalance(token: token, of: escrow.address)
             let text = { (word: [UInt8]) in TokenAmount.format(word: word, decimals: decimals) }
@@ -126,7 +128,10 @@ struct Status: AsyncParsableCommand {
                     "escrow": escrow.address.checksummed, "chainId": String(chainID), "head": head,
                     "token": token.checksummed, "decimals": decimals, "owner": owner.checksummed,
                     "operator": operatorAddress.checksummed, "paused": paused,
+                    "pendingOwner": pendingOwner == .zero ? NSNull() as Any : pendingOwner.checksummed as Any,
                     "dailyCap": TokenAmount.decimalString(bigEndian: cap), "paidToday": TokenAmount.decimalString(bigEndian: paidToday),
+                    "nextDailyCap": raise.map { TokenAmount.decimalString(bigEndian: $0.cap) as Any } ?? NSNull(),
+                    "nextDailyCapAt": raise.map { UTCTime.iso8601($0.at) as Any } ?? NSNull(),
                     "balance": TokenAmount.decimalString(bigEndian: balance),
                 ],
                 human: """
@@ -134,9 +139,11 @@ struct Status: AsyncParsableCommand {
                     chain       \(chainID), head block \(head)
                     token       \(token.checksummed) (\(decimals) decimals)
                     owner       \(owner.checksummed)
+                    pending     \(pendingOwner == .zero ? "none" : "\(pendingOwner.checksummed) (offered the ownership; it takes it with accept-ownership)")
                     operator    \(operatorAddress.checksummed)
                     paused      \(paused ? "yes: deposits and payouts are refused" : "no")
                     daily cap   \(text(cap))
+                    cap raise   \(raise.map { "to \(text($0.cap)) at \(UTCTime.iso8601($0.at)) (until then the cap above)" } ?? "none")
                     paid today  \(text(paidToday))
                     balance     \(text(balance)) (the escrow's token balance)
                     """)
@@ -329,19 +336,31 @@ struct OwnerOptions: ParsableArguments {
     @Option(name: .long, help: "Seconds to wait for the receipt.") var timeout: Int = 120
 
     /// Sends `data` to the escrow as the owner, after checking the key IS the owner (the escrow
-    /// would revert otherwise, after charging gas, with a less helpful message).
-    func send(_ data: [UInt8], action: String, node: Node) async throws(ChainToolError) -> (tx: [UInt8], block: UInt64) {
+    /// would revert otherwise, after charging gas, with a less helpful message) and whatever
+    /// else `check` knows the escrow would refuse.
+    func send(
+        _ data: [UInt8], action: String, node: Node, check: (EscrowView) async throws(ChainToolError) -> Void = { _ in }
+    ) async throws(ChainToolError) -> (tx: [UInt8], block: UInt64, logs: [Log]) {
         let key = try loadKey(keyFile)
         let escrow = try EscrowView(address: parseAddress(self.escrow, option: "--escrow"), node: node)
         let owner = try await escrow.owner()
         guard owner == key.address else {
             throw .notOwner(key: key.address.checksummed, owner: owner.checksummed, action: action)
         }
-        let hash = try await node.send(
-            from: key, to: escrow.address, data: data, action: action, nonce: node.nonce(of: key.address), fees: node.fees())
-        let block = try await node.waitForReceipt(hash, action: action, timeout: timeout)
-        return (hash, block)
+        try await check(escrow)
+        return try await sendToEscrow(data, from: key, escrow: escrow, action: action, timeout: timeout)
     }
+}
+
+/// Signs `data` to the escrow with `key`, sends it and waits for a successful receipt.
+func sendToEscrow(
+    _ data: [UInt8], from key: PrivateKey, escrow: EscrowView, action: String, timeout: Int
+) async throws(ChainToolError) -> (tx: [UInt8], block: UInt64, logs: [Log]) {
+    let node = escrow.node
+    let hash = try await node.send(
+        from: key, to: escrow.address, data: data, action: action, nonce: node.nonce(of: key.address), fees: node.fees())
+    let receipt = try await node.waitForSuccess(hash, action: action, timeout: timeout)
+    return (hash, receipt.blockNumber, receipt.logs)
 }
 
 struct Pause: AsyncParsableCommand {
@@ -396,7 +415,11 @@ struct SetOperator: AsyncParsableCommand {
 
 struct SetDailyCap: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "set-daily-cap", abstract: "Owner: set the most the operator may pay out per UTC day (with the token's decimals; 0 stops payouts).")
+        commandName: "set-daily-cap",
+        abstract: "Owner: set the most the operator may pay out per UTC day (with the token's decimals; 0 stops payouts).",
+        discussion: """
+            A cap no higher than the one in force applies at once and cancels a raise still waiting. A higher cap applies 24 hours after this transaction's block (the escrow's rule, so a stolen owner key cannot empty the escrow at once); until then the current cap stays, and `status` shows the raise and when it applies. A new raise replaces a waiting one and starts its 24 hours again.
+            """)
     @Argument(help: "The new cap, with the token's decimals (for example 5000.00).") var amount: String
     @OptionGroup var owner: OwnerOptions
     @OptionGroup var options: ChainOptions
@@ -407,11 +430,116 @@ struct SetDailyCap: AsyncParsableCommand {
             let escrow = try EscrowView(address: parseAddress(owner.escrow, option: "--escrow"), node: node)
             let decimals = try await node.decimals(token: escrow.token())
             let units = try TokenAmount.parse(amount, decimals: decimals)
+            // A raise still waiting before this call, which a cut (or another raise) replaces.
+            let waiting = try await escrow.scheduledRaise()
             let sent = try await owner.send(try Call.encode("set_daily_cap(uint256)", [.uint256(units)]), action: "set the daily cap", node: node)
-            let text = TokenAmount.format(units, decimals: decimals)
+            // What the escrow did is in its event, not in what was asked: a raise waits a day.
+            let change = try CapChange.from(logs: sent.logs, escrow: escrow.address)
+            let text = { (word: [UInt8]) in TokenAmount.format(word: word, decimals: decimals) }
+            var object: [String: Any] = ["escrow": escrow.address.checksummed, "tx": Hex.encode(sent.tx), "block": sent.block]
+            let human: String
+            switch change {
+            case .applied(_, let cap):
+                object.merge(
+                    [
+                        "scheduled": false, "cap": TokenAmount.decimalString(bigEndian: cap), "capText": text(cap),
+                        "dailyCap": TokenAmount.decimalString(bigEndian: cap), "dailyCapText": text(cap),
+                    ], uniquingKeysWith: { $1 })
+                human = "The daily cap is now \(text(cap))." + (waiting.map { " The raise to \(text($0.cap)) that was waiting is cancelled." } ?? "")
+                if let waiting { object["cancelledRaise"] = TokenAmount.decimalString(bigEndian: waiting.cap) }
+            case .scheduled(let current, let cap, let effectiveAt):
+                let at = UTCTime.iso8601(effectiveAt)
+                object.merge(
+                    [
+                        "scheduled": true, "cap": TokenAmount.decimalString(bigEndian: cap), "capText": text(cap),
+                        "effectiveAt": at, "effectiveAtTimestamp": effectiveAt,
+                        "current": TokenAmount.decimalString(bigEndian: current), "currentText": text(current),
+                        "dailyCap": TokenAmount.decimalString(bigEndian: current), "dailyCapText": text(current),
+                    ], uniquingKeysWith: { $1 })
+                human = "The daily cap becomes \(text(cap)) at \(at); it stays \(text(current)) until then."
+                    + (waiting.map { " This replaces the raise to \(text($0.cap)) that was waiting." } ?? "")
+                if let waiting { object["replacedRaise"] = TokenAmount.decimalString(bigEndian: waiting.cap) }
+            }
+            output.result(object, human: human + "\ntx \(Hex.encode(sent.tx)) (block \(sent.block))")
+        }
+    }
+}
+
+struct TransferOwnership: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "transfer-ownership",
+        abstract: "Owner: offer the escrow's ownership to ADDRESS, which takes it with accept-ownership (0x0…0 withdraws an offer).",
+        discussion: """
+            The owner role moves in two steps, so a mistyped address cannot take it: this only offers it, and the current owner stays in charge until the new key runs `wallet-chain accept-ownership`. A new offer replaces a pending one. The escrow refuses offers to the operator (the roles stay apart), the escrow itself and its token (they cannot sign); this tool refuses them before sending anything.
+            """)
+    @Argument(help: "The new owner's address (0x0000000000000000000000000000000000000000 withdraws the pending offer).") var address: String
+    @OptionGroup var owner: OwnerOptions
+    @OptionGroup var options: ChainOptions
+
+    func run() async throws {
+        try await ChainTool.run(options) { (output) throws(ChainToolError) in
+            let newOwner = try parseAddress(address, option: "ADDRESS", allowZero: true)
+            let withdraw = newOwner == .zero
+            let action = withdraw ? "withdraw the ownership offer" : "offer the escrow's ownership"
+            var currentOwner = Address.zero
+            let sent = try await owner.send(
+                try Call.encode("transfer_ownership(address)", [.address(newOwner)]), action: action, node: options.node()
+            ) { (escrow) async throws(ChainToolError) in
+                currentOwner = try await escrow.owner()
+                if let reason = try await OwnershipRules.offerRefusal(
+                    newOwner: newOwner, operator: escrow.operatorAddress(), escrow: escrow.address, token: escrow.token())
+                {
+                    throw .wouldRevert(action: action, reason: reason)
+                }
+            }
+            let tx = "tx \(Hex.encode(sent.tx)) (block \(sent.block))"
             output.result(
-                ["escrow": owner.escrow, "dailyCap": String(units), "dailyCapText": text, "tx": Hex.encode(sent.tx), "block": sent.block],
-                human: "The daily cap is now \(text).\ntx \(Hex.encode(sent.tx)) (block \(sent.block))")
+                [
+                    "escrow": owner.escrow, "owner": currentOwner.checksummed,
+                    "pendingOwner": withdraw ? NSNull() as Any : newOwner.checksummed as Any,
+                    "tx": Hex.encode(sent.tx), "block": sent.block,
+                ],
+                human: withdraw
+                    ? "Withdrew the pending ownership offer; \(currentOwner.checksummed) stays the owner.\n\(tx)"
+                    : """
+                    Offered the escrow's ownership to \(newOwner.checksummed). \(currentOwner.checksummed) stays the owner until the new key accepts:
+                      wallet-chain accept-ownership --escrow \(owner.escrow) --key-file <the key file of \(newOwner.checksummed)>
+                    \(tx)
+                    """)
+        }
+    }
+}
+
+struct AcceptOwnership: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "accept-ownership",
+        abstract: "Pending owner: take the escrow's ownership offered with transfer-ownership.",
+        discussion: """
+            Run with the key file of the address the owner offered the role to; the key is checked to be the pending owner before anything is sent. The escrow refuses it if that key has become the operator since the offer.
+            """)
+    @Option(name: .long, help: "The pending owner's key file (mode 0600).") var keyFile: String
+    @Option(name: .long, help: "The escrow contract's address.") var escrow: String
+    @Option(name: .long, help: "Seconds to wait for the receipt.") var timeout: Int = 120
+    @OptionGroup var options: ChainOptions
+
+    func run() async throws {
+        try await ChainTool.run(options) { (output) throws(ChainToolError) in
+            let key = try loadKey(keyFile)
+            let escrow = try EscrowView(address: parseAddress(self.escrow, option: "--escrow"), node: options.node())
+            let previous = try await escrow.owner()
+            if let refusal = try await OwnershipRules.acceptRefusal(
+                key: key.address, pending: escrow.pendingOwner(), operator: escrow.operatorAddress())
+            {
+                throw refusal
+            }
+            let sent = try await sendToEscrow(
+                try Call.encode("accept_ownership()", []), from: key, escrow: escrow, action: "accept the escrow's ownership", timeout: timeout)
+            output.result(
+                [
+                    "escrow": escrow.address.checksummed, "owner": key.address.checksummed, "previousOwner": previous.checksummed,
+                    "tx": Hex.encode(sent.tx), "block": sent.block,
+                ],
+                human: "\(key.address.checksummed) is now the escrow's owner (was \(previous.checksummed)).\ntx \(Hex.encode(sent.tx)) (block \(sent.block))")
         }
     }
 }

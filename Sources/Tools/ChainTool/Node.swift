@@ -35,6 +35,11 @@ struct Node: Sendable {
         do { return try await client.blockNumber() } catch { throw Self.map(error) }
     }
 
+    /// The latest block's timestamp (seconds since 1970, UTC): "now" as the escrow sees it.
+    func headTime() async throws(ChainToolError) -> UInt64 {
+        do { return try await client.block(.latest).timestamp } catch { throw Self.map(error) }
+    }
+
     /// One 32-byte word returned by a view function.
     func read(_ contract: Address, _ signature: String, _ arguments: [ABI.Value] = []) async throws(ChainToolError) -> [UInt8] {
         let data = try Call.encode(signature, arguments)
@@ -112,6 +117,12 @@ struct Node: Sendable {
     /// Waits until the transaction is mined and returns its block; a mined revert is the
     /// chain refusing `action`.
     func waitForReceipt(_ hash: [UInt8], action: String, timeout: Int) async throws(ChainToolError) -> UInt64 {
+        try await waitForSuccess(hash, action: action, timeout: timeout).blockNumber
+    }
+
+    /// Waits until the transaction is mined and returns its receipt (with its logs); a mined
+    /// revert is the chain refusing `action`.
+    func waitForSuccess(_ hash: [UInt8], action: String, timeout: Int) async throws(ChainToolError) -> Receipt {
         let deadline = ContinuousClock.now + .seconds(timeout)
         var pause = Duration.milliseconds(20)
         while true {
@@ -121,7 +132,7 @@ struct Node: Sendable {
                 guard receipt.succeeded else {
                     throw .reverted(action: action, reason: "the transaction was mined in block \(receipt.blockNumber) but reverted", transaction: Hex.encode(hash))
                 }
-                return receipt.blockNumber
+                return receipt
             }
             guard ContinuousClock.now < deadline else { throw .notMined(action: action, transaction: Hex.encode(hash), seconds: timeout) }
             try? await Task.sleep(for: pause)
@@ -151,6 +162,20 @@ struct EscrowView {
     func owner() async throws(ChainToolError) -> Address { try await node.readAddress(address, "owner()") }
     func operatorAddress() async throws(ChainToolError) -> Address { try await node.readAddress(address, "operator()") }
     func paused() async throws(ChainToolError) -> Bool { try await node.readBool(address, "paused()") }
+    /// The cap raise still waiting (`cap` in force from `at`, seconds since 1970 UTC), or nil.
+    /// A raise stays stored in next_daily_cap(_at) after its time has come (no event then), so
+    /// it counts as waiting only while its time is ahead of the latest block's.
+    func scheduledRaise() async throws(ChainToolError) -> (cap: [UInt8], at: UInt64)? {
+        let cap = try await node.read(address, "next_daily_cap()")
+        let atWord = try await node.read(address, "next_daily_cap_at()")
+        let now = try await node.headTime()
+        // A time beyond UInt64 seconds is as good as never; show it as far future, not none.
+        let at = TokenAmount.units(word: atWord).flatMap { UInt64(exactly: $0) } ?? UInt64.max
+        return at > now ? (cap, at) : nil
+    }
+
+    /// The address offered the owner role (zero: no offer).
+    func pendingOwner() async throws(ChainToolError) -> Address { try await node.readAddress(address, "pending_owner()") }
 }
 
 /// Key files as `new-key` creates them.

@@ -54,6 +54,10 @@ enum ChainToolError: Error, CustomStringConvertible {
     case keyFile(String, String)
     case key(EthereumError)
     case notOwner(key: String, owner: String, action: String)
+    /// `accept-ownership` from a key no offer names (`pending` nil: no offer at all).
+    case notPendingOwner(key: String, pending: String?)
+    /// A call the escrow is known to refuse, caught before sending (the contract's reason).
+    case wouldRevert(action: String, reason: String)
     case paused(String)
     case insufficientBalance(address: String, has: String, needs: String)
     case reverted(action: String, reason: String, transaction: String?)
@@ -71,6 +75,8 @@ enum ChainToolError: Error, CustomStringConvertible {
         case .keyFileExists: "key_file_exists"
         case .keyFile, .key: "key_file"
         case .notOwner: "not_owner"
+        case .notPendingOwner: "not_pending_owner"
+        case .wouldRevert: "reverted"
         case .paused: "paused"
         case .insufficientBalance: "insufficient_balance"
         case .reverted: "reverted"
@@ -84,7 +90,7 @@ enum ChainToolError: Error, CustomStringConvertible {
         switch self {
         case .noRPC, .invalidRPC, .invalidAmount, .amountTooLarge, .zeroAmount, .invalidReference, .invalidAddress: .usage
         case .keyFileExists, .keyFile, .key: .keyFile
-        case .notOwner, .paused, .insufficientBalance, .reverted: .refused
+        case .notOwner, .notPendingOwner, .wouldRevert, .paused, .insufficientBalance, .reverted: .refused
         case .node, .unexpectedAnswer: .node
         case .notMined: .timeout
         }
@@ -111,6 +117,12 @@ enum ChainToolError: Error, CustomStringConvertible {
         case .key(let error): "\(error)."
         case .notOwner(let key, let owner, let action):
             "The key \(key) is not the escrow's owner (\(owner)), so the escrow would refuse to \(action). Use the owner's key file."
+        case .notPendingOwner(let key, let pending?):
+            "The key \(key) is not the escrow's pending owner: the ownership is offered to \(pending), so only that key can accept it. Use its key file, or have the owner offer it to \(key) with `wallet-chain transfer-ownership \(key)`."
+        case .notPendingOwner(let key, nil):
+            "No ownership offer is pending on this escrow, so \(key) has nothing to accept. The owner must first run `wallet-chain transfer-ownership \(key)`."
+        case .wouldRevert(let action, let reason):
+            "The escrow would refuse to \(action): \(reason). Nothing was sent."
         case .paused(let escrow):
             "The escrow \(escrow) is paused: it refuses deposits and payouts until its owner runs `wallet-chain unpause`."
         case .insufficientBalance(let address, let has, let needs):
@@ -168,9 +180,10 @@ func run(_ options: ChainOptions, _ body: (Output) async throws(ChainToolError) 
     }
 }
 
-/// Parses an address option (all-lower, all-upper or correctly checksummed; not zero).
-func parseAddress(_ text: String, option: String) throws(ChainToolError) -> Address {
-    do { return try Address(hex: text) } catch { throw .invalidAddress(option, error) }
+/// Parses an address option (all-lower, all-upper or correctly checksummed; not zero unless
+/// `allowZero`).
+func parseAddress(_ text: String, option: String, allowZero: Bool = false) throws(ChainToolError) -> Address {
+    do { return try Address(hex: text, allowZero: allowZero) } catch { throw .invalidAddress(option, error) }
 }
 
 /// Reads a key file (mode 0600 required by `PrivateKey(hexFile:)`).
