@@ -73,13 +73,14 @@ import WalletCore
             Self.entry(2, "withdrawal", -3_000, Array(repeating: 1, count: 32), at: t),
             Self.entry(3, "withdrawal", -500, Array(repeating: 2, count: 32), at: t),
             Self.entry(4, "withdrawal-refused", 500, Array(repeating: 2, count: 32), at: t),
+            Self.entry(5, "chain-deposit-assigned", 700, Array(repeating: 9, count: 40), at: t),
         ]
-        #expect(try w.importAccountEntries(journal) == AccountHistoryImport(imported: 4, added: 4, linked: 0))
+        #expect(try w.importAccountEntries(journal) == AccountHistoryImport(imported: 5, added: 5, linked: 0))
         #expect(try w.importAccountEntries(journal) == AccountHistoryImport())
         let lines = try w.history().sorted { $0.id < $1.id }
-        #expect(lines.map(\.direction) == [.funded, .sent, .sent, .refunded])
-        #expect(lines.map(\.counterparty) == ["chain deposit", "your address on chain", "your address on chain", "refused chain withdrawal"])
-        #expect(lines.map(\.amount) == [10_000, 3_000, 500, 500])
+        #expect(lines.map(\.direction) == [.funded, .sent, .sent, .refunded, .funded])
+        #expect(lines.map(\.counterparty) == ["chain deposit", "your address on chain", "your address on chain", "refused chain withdrawal", "chain deposit"])
+        #expect(lines.map(\.amount) == [10_000, 3_000, 500, 500, 700])
     }
 
     /// A second `send-online` of the same amount is tied to the second journal entry, and a

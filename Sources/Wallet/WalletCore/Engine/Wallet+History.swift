@@ -267,7 +267,8 @@ extension Wallet {
     ///   (`recordOnlineTransfer`), else a new `sent` line; `send` in: a `received` online line.
     /// - `funding`: `funded`; `expiry_refund`: `refunded` (the wallet's expired copies of that
     ///   note are marked refunded); `fraud_recovery` / `restore_conflict` out: `charged`.
-    /// - Chain settlement: `chain-deposit` in: `funded` ("chain deposit"); `withdrawal` out:
+    /// - Chain settlement: `chain-deposit` in (also one an admin assigned after it arrived
+    ///   with an unknown reference, `chain-deposit-assigned`): `funded` ("chain deposit"); `withdrawal` out:
     ///   `sent` ("your address on chain"); `withdrawal-refused` in: `refunded`.
     /// - `redeem`, and `fraud_recovery` / `restore_conflict` in, credit notes this wallet
     ///   handed in: tied to the `received` line of their payment (never a second line);
@@ -382,7 +383,7 @@ extension Wallet {
             return .none
         // Settlement on a chain (docs/server.md): a deposit into the escrow, a withdrawal paid
         // out of it to an address, and a withdrawal the escrow refused, whose money came back.
-        case "chain-deposit" where credit:
+        case "chain-deposit" where credit, "chain-deposit-assigned" where credit:
             return try add(.funded, "chain deposit")
         case "withdrawal" where !credit:
             return try add(.sent, "your address on chain")
