@@ -147,6 +147,13 @@ add("ok_delivered_late", "signed before the request's expiry, verified after it"
 add("duplicate_payment", "the same chain twice", try b(oneHop, oneHop), try request(bob, 6_000, nonce(0xB1)), expect: "duplicate_payment")
 let spendAgain = try transfer(n1, by: alice, [(bob, 2_000), (alice, 8_000)], nonce: nonce(0xB1))
 add("double_spend", "alice's note spent by two different transfers in one bundle", try b(oneHop, spendAgain), try request(bob, 5_000, nonce(0xB1)), expect: "double_spend")
+// One note paid to bob twice in one bundle: held by the first chain, and passed on by bob
+// (to carol, who pays him back) in the second. Counted twice unless a chain may not spend what
+// an earlier chain holds (step 8), nor hold what an earlier chain spends (step 7).
+let heldOnce = try transfer(try note(4_000, to: alice, n: 12), by: alice, [(bob, 4_000)], nonce: nonce(0xB6))
+let passedOn = try transfer(try transfer(heldOnce, by: bob, [(carol, 4_000)], nonce: nonce(0x61)), by: carol, [(bob, 4_000)], nonce: nonce(0xB6))
+add("duplicate_payment_held_then_spent", "the first chain holds bob's state, the second spends it and comes back to bob", try b(heldOnce, passedOn), try request(bob, 8_000, nonce(0xB6)), expect: "duplicate_payment")
+add("duplicate_payment_spent_then_held", "the first chain spends bob's state, the second holds it", try b(passedOn, heldOnce), try request(bob, 8_000, nonce(0xB6)), expect: "duplicate_payment")
 
 let verification: [String: Any] = [
     "comment": "Verify each bundle against its request with the keyset and limits of messages.json, at 'now'. 'expect' is 'ok' or the error code of docs/protocol.md §6.",

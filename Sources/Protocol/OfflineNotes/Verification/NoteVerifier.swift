@@ -152,8 +152,13 @@ public struct NoteVerifier: Sendable {
             guard chain.heldIndex == 0 else { throw .malformed("a payment chain must hold output 0") }
             guard last.nonce == request.nonce else { throw .nonceMismatch }
             guard state.owner == request.payee else { throw .wrongRecipient }
-            guard heldRefs.insert(state.ref).inserted, !isKnownState(state.ref) else { throw .duplicatePayment }
+            // Step 7: a state "appeared" in an earlier chain when that chain holds it or one of its
+            // transfers spends it; either way its value is already in this bundle (or spent).
+            guard !heldRefs.contains(state.ref), spentBy[state.ref] == nil, !isKnownState(state.ref) else { throw .duplicatePayment }
             for edge in state.spends {
+                // Step 8: spending what an earlier chain of this bundle pays the payee would
+                // count that value twice (once held, once passed on).
+                guard !heldRefs.contains(edge.state) else { throw .duplicatePayment }
                 if let earlier = spentBy[edge.state] {
                     guard earlier.hash == edge.transfer.hash else {
                         throw .doubleSpend(FraudProof(chain: chain.proving(edge), first: earlier, second: edge.transfer))
@@ -162,6 +167,7 @@ public struct NoteVerifier: Sendable {
                     spentBy[edge.state] = edge.transfer
                 }
             }
+            heldRefs.insert(state.ref)
             received.append(state)
         }
         guard let total = Amount.sum(received.map(\.amount)) else { throw .amountOverflow }
