@@ -47,8 +47,8 @@ import Testing
             topic: EscrowContract.depositTopic, topics: [EscrowContract.depositTopic, [UInt8](repeating: 0, count: 32), recipient.word],
             data: word, blockNumber: 1, transactionHash: [UInt8](repeating: 3, count: 32), logIndex: 0)
         #expect(event.amount == nil)
-        #expect(decimalText(word) == "18446744073709551621")
-        #expect(decimalText([UInt8](repeating: 0, count: 32)) == "0")
+        #expect(ABI.decimalString(word) == "18446744073709551621")
+        #expect(ABI.decimalString([UInt8](repeating: 0, count: 32)) == "0")
     }
 
     @Test func logsOfAnotherShapeAreRefused() {

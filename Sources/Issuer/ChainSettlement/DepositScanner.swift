@@ -53,7 +53,7 @@ struct DepositScanner: Sendable {
     }
 
     func log(_ event: EscrowContract.Event, _ outcome: DepositOutcome) {
-        let what = "deposit \(Hex.encode(event.transactionHash)) log \(event.logIndex) (block \(event.blockNumber)) of \(decimalText(event.amountWord)) units from \(event.address)"
+        let what = "deposit \(Hex.encode(event.transactionHash)) log \(event.logIndex) (block \(event.blockNumber)) of \(ABI.decimalString(event.amountWord)) units from \(event.address)"
         switch outcome {
         case .credited(let account): logger.info("\(what) credited to account \(account)")
         case .unclaimed:
@@ -63,21 +63,4 @@ struct DepositScanner: Sendable {
             logger.critical("\(what) CANNOT BE CREDITED: \(reason). The tokens are in the escrow but in no account: reconciliation shows them as a difference until resolved by hand (docs/server.md, Chain settlement)")
         }
     }
-}
-
-/// The decimal digits of a 32-byte big-endian unsigned integer (log lines name amounts beyond
-/// 64 bits exactly).
-func decimalText(_ word: [UInt8]) -> String {
-    var digits: [UInt8] = []
-    var number = word
-    while number.contains(where: { $0 != 0 }) {
-        var remainder = 0
-        for i in number.indices {
-            let value = remainder << 8 | Int(number[i])
-            number[i] = UInt8(value / 10)
-            remainder = value % 10
-        }
-        digits.append(UInt8(remainder) + UInt8(ascii: "0"))
-    }
-    return digits.isEmpty ? "0" : String(decoding: digits.reversed(), as: UTF8.self)
 }

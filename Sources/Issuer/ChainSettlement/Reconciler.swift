@@ -45,7 +45,7 @@ struct Reconciler: Sendable {
     /// A uint256 the ledger's signed 64-bit sums can hold, or an error naming it.
     static func int64(_ word: [UInt8], _ what: String) throws(ChainSettlementError) -> Int64 {
         guard let value = try? ABI.decodeUInt64(word), value <= UInt64(Int64.max) else {
-            throw .malformedAnswer("\(what) is \(decimalText(word)) units, beyond what the books can add up (\(Int64.max)); reconcile by hand")
+            throw .malformedAnswer("\(what) is \(ABI.decimalString(word)) units, beyond what the books can add up (\(Int64.max)); reconcile by hand")
         }
         return Int64(value)
     }

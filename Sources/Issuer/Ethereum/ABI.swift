@@ -163,6 +163,29 @@ public enum ABI {
         try decodeUInt(word, as: UInt64.self)
     }
 
+    /// The decimal digits of a big-endian unsigned number of any length (a uint256 word: log
+    /// lines and tools show amounts beyond 128 bits exactly).
+    public static func decimalString(_ bigEndian: [UInt8]) -> String {
+        var number = Array(bigEndian.drop(while: { $0 == 0 }))
+        if number.isEmpty { return "0" }
+        var digits: [UInt8] = []
+        // Schoolbook long division by 10, most significant byte first, until nothing is left.
+        while !number.isEmpty {
+            var remainder: UInt16 = 0
+            var quotient: [UInt8] = []
+            quotient.reserveCapacity(number.count)
+            for byte in number {
+                let value = remainder << 8 | UInt16(byte)
+                let q = UInt8(value / 10)
+                remainder = value % 10
+                if !(quotient.isEmpty && q == 0) { quotient.append(q) }
+            }
+            digits.append(UInt8(ascii: "0") + UInt8(remainder))
+            number = quotient
+        }
+        return String(decoding: digits.reversed(), as: UTF8.self)
+    }
+
     /// A uint256 word as UInt128 (wei amounts); a value that does not fit is an error.
     public static func decodeUInt128(_ word: [UInt8]) throws(EthereumError) -> UInt128 {
         try decodeUInt(word, as: UInt128.self)

@@ -129,10 +129,10 @@ struct Status: AsyncParsableCommand {
                     "token": token.checksummed, "decimals": decimals, "owner": owner.checksummed,
                     "operator": operatorAddress.checksummed, "paused": paused,
                     "pendingOwner": pendingOwner == .zero ? NSNull() as Any : pendingOwner.checksummed as Any,
-                    "dailyCap": TokenAmount.decimalString(bigEndian: cap), "paidToday": TokenAmount.decimalString(bigEndian: paidToday),
-                    "nextDailyCap": raise.map { TokenAmount.decimalString(bigEndian: $0.cap) as Any } ?? NSNull(),
+                    "dailyCap": ABI.decimalString(cap), "paidToday": ABI.decimalString(paidToday),
+                    "nextDailyCap": raise.map { ABI.decimalString($0.cap) as Any } ?? NSNull(),
                     "nextDailyCapAt": raise.map { UTCTime.iso8601($0.at) as Any } ?? NSNull(),
-                    "balance": TokenAmount.decimalString(bigEndian: balance),
+                    "balance": ABI.decimalString(balance),
                 ],
                 human: """
                     escrow      \(escrow.address.checksummed)
@@ -169,7 +169,7 @@ struct Balance: AsyncParsableCommand {
             output.result(
                 [
                     "address": holder.checksummed, "token": token.checksummed, "decimals": decimals,
-                    "balance": TokenAmount.decimalString(bigEndian: balance), "balanceText": text,
+                    "balance": ABI.decimalString(balance), "balanceText": text,
                 ],
                 human: text)
         }
@@ -442,23 +442,23 @@ struct SetDailyCap: AsyncParsableCommand {
             case .applied(_, let cap):
                 object.merge(
                     [
-                        "scheduled": false, "cap": TokenAmount.decimalString(bigEndian: cap), "capText": text(cap),
-                        "dailyCap": TokenAmount.decimalString(bigEndian: cap), "dailyCapText": text(cap),
+                        "scheduled": false, "cap": ABI.decimalString(cap), "capText": text(cap),
+                        "dailyCap": ABI.decimalString(cap), "dailyCapText": text(cap),
                     ], uniquingKeysWith: { $1 })
                 human = "The daily cap is now \(text(cap))." + (waiting.map { " The raise to \(text($0.cap)) that was waiting is cancelled." } ?? "")
-                if let waiting { object["cancelledRaise"] = TokenAmount.decimalString(bigEndian: waiting.cap) }
+                if let waiting { object["cancelledRaise"] = ABI.decimalString(waiting.cap) }
             case .scheduled(let current, let cap, let effectiveAt):
                 let at = UTCTime.iso8601(effectiveAt)
                 object.merge(
                     [
-                        "scheduled": true, "cap": TokenAmount.decimalString(bigEndian: cap), "capText": text(cap),
+                        "scheduled": true, "cap": ABI.decimalString(cap), "capText": text(cap),
                         "effectiveAt": at, "effectiveAtTimestamp": effectiveAt,
-                        "current": TokenAmount.decimalString(bigEndian: current), "currentText": text(current),
-                        "dailyCap": TokenAmount.decimalString(bigEndian: current), "dailyCapText": text(current),
+                        "current": ABI.decimalString(current), "currentText": text(current),
+                        "dailyCap": ABI.decimalString(current), "dailyCapText": text(current),
                     ], uniquingKeysWith: { $1 })
                 human = "The daily cap becomes \(text(cap)) at \(at); it stays \(text(current)) until then."
                     + (waiting.map { " This replaces the raise to \(text($0.cap)) that was waiting." } ?? "")
-                if let waiting { object["replacedRaise"] = TokenAmount.decimalString(bigEndian: waiting.cap) }
+                if let waiting { object["replacedRaise"] = ABI.decimalString(waiting.cap) }
             }
             output.result(object, human: human + "\ntx \(Hex.encode(sent.tx)) (block \(sent.block))")
         }

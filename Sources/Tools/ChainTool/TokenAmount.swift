@@ -1,3 +1,5 @@
+import Ethereum
+
 /// Token amounts: exact integers of the token's smallest unit, written in decimal with the
 /// token's `decimals` fraction digits (the wallet's EUR token has 2: "12.34" is 1234 units).
 /// No floating point anywhere, so what is typed is what is sent, to the unit.
@@ -30,29 +32,7 @@ enum TokenAmount {
 
     /// Formats any uint256 (a 32-byte big-endian ABI word) the same way.
     static func format(word: [UInt8], decimals: Int) -> String {
-        format(digits: decimalString(bigEndian: word), decimals: decimals)
-    }
-
-    /// The integer digits of a big-endian unsigned number of any length.
-    static func decimalString(bigEndian bytes: [UInt8]) -> String {
-        var number = Array(bytes.drop(while: { $0 == 0 }))
-        if number.isEmpty { return "0" }
-        var digits: [UInt8] = []
-        // Schoolbook long division by 10, most significant byte first, until nothing is left.
-        while !number.isEmpty {
-            var remainder: UInt16 = 0
-            var quotient: [UInt8] = []
-            quotient.reserveCapacity(number.count)
-            for byte in number {
-                let value = remainder << 8 | UInt16(byte)
-                let q = UInt8(value / 10)
-                remainder = value % 10
-                if !(quotient.isEmpty && q == 0) { quotient.append(q) }
-            }
-            digits.append(UInt8(ascii: "0") + UInt8(remainder))
-            number = quotient
-        }
-        return String(decoding: digits.reversed(), as: UTF8.self)
+        format(digits: ABI.decimalString(word), decimals: decimals)
     }
 
     private static func format(digits: String, decimals: Int) -> String {
@@ -63,10 +43,7 @@ enum TokenAmount {
     }
 
     /// A 32-byte word as UInt128, or nil if it is larger.
-    static func units(word: [UInt8]) -> UInt128? {
-        guard word.count == 32, word.prefix(16).allSatisfy({ $0 == 0 }) else { return nil }
-        return word.suffix(16).reduce(UInt128(0)) { $0 << 8 | UInt128($1) }
-    }
+    static func units(word: [UInt8]) -> UInt128? { try? ABI.decodeUInt128(word) }
 }
 
 extension Character {
