@@ -372,7 +372,7 @@ let package = Package(
         .executableTarget(
             name: "VectorGenerator",
             dependencies: [
-                "OfflineNotes", "NearbySession", "DevIssuer",
+                "OfflineNotes", "NearbySession", "QRPayload", "DevIssuer",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Sources/Tools/VectorGenerator"

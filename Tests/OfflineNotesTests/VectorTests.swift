@@ -22,14 +22,23 @@ import Testing
 
     let messages: [String: Any]
     let verifier: NoteVerifier
+    let authority: PublicKeyBytes
     init() throws {
         messages = try Self.load("messages")
         let keyset = try #require(messages["keyset"] as? [String: Any])
-        let authority = try #require(PublicKeyBytes(bytes: try Self.bytes(keyset["authority"])))
+        authority = try #require(PublicKeyBytes(bytes: try Self.bytes(keyset["authority"])))
         let limits = try #require(messages["limits"] as? [String: Any])
         verifier = NoteVerifier(
             keyset: try Keyset(decoding: try Self.bytes(keyset["hex"]), authority: authority),
             limits: try Limits(decoding: try Self.bytes(limits["hex"]), authority: authority))
+    }
+
+    /// The verifier of one verification case: messages.json's keyset and limits unless the case
+    /// names its own (optional fields `keyset`, `limits`; docs/vectors/README.md).
+    func verifier(for c: [String: Any]) throws -> NoteVerifier {
+        let keyset = try c["keyset"].map { try Keyset(decoding: try Self.bytes($0), authority: authority) } ?? verifier.keyset
+        let limits = try c["limits"].map { try Limits(decoding: try Self.bytes($0), authority: authority) } ?? verifier.limits
+        return NoteVerifier(keyset: keyset, limits: limits)
     }
 
     @Test func keysDeriveTheirPublicKeysAndIDs() throws {
@@ -82,23 +91,31 @@ import Testing
 
     @Test func everyVerificationCaseGivesItsExpectedResult() throws {
         let cases = try #require(try Self.load("verification")["cases"] as? [[String: Any]])
-        #expect(cases.count >= 25)
+        #expect(cases.count >= 46)
         var codes = Set<String>()
+        var fields = Set<String>()
         for c in cases {
             let name = c["name"] as? String ?? "?"
             let expected = try #require(c["expect"] as? String)
             let request = try PaymentRequest(decoding: try Self.bytes(c["request"]))
             let bundle = try Self.bytes(c["bundle"])
             let now = try Self.uint(c["now"])
+            let held = Set(try (c["held_states"] as? [String] ?? []).map { try #require(StateRef(bytes: try Self.bytes($0))) })
+            for field in ["keyset", "limits", "held_states", "received_states"] where c[field] != nil { fields.insert(field) }
             do {
-                let paid = try verifier.verifyPayment(bundle, request: request, now: now)
+                let paid = try verifier(for: c).verifyPayment(bundle, request: request, now: now, isKnownState: held.contains)
                 #expect(expected == "ok", "\(name): verified but expected \(expected)")
                 #expect(paid.amount == (try Self.uint(c["amount"])), "\(name)")
+                if let states = c["received_states"] as? [String] {
+                    #expect(paid.received.map(\.ref.hex) == states, "\(name): received states")
+                }
             } catch let error as VerificationError {
                 #expect(error.code == expected, "\(name): got \(error.code)")
             }
             codes.insert(expected)
         }
+        // Every optional field of the format is used by some case (so this reader is checked on it).
+        #expect(fields == ["keyset", "limits", "held_states", "received_states"])
         // Every error a bundle can produce has a vector.
         for code in [
             "truncated", "malformed", "unsupported_version", "unexpected_message_type", "unknown_issuer_key",
@@ -108,6 +125,69 @@ import Testing
             "duplicate_payment", "double_spend", "ok",
         ] {
             #expect(codes.contains(code), "no vector for \(code)")
+        }
+    }
+
+    /// docs/vectors/decoding.json: messages judged by their bytes alone (§4.3, §4.5).
+    @Test func everyDecodingCaseGivesItsExpectedResult() throws {
+        let cases = try #require(try Self.load("decoding")["cases"] as? [[String: Any]])
+        #expect(cases.count >= 11)
+        for c in cases {
+            let name = c["name"] as? String ?? "?"
+            let expected = try #require(c["expect"] as? String)
+            let bytes = try Self.bytes(c["hex"])
+            do {
+                switch c["message"] as? String {
+                case "payment_request":
+                    let request = try PaymentRequest(decoding: bytes)
+                    let hints = try #require(c["hints"] as? [[String: Any]])
+                    #expect(request.hints.map { Int($0.kindByte) } == hints.map { $0["kind"] as? Int ?? -1 }, "\(name)")
+                    #expect(request.hints.map { Hex.encode($0.value) } == hints.map { $0["value"] as? String ?? "" }, "\(name)")
+                    #expect(request.hints.map(\.isUsable) == hints.map { $0["usable"] as? Bool }, "\(name): usable hints")
+                    #expect(request.encoded == bytes, "\(name): re-encodes")
+                case "chain":
+                    let chain = try Chain(decoding: bytes)
+                    #expect(chain.heldRef.hex == c["held_ref"] as? String, "\(name)")
+                    #expect(chain.heldRef.hex != c["other_output_ref"] as? String, "\(name)")
+                case "payment_bundle":
+                    _ = try PaymentBundle(decoding: bytes)
+                default:
+                    Issue.record("\(name): unknown message kind")
+                }
+                #expect(expected == "ok", "\(name): decoded but expected \(expected)")
+            } catch let error as VerificationError {
+                #expect(error.code == expected, "\(name): got \(error.code)")
+            }
+        }
+    }
+
+    /// docs/vectors/fraud-proofs.json (§7): each proof gives its expected result, valid ones name the cheater.
+    @Test func everyFraudProofCaseGivesItsExpectedResult() throws {
+        let cases = try #require(try Self.load("fraud-proofs")["cases"] as? [[String: Any]])
+        #expect(cases.count >= 18)
+        var codes = Set<String>()
+        for c in cases {
+            let name = c["name"] as? String ?? "?"
+            let expected = try #require(c["expect"] as? String)
+            let proof = FraudProof(
+                chain: try Chain(decoding: try Self.bytes(c["chain"])), first: try Transfer(decoding: try Self.bytes(c["first"])),
+                second: try Transfer(decoding: try Self.bytes(c["second"])))
+            do {
+                let cheater = try verifier.verify(proof, now: try Self.uint(c["now"]))
+                #expect(expected == "ok", "\(name): valid but expected \(expected)")
+                #expect(cheater.hex == c["cheater"] as? String, "\(name)")
+            } catch let error as VerificationError {
+                #expect(error.code == expected, "\(name): got \(error.code)")
+            }
+            let issuer = try #require(c["issuer"] as? [String: Any])
+            #expect((issuer["status"] as? Int) == (expected == "ok" ? 200 : 400), "\(name)")
+            codes.insert(expected)
+        }
+        for code in [
+            "ok", "malformed", "unknown_issuer_key", "bad_issuer_signature", "broken_chain", "bad_owner_signature",
+            "signer_not_owner", "value_not_conserved", "too_many_hops",
+        ] {
+            #expect(codes.contains(code), "no fraud-proof vector for \(code)")
         }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import PropertyBased
 import QRPayload
 import Testing
@@ -87,5 +88,60 @@ import Testing
         _ = try assembler.add(QRFrames.prefix + Base45.encode(bytes))
         #expect(throws: QRFrames.Error.checksumMismatch) { try assembler.add(a[3]) }
         #expect(throws: QRFrames.Error.tooLarge(bytes: 300, maxBytes: 255)) { try QRFrames.encode(Array(repeating: 0, count: 300), chunkSize: 1) }
+    }
+}
+
+/// docs/vectors/qr-frames.json (docs/protocol.md §9): writers cut exactly these frames, and a
+/// reader answers every scanned frame with exactly the listed result.
+@Suite struct QRFrameVectorTests {
+    static let file = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("docs/vectors/qr-frames.json")
+
+    static func bytes(_ value: Any?) throws -> [UInt8] {
+        let text = try #require(value as? String)
+        var out: [UInt8] = []
+        var i = text.startIndex
+        while i < text.endIndex {
+            let j = text.index(i, offsetBy: 2)
+            out.append(try #require(UInt8(text[i..<j], radix: 16)))
+            i = j
+        }
+        return out
+    }
+
+    @Test func writersAndReadersFollowTheVectors() throws {
+        let vectors = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: Self.file)) as? [String: Any])
+        #expect(vectors["chunk_size"] as? Int == 600)
+        let writes = try #require(vectors["write"] as? [[String: Any]])
+        #expect(writes.count >= 5)
+        for c in writes {
+            #expect(try QRFrames.encode(try Self.bytes(c["message"])) == c["frames"] as? [String], "\(c["name"] ?? "?")")
+        }
+        let reads = try #require(vectors["read"] as? [[String: Any]])
+        var seen = Set<String>()
+        for c in reads {
+            let name = c["name"] as? String ?? "?"
+            let frames = try #require(c["frames"] as? [String])
+            let expected = try #require(c["results"] as? [String])
+            #expect(frames.count == expected.count, "\(name)")
+            var reader = QRFrames.Assembler()
+            var results: [String] = []
+            for frame in frames {
+                do {
+                    if let message = try reader.add(frame) {
+                        results.append("complete")
+                        #expect(message == (try Self.bytes(c["message"])), "\(name)")
+                    } else {
+                        results.append("incomplete")
+                    }
+                } catch let error as QRFrames.Error {
+                    results.append(error.code)
+                }
+            }
+            #expect(results == expected, "\(name)")
+            seen.formUnion(results)
+        }
+        #expect(seen == ["incomplete", "complete", "not_a_frame", "malformed", "unsupported_version", "mixed_payloads", "checksum_mismatch"])
     }
 }

@@ -376,9 +376,10 @@ extension Issuer {
                 throw IssuerError.invalidField(field: "second", reason: "is the same transfer as 'first': no double spend")
             }
             // Verifying each transfer appended to the proving chain checks that it spends that
-            // state and carries its owner's signature (the chain checks the issuer's).
+            // state and carries its owner's signature (the chain checks the issuer's). Verified
+            // as a value, not re-encoded: 255 transfers plus one has no encoding (it trapped).
             states = try transfers.map { t throws(VerificationError) in
-                try verifier.verifyChain(proving.appending(t, holding: 0).encoded, now: UInt64(now), checkExpiry: false)
+                try verifier.verify(proving.appending(t, holding: 0), now: UInt64(now), checkExpiry: false)
             }
         } catch let error as IssuerError {
             throw error

@@ -2,12 +2,15 @@
 // Usage: swift run wallet-vectors [output-directory [file …]]   (default: docs/vectors, every file;
 // e.g. `wallet-vectors docs/vectors session` rewrites session.json only)
 // ECDSA signatures are randomized, so a rerun changes signature bytes but never validity;
-// the committed files are the reference, and OfflineNotesTests checks every one.
+// the committed files are the reference, and the tests check every one. Published cases never
+// change: write into a scratch directory and append only the new cases' blocks to the committed
+// files (docs/vectors/README.md, "Regenerating"), so `git diff docs/vectors` shows additions only.
 import Crypto
 import DevIssuer
 import Foundation
 import NearbySession
 import OfflineNotes
+import QRPayload
 
 struct Impostor: MessageSigner {
     let claimed: PublicKeyBytes
@@ -38,9 +41,9 @@ let stranger = try DevIssuer(currency: eur, now: now, authority: try key("strang
 func id(_ n: UInt8) -> NoteID { NoteID(uncheckedBytes: Array(repeating: n, count: 16)) }
 func nonce(_ n: UInt8) -> Nonce { Nonce(uncheckedBytes: Array(repeating: n, count: 16)) }
 
-func note(_ amount: UInt64, to owner: SoftwareSigner, n: UInt8, issuedAt: Timestamp = now, lifetime: UInt64 = 30 * 86_400, by signer: (any MessageSigner)? = nil) throws -> Chain {
+func note(_ amount: UInt64, to owner: SoftwareSigner, n: UInt8, issuedAt: Timestamp = now, lifetime: UInt64 = 30 * 86_400, by signer: (any MessageSigner)? = nil, currency: Currency = eur) throws -> Chain {
     let s: any MessageSigner = signer ?? issuingKey
-    return Chain(note: try IssuedNote.issue(noteID: id(n), currency: eur, amount: amount, owner: owner.publicKey, issuedAt: issuedAt, expiresAt: issuedAt + lifetime, issuer: s))
+    return Chain(note: try IssuedNote.issue(noteID: id(n), currency: currency, amount: amount, owner: owner.publicKey, issuedAt: issuedAt, expiresAt: issuedAt + lifetime, issuer: s))
 }
 
 func transfer(_ chain: Chain, by signer: any MessageSigner, _ outputs: [(SoftwareSigner, UInt64)], nonce n: Nonce, input: StateRef? = nil, createdAt: Timestamp = now + 60) throws -> Chain {
@@ -104,9 +107,18 @@ let messages: [String: Any] = [
 
 // Verification cases: (name, bundle bytes, request, now, expected)
 var cases: [[String: Any]] = []
-@MainActor func add(_ name: String, _ why: String, _ bundle: [UInt8], _ req: PaymentRequest, now at: Timestamp = now, expect: String, amount: UInt64? = nil) {
+@MainActor func add(
+    _ name: String, _ why: String, _ bundle: [UInt8], _ req: PaymentRequest, now at: Timestamp = now, expect: String, amount: UInt64? = nil,
+    keyset: Keyset? = nil, limits: Limits? = nil, held: [StateRef] = [], received: [StateRef] = []
+) {
     var c: [String: Any] = ["name": name, "description": why, "now": at, "request": hex(req.encoded), "bundle": hex(bundle), "expect": expect]
     if let amount { c["amount"] = amount }
+    // Optional fields (docs/vectors/README.md), written only when a case uses them, so the
+    // cases written before them keep their exact form.
+    if let keyset { c["keyset"] = hex(keyset.encoded) }
+    if let limits { c["limits"] = hex(limits.encoded) }
+    if !held.isEmpty { c["held_states"] = held.map(\.hex) }
+    if !received.isEmpty { c["received_states"] = received.map(\.hex) }
     cases.append(c)
 }
 func b(_ chains: Chain...) throws -> [UInt8] { try PaymentBundle(chains: chains).encoded }
@@ -155,9 +167,247 @@ let passedOn = try transfer(try transfer(heldOnce, by: bob, [(carol, 4_000)], no
 add("duplicate_payment_held_then_spent", "the first chain holds bob's state, the second spends it and comes back to bob", try b(heldOnce, passedOn), try request(bob, 8_000, nonce(0xB6)), expect: "duplicate_payment")
 add("duplicate_payment_spent_then_held", "the first chain spends bob's state, the second holds it", try b(passedOn, heldOnce), try request(bob, 8_000, nonce(0xB6)), expect: "duplicate_payment")
 
+// Issue 12, item 7: the open points of the spec, each pinned by a case.
+// §4.3: `held_index ≠ 0` without transfers is a decoding error, so it wins over request_expired
+// (step 1), which looks at the decoded bundle.
+let signedAtExpiry = try transfer(n1, by: alice, [(bob, 3_000), (alice, 7_000)], nonce: nonce(0xB1), createdAt: request1.expiresAt)
+let noteHoldingOne = try note(1_000, to: bob, n: 13).holding(1)
+add("malformed_held_index_without_transfers", "chain 0 was signed at the request's expiry, chain 1 has no transfer and held_index 1: decoding refuses the bundle first", try b(signedAtExpiry, noteHoldingOne), request1, expect: "malformed")
+// §5.1 step 2: the note's currency is the limits' currency.
+let usd = required(Currency("USD"), "USD")
+add("wrong_currency_note_not_limits", "a USD note from the issuer's key paid against a USD request; the limits are in EUR", try b(try transfer(try note(3_000, to: alice, n: 14, currency: usd), by: alice, [(bob, 3_000)], nonce: nonce(0xB1))), try request(bob, 3_000, nonce(0xB1), currency: usd), expect: "wrong_currency")
+// §5.3: not verification checks.
+add("ok_issued_in_the_future", "issued_at 5 minutes after the verifier's now (the payee's clock is behind): not checked", try b(try transfer(try note(3_000, to: alice, n: 15, issuedAt: now + 300), by: alice, [(bob, 3_000)], nonce: nonce(0xB1), createdAt: now + 400)), request1, expect: "ok", amount: 3_000)
+add("ok_lifetime_above_limits", "a note living 365 days while limits.note_lifetime is 30 days: not checked", try b(try transfer(try note(3_000, to: alice, n: 16, lifetime: 365 * 86_400), by: alice, [(bob, 3_000)], nonce: nonce(0xB1))), request1, expect: "ok", amount: 3_000)
+// §4.4: identical outputs are distinct states.
+let twins = try transfer(try note(2_000, to: alice, n: 17), by: alice, [(carol, 1_000), (carol, 1_000)], nonce: nonce(0xC7))
+let viaTwin0 = try transfer(twins, by: carol, [(bob, 1_000)], nonce: nonce(0xB7))
+let viaTwin1 = try transfer(twins.holding(1), by: carol, [(bob, 1_000)], nonce: nonce(0xB7))
+add("ok_identical_outputs", "alice pays carol two identical outputs; carol pays bob from output 1 (the chain holds output 1 of the first transfer)", try b(viaTwin1), try request(bob, 1_000, nonce(0xB7)), expect: "ok", amount: 1_000, received: [viaTwin1.heldRef])
+add("ok_identical_outputs_both", "carol pays bob from each of the two identical outputs, one chain each: two states, no duplicate", try b(viaTwin0, viaTwin1), try request(bob, 2_000, nonce(0xB7)), expect: "ok", amount: 2_000, received: [viaTwin0.heldRef, viaTwin1.heldRef])
+// Format extension: the payee's known states.
+add("duplicate_payment_already_held", "ok_1hop's bundle, whose held state the payee already holds", bundle1.encoded, request1, expect: "duplicate_payment", held: [oneHop.heldRef])
+add("ok_other_states_held", "the payee knows other states, among them the note state the chain spends: only the held state is looked up", bundle1.encoded, request1, expect: "ok", amount: 3_000, held: [n1.heldRef, threeHop.heldRef], received: [oneHop.heldRef])
+// Format extension: other limits (same authority).
+func limits(maxHops: Int) throws -> Limits {
+    try Limits.sign(currency: eur, maxOfflineHolding: 1_000_000, maxHops: maxHops, noteLifetime: 30 * 86_400, redemptionGrace: 7 * 86_400, issuedAt: now, authority: authority)
+}
+add("too_many_hops_lower_limit", "ok_3hop's chain under limits allowing two hops", try b(threeHop), try request(bob, 2_500, nonce(0xB3)), expect: "too_many_hops", limits: try limits(maxHops: 2))
+add("ok_at_max_hops", "ok_3hop's chain under limits allowing exactly three hops", try b(threeHop), try request(bob, 2_500, nonce(0xB3)), expect: "ok", amount: 2_500, limits: try limits(maxHops: 3))
+add("too_many_hops_zero_limit", "a one-hop payment under limits allowing no hop (every note must be redeemed online)", bundle1.encoded, request1, expect: "too_many_hops", limits: try limits(maxHops: 0))
+// Format extension: a second keyset with a second issuing key, valid [now − 3600, now + 86400).
+let secondKey = try key("issuer-2")
+let secondFrom = now - 3_600, secondUntil = now + 86_400
+let keyset2 = try Keyset.sign(
+    sequence: 2, issuedAt: now,
+    keys: issuer.keyset.keys + [IssuerKey(publicKey: secondKey.publicKey, validFrom: secondFrom, validUntil: secondUntil)], authority: authority)
+func bySecondKey(_ n: UInt8, issuedAt: Timestamp) throws -> [UInt8] {
+    try b(try transfer(try note(3_000, to: alice, n: n, issuedAt: issuedAt, by: secondKey), by: alice, [(bob, 3_000)], nonce: nonce(0xB1), createdAt: now + 60))
+}
+add("second_key_unknown_to_first_keyset", "a note under the second issuing key, verified with messages.json's keyset (first key only)", try bySecondKey(18, issuedAt: now), request1, expect: "unknown_issuer_key")
+add("ok_second_key_in_second_keyset", "the same note verified with the second keyset, which lists both keys", try bySecondKey(18, issuedAt: now), request1, expect: "ok", amount: 3_000, keyset: keyset2)
+add("ok_second_key_window_opens", "issued_at = the second key's valid_from", try bySecondKey(19, issuedAt: secondFrom), request1, expect: "ok", amount: 3_000, keyset: keyset2)
+add("issuer_key_outside_validity_before_from", "issued_at = valid_from − 1", try bySecondKey(20, issuedAt: secondFrom - 1), request1, expect: "issuer_key_outside_validity", keyset: keyset2)
+add("ok_second_key_window_last_second", "issued_at = valid_until − 1 (in the verifier's future)", try bySecondKey(21, issuedAt: secondUntil - 1), request1, expect: "ok", amount: 3_000, keyset: keyset2)
+add("issuer_key_outside_validity_at_until", "issued_at = valid_until: the window is half-open", try bySecondKey(22, issuedAt: secondUntil), request1, expect: "issuer_key_outside_validity", keyset: keyset2)
+// §5 step 2.8: a double spend is reported only with a valid proof (§7); a forged second spend
+// is the forgery's error.
+let forgedAgain = try transfer(n1, by: Impostor(claimed: alice.publicKey, actual: mallory), [(bob, 2_000), (mallory, 8_000)], nonce: nonce(0xB1))
+add("double_spend_forged_second", "ok_1hop's chain, then alice's note spent again by a transfer mallory signed under alice's key id: the proof would not verify", try b(oneHop, forgedAgain), try request(bob, 5_000, nonce(0xB1)), expect: "bad_owner_signature")
+
 let verification: [String: Any] = [
     "comment": "Verify each bundle against its request with the keyset and limits of messages.json, at 'now'. 'expect' is 'ok' or the error code of docs/protocol.md §6.",
     "cases": cases,
+]
+
+// Decoding cases (docs/protocol.md §4.3, §4.5): messages that decode or not, by their bytes alone.
+var decodingCases: [[String: Any]] = []
+func requestWith(_ hints: [TransportHint]) throws -> PaymentRequest {
+    try PaymentRequest(payee: bob.publicKey, currency: eur, amount: 3_000, nonce: nonce(0xB1), expiresAt: now + 600, payeeName: "Bob", hints: hints)
+}
+@MainActor func addRequest(_ name: String, _ why: String, _ hints: [TransportHint]) throws {
+    decodingCases.append([
+        "name": name, "description": why, "message": "payment_request", "hex": hex(try requestWith(hints).encoded), "expect": "ok",
+        "hints": hints.map { ["kind": Int($0.kindByte), "value": hex($0.value), "usable": $0.isUsable] },
+    ])
+}
+try addRequest("request_tcp_hint_not_utf8", "a TCP hint whose value is not UTF-8: decodes; a payer ignores the hint", [TransportHint(kind: .tcp, value: [0xFF, 0xFE, 0x3A, 0x31])])
+try addRequest("request_tcp_hint_no_port", "a TCP hint without ':port': decodes; a payer ignores the hint", [.tcp("127.0.0.1")])
+try addRequest("request_tcp_hint_port_out_of_range", "a TCP hint with port 70000: decodes; a payer ignores the hint", [.tcp("127.0.0.1:70000")])
+try addRequest("request_ble_hint_15_bytes", "a Bluetooth LE hint of 15 bytes: decodes; a payer ignores the hint", [TransportHint(kind: .bluetooth, value: Array(repeating: 0x6E, count: 15))])
+try addRequest("request_ble_hint_17_bytes", "a Bluetooth LE hint of 17 bytes: decodes; a payer ignores the hint", [TransportHint(kind: .bluetooth, value: Array(repeating: 0x6E, count: 17))])
+try addRequest("request_qr_hint_with_value", "a QR-only hint with a non-empty value: decodes; the value is ignored", [TransportHint(kind: .qr, value: [0x01])])
+try addRequest("request_tcp_hint_ipv6", "a TCP hint with a bracketed IPv6 host: well formed", [.tcp("[::1]:7400")])
+try addRequest("request_tcp_hint_signed_port", "a TCP hint with port '+80': not decimal digits, ignored", [.tcp("127.0.0.1:+80")])
+try addRequest("request_tcp_hint_empty_host", "a TCP hint ':7400': empty host, ignored", [.tcp(":7400")])
+try addRequest("request_unknown_hint_kind", "a hint of unknown kind 0x7F: decodes, ignored", [TransportHint(kindByte: 0x7F, value: [1, 2, 3]), .tcp("127.0.0.1:7400")])
+try addRequest("request_malformed_hint_then_good", "a malformed Bluetooth LE hint, then a well-formed TCP hint: a payer uses the TCP one", [TransportHint(kind: .bluetooth, value: [0x01, 0x02]), .tcp("127.0.0.1:7400")])
+decodingCases.append([
+    "name": "chain_held_index_without_transfers", "description": "a standalone chain with no transfer and held_index 1", "message": "chain",
+    "hex": hex(noteHoldingOne.encoded), "expect": "malformed",
+])
+decodingCases.append([
+    "name": "chain_held_index_without_transfers_255", "description": "a standalone chain with no transfer and held_index 255", "message": "chain",
+    "hex": hex(noteHoldingOne.holding(255).encoded), "expect": "malformed",
+])
+decodingCases.append([
+    "name": "bundle_held_index_without_transfers", "description": "a bundle whose only chain has no transfer and held_index 1", "message": "payment_bundle",
+    "hex": hex(try b(noteHoldingOne)), "expect": "malformed",
+])
+decodingCases.append([
+    "name": "chain_holding_identical_output_1", "description": "a chain whose transfer has two identical outputs, holding output 1: held_ref is state_ref(output 1), not output 0's",
+    "message": "chain", "hex": hex(twins.holding(1).encoded), "expect": "ok", "held_ref": twins.holding(1).heldRef.hex, "other_output_ref": twins.heldRef.hex,
+])
+let decoding: [String: Any] = [
+    "comment": "Decode 'hex' as the named message (payment_request, chain = standalone type 0x03, payment_bundle). 'expect' is 'ok' or the error code of docs/protocol.md §6. For requests, 'hints' lists the decoded hints (kind, value hex) in order and whether a payer can use each ('usable', §4.5); for chains, 'held_ref' is the state the chain holds (§4.4).",
+    "cases": decodingCases,
+]
+
+// Fraud proofs (docs/protocol.md §7): (chain, first, second) checked at 'now' with messages.json's keyset and limits.
+var fraudCases: [[String: Any]] = []
+@MainActor func addProof(_ name: String, _ why: String, _ chain: Chain, _ first: Transfer, _ second: Transfer, now at: Timestamp = now, expect: String, cheater: SoftwareSigner? = nil) {
+    var c: [String: Any] = ["name": name, "description": why, "now": at, "chain": hex(chain.encoded), "first": hex(first.encoded), "second": hex(second.encoded), "expect": expect]
+    if let cheater { c["cheater"] = cheater.publicKey.hex }
+    // What the issuer answers to POST /v1/fraud-proofs with this proof (§7).
+    switch expect {
+    case "ok": c["issuer"] = ["status": 200]
+    case "malformed" where name.hasPrefix("same_") || name.hasPrefix("different_inputs") || name.hasPrefix("order_same"): c["issuer"] = ["status": 400, "code": "invalid_field", "field": "second"]
+    default: c["issuer"] = ["status": 400, "code": expect]
+    }
+    fraudCases.append(c)
+}
+func signTransfer(_ input: StateRef, by signer: any MessageSigner, _ outputs: [(SoftwareSigner, UInt64)], nonce n: Nonce, createdAt: Timestamp = now + 60) throws -> Transfer {
+    try Transfer.sign(input: input, outputs: outputs.map { TransferOutput(owner: $0.0.publicKey, amount: $0.1) }, nonce: n, createdAt: createdAt, signer: signer)
+}
+let spendA = oneHop.transfers[0], spendB = spendAgain.transfers[0]
+addProof("ok", "alice's note spent to bob twice with different splits", n1, spendA, spendB, expect: "ok", cheater: alice)
+let shortNote = try note(3_000, to: alice, n: 23, lifetime: 100)
+addProof("ok_after_expiry", "checked ten days after the note expired: expiry is not a fraud-proof check", shortNote,
+         try signTransfer(shortNote.heldRef, by: alice, [(bob, 3_000)], nonce: nonce(0xB1)), try signTransfer(shortNote.heldRef, by: alice, [(carol, 3_000)], nonce: nonce(0xC1)),
+         now: now + 10 * 86_400, expect: "ok", cheater: alice)
+let bobsState = heldOnce
+addProof("ok_middle_of_chain", "bob, holding the output of alice's transfer, spends it to carol and to mallory: bob is named, not alice", bobsState,
+         passedOn.transfers[1], try signTransfer(bobsState.heldRef, by: bob, [(mallory, 4_000)], nonce: nonce(0x62)), expect: "ok", cheater: bob)
+addProof("ok_non_held_output", "the proving chain holds output 0 of two identical outputs, both transfers spend output 1: the chain's held_index is not used",
+         twins, viaTwin1.transfers[1], try signTransfer(twins.holding(1).heldRef, by: carol, [(mallory, 1_000)], nonce: nonce(0x63)), expect: "ok", cheater: carol)
+addProof("same_transfer", "first and second are the same bytes", n1, spendA, spendA, expect: "malformed")
+addProof("same_transfer_other_signature", "the same transfer body signed again (another ECDSA signature): one transfer hash, no double spend",
+         n1, spendA, try signTransfer(n1.heldRef, by: alice, [(bob, 3_000), (alice, 7_000)], nonce: nonce(0xB1)), expect: "malformed")
+let strangerNote = Chain(note: try IssuedNote.issue(noteID: id(24), currency: eur, amount: 3_000, owner: alice.publicKey, issuedAt: now, expiresAt: now + 86_400, issuer: stranger.issuingKey))
+addProof("chain_unknown_issuer_key", "the proving chain's note is from another issuer", strangerNote,
+         try signTransfer(strangerNote.heldRef, by: alice, [(bob, 3_000)], nonce: nonce(0xB1)), try signTransfer(strangerNote.heldRef, by: alice, [(carol, 3_000)], nonce: nonce(0xC1)), expect: "unknown_issuer_key")
+let forgedNote = try note(3_000, to: alice, n: 25, by: Impostor(claimed: issuingKey.publicKey, actual: mallory))
+addProof("chain_bad_issuer_signature", "the proving chain's note is forged under the issuer's key id", forgedNote,
+         try signTransfer(forgedNote.heldRef, by: alice, [(bob, 3_000)], nonce: nonce(0xB1)), try signTransfer(forgedNote.heldRef, by: alice, [(carol, 3_000)], nonce: nonce(0xC1)), expect: "bad_issuer_signature")
+let otherNote = try note(10_000, to: alice, n: 8)
+addProof("first_spends_another_state", "first spends another note's state (signed by its owner)", n1,
+         try signTransfer(otherNote.heldRef, by: alice, [(bob, 10_000)], nonce: nonce(0xB1)), spendB, expect: "broken_chain")
+addProof("second_spends_another_state", "second spends another note's state", n1, spendA,
+         try signTransfer(otherNote.heldRef, by: alice, [(bob, 10_000)], nonce: nonce(0xB1)), expect: "broken_chain")
+addProof("different_inputs", "first spends output 0, second output 1 of two identical outputs: each is a valid spend, of different states",
+         twins, viaTwin0.transfers[1], viaTwin1.transfers[1], expect: "malformed")
+addProof("first_bad_signature", "first claims alice's key id but mallory signed it", n1,
+         try signTransfer(n1.heldRef, by: Impostor(claimed: alice.publicKey, actual: mallory), [(mallory, 10_000)], nonce: nonce(0x6D)), spendB, expect: "bad_owner_signature")
+addProof("second_bad_signature", "second claims alice's key id but mallory signed it", n1, spendA,
+         try signTransfer(n1.heldRef, by: Impostor(claimed: alice.publicKey, actual: mallory), [(mallory, 10_000)], nonce: nonce(0x6D)), expect: "bad_owner_signature")
+addProof("second_signer_not_owner", "mallory signs alice's state under her own key id", n1, spendA,
+         try signTransfer(n1.heldRef, by: mallory, [(mallory, 10_000)], nonce: nonce(0x6D)), expect: "signer_not_owner")
+addProof("second_value_not_conserved", "alice signs a second transfer whose outputs exceed the note: checked like any hop", n1, spendA,
+         try signTransfer(n1.heldRef, by: alice, [(bob, 10_001)], nonce: nonce(0xB2)), expect: "value_not_conserved")
+let fourHops = Chain(note: fiveHop.note, transfers: Array(fiveHop.transfers.prefix(4)), heldIndex: 0)
+addProof("too_many_hops", "the proving chain has max_hops (4) transfers: a fifth is beyond the limit", fourHops, fiveHop.transfers[4],
+         try signTransfer(fourHops.heldRef, by: alice, [(carol, 5_000)], nonce: nonce(0x64)), expect: "too_many_hops")
+addProof("order_same_transfer_before_chain", "same transfer twice and a note from another issuer: the equality check comes first", strangerNote,
+         try signTransfer(strangerNote.heldRef, by: alice, [(bob, 3_000)], nonce: nonce(0xB1)), try signTransfer(strangerNote.heldRef, by: alice, [(bob, 3_000)], nonce: nonce(0xB1)), expect: "malformed")
+addProof("order_signature_before_inputs", "different inputs and a bad second signature: signatures are checked before the inputs are compared",
+         twins, viaTwin0.transfers[1], try signTransfer(twins.holding(1).heldRef, by: Impostor(claimed: carol.publicKey, actual: mallory), [(mallory, 1_000)], nonce: nonce(0x65)), expect: "bad_owner_signature")
+let fraudProofs: [String: Any] = [
+    "comment": "Fraud proofs (docs/protocol.md §7): 'chain' is a standalone chain (type 0x03), 'first' and 'second' transfers. Check at 'now' with the keyset and limits of messages.json. 'expect' is 'ok' (then 'cheater' is the key that signed both) or the error code of §6. 'issuer' is what POST /v1/fraud-proofs answers: HTTP status and problem code (and field).",
+    "cases": fraudCases,
+]
+
+// QR frames (docs/protocol.md §9). Writers: message → frames. Readers: frames in scan order →
+// one result per frame.
+func pattern(_ count: Int) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) } }
+var qrWrite: [[String: Any]] = []
+for (name, size) in [("empty", 0), ("one_byte", 1), ("exactly_600", 600), ("601", 601), ("1500", 1_500)] {
+    let message = pattern(size)
+    qrWrite.append(["name": name, "message": hex(message), "frames": try QRFrames.encode(message)])
+}
+func frame(_ header: [UInt8], _ chunk: [UInt8]) -> String { QRFrames.prefix + Base45.encode(header + chunk) }
+let qrMessage = pattern(1_500)
+let qrFrames = try QRFrames.encode(qrMessage)
+let qrSum = Array(SHA256.hash(data: qrMessage).prefix(4))
+let otherFrames = try QRFrames.encode(pattern(1_499))
+var misread = Array(qrMessage[600..<1_200]); misread[0] ^= 1
+let misreadFrame = frame([1, 1, 3] + qrSum, misread)
+var qrRead: [[String: Any]] = []
+@MainActor func addScan(_ name: String, _ why: String, _ frames: [String], _ results: [String], message: [UInt8]? = nil) {
+    var c: [String: Any] = ["name": name, "description": why, "frames": frames, "results": results]
+    if let message { c["message"] = hex(message) }
+    qrRead.append(c)
+}
+addScan("in_order", "three frames in order", qrFrames, ["incomplete", "incomplete", "complete"], message: qrMessage)
+addScan("any_order_with_duplicate", "frames 2, 0, 2 again, 1", [qrFrames[2], qrFrames[0], qrFrames[2], qrFrames[1]], ["incomplete", "incomplete", "incomplete", "complete"], message: qrMessage)
+addScan("empty_message", "the one frame of the empty message", try QRFrames.encode([]), ["complete"], message: [])
+addScan("not_a_frame", "text without the prefix, the prefix in lower case, and a frame with a trailing newline, then the frames",
+        ["https://example.com", "ow:" + String(qrFrames[0].dropFirst(3)), qrFrames[0] + "\n"] + qrFrames,
+        ["not_a_frame", "not_a_frame", "not_a_frame", "incomplete", "incomplete", "complete"], message: qrMessage)
+addScan("bad_base45", "a character outside the alphabet (lower case), a triple above 65535, a leftover single character",
+        ["OW:" + String(qrFrames[0].dropFirst(3)).lowercased(), "OW:GGW", frame([1, 0, 1] + qrSum, [0x41]) + "0"], ["not_a_frame", "not_a_frame", "not_a_frame"])
+addScan("short_header", "an empty frame after the prefix, and one of 6 bytes", ["OW:", frame([1, 0, 1, 0, 0, 0], [])], ["malformed", "malformed"])
+addScan("other_version", "a frame of version 2 (otherwise frame 0 of the message), then the message's frames",
+        [frame([2, 0, 3] + qrSum, Array(qrMessage[0..<600]))] + qrFrames, ["unsupported_version", "incomplete", "incomplete", "complete"], message: qrMessage)
+addScan("count_zero", "count 0", [frame([1, 0, 0] + qrSum, [1])], ["malformed"])
+addScan("index_not_below_count", "index 3 of count 3", [frame([1, 3, 3] + qrSum, [1])], ["malformed"])
+addScan("version_before_count", "version 2 with count 0: the version is checked first", [frame([2, 0, 0] + qrSum, [1])], ["unsupported_version"])
+addScan("mixed_checksum", "frame 0 of one message, then frame 1 of another of the same count (other checksum), then the rest of the first",
+        [qrFrames[0], otherFrames[1], qrFrames[1], qrFrames[2]], ["incomplete", "mixed_payloads", "incomplete", "complete"], message: qrMessage)
+addScan("mixed_count", "frame 0 of a three-frame message, then a frame with the same checksum and count 2", [qrFrames[0], frame([1, 1, 2] + qrSum, [1])], ["incomplete", "mixed_payloads"])
+addScan("misread_then_rescanned", "frame 1 misread (one bit), the others, then frame 1 scanned again: the later frame replaces the earlier one",
+        [qrFrames[0], misreadFrame, qrFrames[2], qrFrames[1]], ["incomplete", "incomplete", "checksum_mismatch", "complete"], message: qrMessage)
+addScan("chunk_sizes_are_free", "a reader takes chunks of any size, even empty: 1500 bytes as 0, 1 and 1499", [
+    frame([1, 0, 3] + qrSum, []), frame([1, 1, 3] + qrSum, [qrMessage[0]]), frame([1, 2, 3] + qrSum, Array(qrMessage[1...])),
+], ["incomplete", "incomplete", "complete"], message: qrMessage)
+let qr: [String: Any] = [
+    "comment": "QR frames (docs/protocol.md §9). 'write': a writer cuts 'message' into exactly 'frames'. 'read': a fresh reader given 'frames' in order answers each with 'results': 'incomplete', 'complete' (the reassembled message is 'message') or an error: not_a_frame, malformed, unsupported_version, mixed_payloads, checksum_mismatch.",
+    "chunk_size": 600,
+    "write": qrWrite,
+    "read": qrRead,
+]
+
+// Link frames (docs/protocol.md §12.3): one frame's bytes → what it decodes to.
+var linkCases: [[String: Any]] = []
+@MainActor func addLink(_ name: String, _ bytes: [UInt8], _ expect: [String: Any]?) {
+    var c: [String: Any] = ["name": name, "hex": hex(bytes)]
+    if let expect { c["expect"] = "ok"; c["frame"] = expect } else { c["expect"] = "protocol_violation" }
+    linkCases.append(c)
+}
+func varint(_ v: UInt64) -> [UInt8] { var w = ByteWriter(); w.varint(v); return w.bytes }
+let mib: UInt64 = 1 << 20
+addLink("data_first", [0x04, 0xAA], ["kind": "data", "offset": 0, "fin": true, "bytes": "aa"])
+addLink("data_offset_300", varint(300 << 3) + [1, 2, 3], ["kind": "data", "offset": 300, "fin": false, "bytes": "010203"])
+addLink("data_ends_at_1_mib", varint((mib - 1) << 3 | 4) + [9], ["kind": "data", "offset": Int(mib - 1), "fin": true, "bytes": "09"])
+addLink("data_beyond_1_mib", varint((mib - 1) << 3) + [9, 9], nil)
+addLink("data_offset_beyond_1_mib", varint((mib + 1) << 3) + [9], nil)
+addLink("data_empty", [0x00], nil)
+addLink("data_empty_fin", [0x04], nil)
+addLink("ack_0", [0x01], ["kind": "ack", "received": 0])
+addLink("ack_1_mib", varint(mib << 2 | 1), ["kind": "ack", "received": Int(mib)])
+addLink("ack_beyond_1_mib", varint((mib + 1) << 2 | 1), nil)
+addLink("ack_trailing_byte", [0x01, 0x00], nil)
+addLink("resume", varint(341 << 2 | 2) + Array(repeating: 0x5A, count: 8), ["kind": "resume", "received": 341, "session_id": hex(Array(repeating: 0x5A, count: 8))])
+addLink("resume_7_byte_id", [0x02] + Array(repeating: 0x5A, count: 7), nil)
+addLink("resume_9_byte_id", [0x02] + Array(repeating: 0x5A, count: 9), nil)
+addLink("abort_busy", [4 << 2 | 3], ["kind": "abort", "code": 4])
+addLink("abort_unknown_code", varint(1000 << 2 | 3), ["kind": "abort", "code": 1000])
+addLink("abort_trailing_byte", [0x07, 0x00], nil)
+addLink("header_not_shortest", [0x81, 0x00], nil)
+addLink("header_truncated", [0x81], nil)
+addLink("empty", [], nil)
+let linkFrames: [String: Any] = [
+    "comment": "Nearby-session frames (docs/protocol.md §12.3): decode 'hex' as one frame. 'expect' is 'ok' (then 'frame' gives its kind and fields; 'bytes' and 'session_id' in hex) or 'protocol_violation'.",
+    "cases": linkCases,
 ]
 
 // Nearby session (docs/protocol.md §12): fixed ephemeral keys make every byte deterministic
@@ -202,7 +452,10 @@ let session: [String: Any] = [
 
 try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
 let only = CommandLine.arguments.count > 2 ? Set(CommandLine.arguments[2...]) : nil
-for (name, object) in [("keys", keys), ("messages", messages), ("verification", verification), ("session", session)]
+for (name, object) in [
+    ("keys", keys), ("messages", messages), ("verification", verification), ("session", session), ("decoding", decoding),
+    ("fraud-proofs", fraudProofs), ("qr-frames", qr), ("link-frames", linkFrames),
+]
 where only?.contains(name) ?? true {
     let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
     try (data + Data("\n".utf8)).write(to: URL(fileURLWithPath: "\(outDir)/\(name).json"))

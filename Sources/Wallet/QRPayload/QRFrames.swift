@@ -26,6 +26,18 @@ public enum QRFrames {
         /// All frames arrived but they do not hash to the checksum: a frame was altered.
         case checksumMismatch
         case tooLarge(bytes: Int, maxBytes: Int)
+
+        /// Stable name of the error, as docs/protocol.md §9 and docs/vectors/qr-frames.json spell it.
+        public var code: String {
+            switch self {
+            case .notAFrame: "not_a_frame"
+            case .unsupportedVersion: "unsupported_version"
+            case .malformed: "malformed"
+            case .mixedPayloads: "mixed_payloads"
+            case .checksumMismatch: "checksum_mismatch"
+            case .tooLarge: "too_large"
+            }
+        }
     }
 
     /// Splits `payload` into frames of at most `chunkSize` payload bytes each.

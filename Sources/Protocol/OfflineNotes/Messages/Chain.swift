@@ -69,6 +69,9 @@ public struct Chain: WireMessage {
         transfers.reserveCapacity(hops)
         for _ in 0..<hops { transfers.append(try Transfer.read(&r)) }
         let held = try r.u8()
+        // §4.3 makes this a decoding rule: a chain without transfers holds the note itself, so
+        // any other index is refused here, before (and so ahead of) every check of §5.
+        guard hops > 0 || held == 0 else { throw .malformed("a chain without transfers must hold index 0, found \(held)") }
         return Chain(note: note, transfers: transfers, heldIndex: held)
     }
 }

@@ -21,13 +21,43 @@ public struct TransportHint: Hashable, Sendable {
         self.value = value
     }
 
-    init(kindByte: UInt8, value: [UInt8]) {
+    /// Any kind byte, known or not (decoding keeps unknown kinds; tests and vectors build them).
+    public init(kindByte: UInt8, value: [UInt8]) {
         self.kindByte = kindByte
         self.value = value
     }
 
     public static func tcp(_ address: String) -> TransportHint {
         TransportHint(kind: .tcp, value: Array(address.utf8))
+    }
+
+    /// The address of a well-formed TCP hint (docs/protocol.md §4.5): UTF-8 `host:port`, the
+    /// port 1 to 5 decimal digits (0–65535) after the last `:`, the host before it non-empty
+    /// (brackets around an IPv6 host removed). Nil for any other hint: decoding keeps malformed
+    /// values, and a payer ignores them like an unknown kind.
+    public var tcpAddress: (host: String, port: Int)? {
+        guard kind == .tcp, let text = String(validating: value, as: UTF8.self), let colon = text.lastIndex(of: ":") else {
+            return nil
+        }
+        let digits = text[text.index(after: colon)...]
+        guard (1...5).contains(digits.count), digits.allSatisfy({ ("0"..."9").contains($0) }), let port = Int(digits),
+            port <= 65_535
+        else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]"), host.count >= 2 { host = String(host.dropFirst().dropLast()) }
+        return host.isEmpty ? nil : (host, port)
+    }
+
+    /// True for a hint a payer can use: a known kind with a well-formed value (TCP: `tcpAddress`;
+    /// Bluetooth LE: exactly 16 bytes; QR only: always, its value is ignored). Unknown kinds and
+    /// malformed values are ignored, never refused (§4.5).
+    public var isUsable: Bool {
+        switch kind {
+        case .tcp: tcpAddress != nil
+        case .bluetooth: value.count == 16
+        case .qr: true
+        case nil: false
+        }
     }
 }
 

@@ -49,6 +49,10 @@ public struct NoteVerifier: Sendable {
         }
         guard note.amount > 0 else { throw .zeroAmount }
         guard note.amount <= Amount.max else { throw .amountOverflow }
+        // A note in another currency can never be honest for this issuer (§5.1 step 2).
+        guard note.currency == limits.currency else {
+            throw .wrongCurrency(expected: limits.currency, found: note.currency)
+        }
         guard note.expiresAt > note.issuedAt else { throw .malformed("expires_at must be after issued_at") }
         if checkExpiry && now >= note.expiresAt { throw .noteExpired(expiresAt: note.expiresAt) }
         guard let issuerKey = keyset.key(note.issuerKeyID) else { throw .unknownIssuerKey(note.issuerKeyID) }
@@ -87,6 +91,7 @@ public struct NoteVerifier: Sendable {
             owner = transfer.outputs[index].owner
             amount = transfer.outputs[index].amount
         }
+        // Decoding already refuses this (§4.3); a chain built in code must not slip past it.
         if chain.hops == 0 && chain.heldIndex != 0 {
             throw .malformed("a chain without transfers must hold index 0")
         }
@@ -161,7 +166,12 @@ public struct NoteVerifier: Sendable {
                 guard !heldRefs.contains(edge.state) else { throw .duplicatePayment }
                 if let earlier = spentBy[edge.state] {
                     guard earlier.hash == edge.transfer.hash else {
-                        throw .doubleSpend(FraudProof(chain: chain.proving(edge), first: earlier, second: edge.transfer))
+                        // Evidence only once it is a valid proof (§7, signatures included): a
+                        // payer forging the second spend must not make the payee keep (and keep
+                        // failing to report) a "proof" naming someone who signed nothing.
+                        let proof = FraudProof(chain: chain.proving(edge), first: earlier, second: edge.transfer)
+                        _ = try verify(proof, now: now)
+                        throw .doubleSpend(proof)
                     }
                 } else {
                     spentBy[edge.state] = edge.transfer
@@ -185,22 +195,24 @@ public struct NoteVerifier: Sendable {
 }
 
 extension NoteVerifier {
-    /// Checks a fraud proof and returns the key that double-signed. Expiry is not checked:
-    /// a double spend stays provable after the note expires.
+    /// Checks a fraud proof (docs/protocol.md §7) and returns the key that double-signed.
+    /// Expiry is not checked: a double spend stays provable after the note expires.
+    ///
+    /// The order of the checks is the spec's, and the issuer's (which answers the first and
+    /// last with `invalid_field`): the two transfers must differ; the proving chain extended
+    /// by each transfer must pass §5.1 and its signatures (so each transfer is checked like any
+    /// hop: signer, outputs, value, hop limit, owner signature); both must spend one state.
+    /// The extended chains are verified as values, never re-encoded: a proving chain of 255
+    /// transfers plus one has no encoding (`hop_count` is one byte).
     public func verify(_ proof: FraudProof, now: Timestamp) throws(VerificationError) -> PublicKeyBytes {
-        let state = try verify(proof.chain, now: now, checkExpiry: false)
-        guard proof.first.input == state.ref, proof.second.input == state.ref else {
-            throw .malformed("fraud proof transfers do not spend the proven state")
-        }
         guard proof.first.hash != proof.second.hash else {
             throw .malformed("fraud proof holds the same transfer twice")
         }
-        let key = try state.owner.signingKey()
-        for (i, transfer) in [proof.first, proof.second].enumerated() {
-            guard SignatureCheck.isValid(transfer.signature, context: .transfer, body: transfer.body, key: key) else {
-                throw .badOwnerSignature(hop: state.hops + i)
-            }
+        let first = try verify(proof.chain.appending(proof.first, holding: 0), now: now, checkExpiry: false)
+        _ = try verify(proof.chain.appending(proof.second, holding: 0), now: now, checkExpiry: false)
+        guard proof.first.input == proof.second.input, let spent = first.spends.last else {
+            throw .malformed("fraud proof transfers do not spend the same state")
         }
-        return state.owner
+        return spent.owner
     }
 }
