@@ -270,13 +270,18 @@ extension Issuer {
         let written: Set<[UInt8]>
         if let inserted { written = inserted } else { written = try await Self.insertSpent(conn, edgeRows(state, now: now)) }
         var conflict: FraudCaseRef?
-        for edge in state.spends where !written.contains(edge.state.bytes) && conflict == nil {
+        // Every conflicting spend gets its case, not only the first: a cheater that double spends
+        // the change of its own losing branch puts a second double spend behind the first on
+        // every chain through it, and that one must be on the books too (found by the
+        // adversarial economy). The first is the one the caller settles.
+        for edge in state.spends where !written.contains(edge.state.bytes) {
             guard let first = try await conn.queryOne("SELECT spender, kind, transfer FROM spent_state WHERE state_ref = ?", edge.state.bytes),
                 try first.blob("spender") != edge.transfer.hash.bytes
             else { continue }
-            conflict = try await openFraudCase(
+            let found = try await openFraudCase(
                 conn, state: edge.state, cheater: edge.owner, first: first, second: edge.transfer,
                 chain: state.chain.proving(edge), noteID: state.noteID, beneficiary: beneficiary, amount: state.amount)
+            if conflict == nil { conflict = found }
         }
         return conflict
     }
