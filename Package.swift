@@ -25,6 +25,7 @@ let package = Package(
         .executable(name: "wallet-vectors", targets: ["VectorGenerator"]),
         .executable(name: "wallet-server", targets: ["IssuerServer"]),
         .executable(name: "wallet-load", targets: ["LoadTool"]),
+        .executable(name: "wallet-economy", targets: ["EconomySim"]),
         .executable(name: "wallet-chain", targets: ["ChainTool"]),
     ],
     dependencies: [
@@ -330,6 +331,15 @@ let package = Package(
             ],
             path: "Sources/Testing/WalletTestSupport"
         ),
+        // The adversarial economy (docs/reliability.md §3): the real engine and issuer in one
+        // process on a simulated clock, with cheaters, and the money rules as checks.
+        .target(
+            name: "EconomySimulation",
+            dependencies: [
+                "IssuerCore", "SQLStore", "WalletCore", "OfflineNotes",
+            ],
+            path: "Sources/Testing/EconomySimulation"
+        ),
 
         // The local chain from tests' side: the node `scripts/with-chain` started (OW_TEST_CHAIN_RPC),
         // its funded keys, and its test controls (mine, snapshot, revert, automine).
@@ -401,6 +411,15 @@ let package = Package(
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
             ],
             path: "Sources/Tools/LoadTool"
+        ),
+        // `wallet-economy`: the adversarial economy at any size, with progress and a report.
+        .executableTarget(
+            name: "EconomySim",
+            dependencies: [
+                "EconomySimulation",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/Tools/EconomySim"
         ),
 
         // MARK: - Tests (one target per module; suites needing PostgreSQL run when OW_TEST_POSTGRES_URL is set)
@@ -498,6 +517,14 @@ let package = Package(
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
             ],
             path: "Tests/IssuerHTTPTests"
+        ),
+        // A short adversarial economy on both databases, and the checks shown to catch planted faults.
+        .testTarget(
+            name: "EconomyTests",
+            dependencies: [
+                "EconomySimulation",
+            ],
+            path: "Tests/EconomyTests"
         ),
         // Suites needing the local chain run when OW_TEST_CHAIN_RPC is set (scripts/with-chain).
         .testTarget(
