@@ -495,7 +495,7 @@ let package = Package(
         .testTarget(
             name: "WalletCLITests",
             dependencies: [
-                "WalletCLI", "WalletCore", "WalletFlows", "OfflineNotes", "NearbySession", "TestSupport",
+                "WalletCLI", "WalletCore", "WalletFlows", "OfflineNotes", "NearbySession", "QRPayload", "TestSupport",
             ],
             path: "Tests/WalletCLITests"
         ),

@@ -91,8 +91,10 @@ struct Pay: AsyncParsableCommand {
                 }
             }
             // The address the user gave beats the one the request advertises.
+            // The first well-formed TCP hint: a malformed one is ignored like an unknown kind
+            // (docs/protocol.md §4.5), not taken and then refused.
             let tcpHint = given.map { "\($0.host):\($0.port)" }
-                ?? parsed.hints.first { $0.kind == .tcp }.flatMap { String(validating: $0.value, as: UTF8.self) }
+                ?? parsed.hints.lazy.compactMap(\.tcpAddress).first.map { $0.host.contains(":") ? "[\($0.host)]:\($0.port)" : "\($0.host):\($0.port)" }
             let method = via ?? (parsed.sessionKey != nil && tcpHint != nil ? .nearby : .qr)
             let value = try amount.map { try MoneyText.parse($0, currency: currency) }
             let who = parsed.payeeName.isEmpty ? "key \(parsed.payee.keyID)" : "\(parsed.payeeName) (key \(parsed.payee.keyID))"
