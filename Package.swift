@@ -72,7 +72,10 @@ let package = Package(
         .target(
             name: "WalletCore",
             dependencies: [
-                "OfflineNotes",
+                "OfflineNotes", "CrashPoints",
+        // Named crash points the crash sweep arms (scripts/crash-sweep); inert unless OW_CRASH_AT is set.
+        .target(name: "CrashPoints", path: "Sources/Shared/CrashPoints"),
+
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -83,7 +86,7 @@ let package = Package(
         .target(
             name: "WalletSync",
             dependencies: [
-                "WalletCore", "WalletAPI", "OfflineNotes",
+                "WalletCore", "WalletAPI", "OfflineNotes", "CrashPoints",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
             ],
@@ -143,7 +146,7 @@ let package = Package(
         .target(
             name: "WalletFlows",
             dependencies: [
-                "WalletCore", "WalletSync", "OfflineNotes", "NearbySession",
+                "WalletCore", "WalletSync", "OfflineNotes", "NearbySession", "CrashPoints",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Sources/Wallet/WalletFlows"
@@ -163,7 +166,7 @@ let package = Package(
         .executableTarget(
             name: "WalletCLI",
             dependencies: [
-                "WalletFlows", "WalletSync", "WalletCore", "OfflineNotes", "NearbySession", "NearbyTCP", "QRPayload",
+                "WalletFlows", "WalletSync", "WalletCore", "OfflineNotes", "NearbySession", "NearbyTCP", "QRPayload", "CrashPoints",
                 .target(name: "QRImage", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -187,7 +190,7 @@ let package = Package(
         .target(
             name: "IssuerCore",
             dependencies: [
-                "OfflineNotes", "SQLStore",
+                "OfflineNotes", "SQLStore", "CrashPoints",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
@@ -245,7 +248,7 @@ let package = Package(
         .executableTarget(
             name: "IssuerServer",
             dependencies: [
-                "IssuerHTTP", "IssuerCore", "SQLStore", "OfflineNotes", "ChainSettlement", "Ethereum", "EthereumRPC",
+                "IssuerHTTP", "IssuerCore", "SQLStore", "OfflineNotes", "ChainSettlement", "Ethereum", "EthereumRPC", "CrashPoints",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -444,6 +447,7 @@ let package = Package(
         .testTarget(
             name: "QRPayloadTests",
             dependencies: [
+        .testTarget(name: "CrashPointsTests", dependencies: ["CrashPoints"], path: "Tests/CrashPointsTests"),
                 "QRPayload",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],

@@ -27,6 +27,7 @@ struct WalletTool: AsyncParsableCommand {
             Init.self, Register.self, Login.self, Logout.self, Status.self, Purchase.self, Fund.self,
             RequestPayment.self, Pay.self, Receive.self, Confirm.self,
             Sync.self, SendOnline.self, Deposit.self, Withdraw.self, Withdrawals.self, History.self, Backup.self, Restore.self, Settings.self,
+            Debug.self,  // hidden: crash points for scripts/crash-sweep
         ]
     )
 

@@ -1,3 +1,4 @@
+import CrashPoints
 import Crypto
 import Foundation
 import OfflineNotes
@@ -283,6 +284,7 @@ public final class Issuer: Sendable {
             guard let replay = stored ?? nil else { throw error }
             bytes = replay
         }
+        CrashPoints.reach(.issuerPurchaseCommitted)
         do { return [try Chain(decoding: bytes)] } catch { throw .storage("stored purchase response is damaged") }
     }
 

@@ -1,3 +1,4 @@
+import CrashPoints
 import Crypto
 import Foundation
 import OfflineNotes
@@ -78,7 +79,13 @@ extension Issuer {
         }
         let item = RedemptionItem(account: account, state: state, entry: random(16))
         return try await redemptions.submit(item) { batch in
-            try await self.database.transaction { conn in try await self.writeBatch(batch, conn) }
+            let results = try await self.database.transaction { conn in
+                let results = try await self.writeBatch(batch, conn)
+                CrashPoints.reach(.issuerRedeemInTransaction)
+                return results
+            }
+            CrashPoints.reach(.issuerRedeemCommitted)
+            return results
         }
     }
 
@@ -340,6 +347,7 @@ extension Issuer {
             } else {
                 if let cheaterAccount { try await conn.execute("UPDATE account SET frozen = 1 WHERE id = ?", cheaterAccount) }
                 try await audit(conn, actor: nil, "fraud_case", "case \(id): key \(cheater.keyID) double spent state \(state)")
+                CrashPoints.reach(.issuerFraudInTransaction)
             }
         } else {
             let row = try await conn.queryOne("SELECT id, status FROM fraud_case WHERE state_ref = ? AND second_spender = ?", state.bytes, secondSpender)
@@ -357,13 +365,15 @@ extension Issuer {
         let state: VerifiedState
         do { state = try verifier.verifyChain(bytes, now: UInt64(now), checkExpiry: false) } catch { throw .invalidChain(error) }
         guard let last = state.spends.last else { throw .invalidField(field: "chain", reason: "has no transfer to announce") }
-        return try await transaction { conn in
+        let result = try await transaction { conn -> RedeemResult in
             guard try await Self.keyOwner(conn, last.owner) == account else { throw IssuerError.notOwner }
             if let fraud = try await self.recordSpends(conn, state, beneficiary: nil) {
                 return .conflict(fraudCase: fraud.caseID, credited: 0)
             }
             return .credited(amount: 0)
         }
+        CrashPoints.reach(.issuerAnnounceCommitted)
+        return result
     }
 
     /// Takes a fraud proof (docs/protocol.md §7) from any wallet that caught a double spend
@@ -394,13 +404,15 @@ extension Issuer {
             throw .invalidField(field: "chain", reason: "\(error)")
         }
         _ = account  // any signed-in wallet may report; the proof stands on its signatures
-        return try await transaction { conn in
+        let result = try await transaction { conn -> RedeemResult in
             var fraud = try await self.recordSpends(conn, states[0], beneficiary: nil)
             if let second = try await self.recordSpends(conn, states[1], beneficiary: nil) { fraud = second }
             guard let fraud else { throw IssuerError.invalidField(field: "second", reason: "does not conflict with 'first'") }
             return .conflict(fraudCase: fraud.caseID, credited: 0)
         }
     }
+        CrashPoints.reach(.issuerFraudCommitted)
+        return result
 
     /// What the issuer knows of each state: for wallets restored from a backup.
     public func stateStatus(_ refs: [StateRef]) async throws(IssuerError) -> [StateRef: StateStatus] {
@@ -427,7 +439,7 @@ extension Issuer {
     public func sweepExpired() async throws(IssuerError) -> Int {
         let now = self.now
         let cutoff = now - Int64(clamping: config.redemptionGrace)
-        return try await transaction { conn in
+        let swept = try await transaction { conn -> Int in
             let due = try await conn.query(
                 "SELECT note_id, state_ref, owner_key, account_id, amount, redeemed FROM issued_note WHERE swept = 0 AND expires_at <= ? ORDER BY expires_at LIMIT 1000",
                 cutoff)
@@ -450,9 +462,12 @@ extension Issuer {
                 }
                 try await conn.execute("UPDATE issued_note SET swept = 1, redeemed = amount WHERE note_id = ?", noteID)
             }
+                CrashPoints.reach(.issuerSweepInTransaction)
             return due.count
         }
     }
+        if swept > 0 { CrashPoints.reach(.issuerSweepCommitted) }
+        return swept
 
     /// Fraud cases, newest first, with both signed transfers (admin).
     public func fraudCases(limit: Int = 100) async throws(IssuerError) -> [FraudCase] {
@@ -514,8 +529,10 @@ extension Issuer {
         }
         guard total > 0 else { return (results, []) }
         let key = "refresh-" + Hex.encode(SHA256.hash(data: chains.flatMap { $0 } + walletKey.bytes).prefix(24))
+        CrashPoints.reach(.issuerRefreshRedeemed)
         let notes = try await purchase(account: account, walletKey: walletKey, amount: total, idempotencyKey: key)
         return (results, notes)
+        CrashPoints.reach(.issuerRefreshCommitted)
     }
 }
 
@@ -558,6 +575,7 @@ extension Issuer {
                 return result
             })
         }
+            CrashPoints.reach(.issuerRestoreExchanged)
         return results
     }
 

@@ -163,7 +163,7 @@ struct WalletServer: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wallet-server",
         abstract: "The Offline Wallet issuer: accounts, offline notes, redemption, double-spend detection.",
-        subcommands: [Serve.self, CreateAdmin.self, RotateKeys.self],
+        subcommands: [Serve.self, CreateAdmin.self, RotateKeys.self, Debug.self],  // Debug: hidden, for scripts/crash-sweep
         defaultSubcommand: Serve.self)
 }
 

@@ -1,3 +1,4 @@
+import CrashPoints
 import Foundation
 import OfflineNotes
 import WalletCore
@@ -195,6 +196,7 @@ public final class WalletSession: Sendable {
         }
         let pending = PendingPurchase(key: UUID().uuidString, amount: amount)
         try flowState.updateFlowState { $0.pendingPurchase = pending }
+        CrashPoints.reach(.walletPurchaseKeySaved)
         return try await send(pending)
     }
 
@@ -211,6 +213,7 @@ public final class WalletSession: Sendable {
     private func send(_ pending: PendingPurchase) async throws -> UInt64 {
         do {
             let bought = try await client.purchase(pending.amount, into: wallet, idempotencyKey: pending.key)
+            CrashPoints.reach(.walletPurchaseDeposited)
             try forget(pending)
             return bought
         } catch let error as IssuerClientError where (400..<500).contains(error.status) && error.status != 429 {

@@ -1,3 +1,4 @@
+import CrashPoints
 import Foundation
 import OfflineNotes
 import OpenAPIRuntime
@@ -153,6 +154,7 @@ public final class IssuerClient: Sendable {
                 guard let bytes = Base64URL.decode(text) else { throw IssuerClientError(code: "bad_note", "The server sent a malformed note.") }
                 return try Chain(decoding: bytes)
             }
+            CrashPoints.reach(.walletPurchaseAnswered)
             return try wallet.deposit(chains)
         case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
         }
@@ -202,7 +204,9 @@ public final class IssuerClient: Sendable {
                         settled.append(state.ref)
                     }
                 }
+                CrashPoints.reach(.walletSyncRedeemAnswered)
                 try wallet.markSettled(settled)
+                CrashPoints.reach(.walletSyncRedeemStored)
             case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
             }
         }
@@ -291,6 +295,7 @@ public final class IssuerClient: Sendable {
                 switch try await call({ try await client.announceTransfer(body: .json(.init(chain: Base64URL.encode(chain.encoded)))) }) {
                 case .ok(let ok):
                     let result = try ok.body.json
+                    CrashPoints.reach(.walletSyncAnnounceAnswered)
                     if let fraudCase = result.fraudCase {
                         cases.append(fraudCase)
                         amounts[fraudCase] = max(amounts[fraudCase] ?? 0, chain.heldOutput?.amount ?? 0)
@@ -317,6 +322,7 @@ public final class IssuerClient: Sendable {
             // Held first: whatever happens to the request, these are not spent offline again.
             // The next sync's online check releases those the issuer did not take.
             try wallet.holdForOnlineCheck(batch.map(\.ref))
+            CrashPoints.reach(.walletSyncRefreshHeld)
             let out = try await call { try await client.refreshNotes(body: .json(.init(
                 walletKey: Base64URL.encode(wallet.publicKey.bytes), chains: batch.map { Base64URL.encode($0.chain.encoded) }))) }
             switch out {
@@ -324,7 +330,9 @@ public final class IssuerClient: Sendable {
                 let body = try ok.body.json
                 let fresh = try Self.chains(body.chains)
                 let exchanged = zip(batch, body.results).filter { $0.1.status == .credited || $0.1.status == .alreadyCredited }.map(\.0.ref)
+                CrashPoints.reach(.walletSyncRefreshAnswered)
                 refreshed += try wallet.exchange(exchanged, for: fresh)
+                CrashPoints.reach(.walletSyncRefreshStored)
             case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
             }
         }
@@ -342,6 +350,7 @@ public final class IssuerClient: Sendable {
                 second: Base64URL.encode(proof.second.encoded))
             switch try await call({ try await client.reportFraudProof(body: .json(report)) }) {
             case .ok(let ok):
+                CrashPoints.reach(.walletSyncFraudReported)
                 if let id = try ok.body.json.fraudCase { cases.append((id, proof.chain.heldOutput?.amount ?? 0)) }
             case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
             }

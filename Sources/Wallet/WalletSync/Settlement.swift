@@ -1,3 +1,4 @@
+import CrashPoints
 import Foundation
 import OfflineNotes
 import WalletAPI
@@ -58,7 +59,9 @@ extension IssuerClient {
                         report.refused.append("\(code ?? "invalid"): \(result.reason ?? "")")
                     }
                 }
+                CrashPoints.reach(.walletSyncRestoreAnswered)
                 report.value += try wallet.applyRestoreExchange(outcomes, fresh: fresh)
+                CrashPoints.reach(.walletSyncRestoreApplied)
             case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
             }
         }
@@ -84,6 +87,7 @@ extension IssuerClient {
         let pending = try wallet.pendingPayments().map { ($0, try wallet.paidStates(of: $0)) }
         // One question for every paid state of every pending payment (512 per request).
         let statuses = try await stateStatuses(pending.flatMap(\.1))
+        if !pending.isEmpty { CrashPoints.reach(.walletSyncSettleAnswered) }
         for (payment, paid) in pending {
             let answers = paid.compactMap { statuses[$0] }
             if answers.contains(where: { $0 == .redeemed || $0 == .spent }) {

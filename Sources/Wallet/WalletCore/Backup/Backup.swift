@@ -1,3 +1,4 @@
+import CrashPoints
 import Foundation
 import GRDB
 import OfflineNotes
@@ -74,9 +75,11 @@ extension Wallet {
         let dbPath = (directory as NSString).appendingPathComponent(databaseFileName)
         guard !FileManager.default.fileExists(atPath: dbPath) else { throw .walletExists(directory) }
         try FileKeyStore.writeNew(path: dbPath, contents: Array(snapshot))
+        CrashPoints.reach(.walletRestoreSnapshotWritten)
         let store = keyStore ?? fileKeyStore(in: directory, passphrase: keyPassphrase, cost: keyCost)
         // A new key, so the old device and this one never sign for the same key.
         let identity = try store.create()
+        CrashPoints.reach(.walletRestoreKeyCreated)
         let wallet = try Wallet(identity: identity, databasePath: dbPath, environment: environment)
         let now = environment.now()
         try wallet.write { db in
@@ -92,6 +95,7 @@ extension Wallet {
             try db.execute(sql: "DELETE FROM payment_request WHERE status = 'open'")
             if let oldKey { try Wallet.setSetting(db, "restored_from_key", oldKey.bytes) }
         }
+        CrashPoints.reach(.walletRestoreCommitted)
         return wallet
     }
 }

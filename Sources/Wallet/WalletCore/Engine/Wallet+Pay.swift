@@ -1,3 +1,4 @@
+import CrashPoints
 import Foundation
 import GRDB
 import OfflineNotes
@@ -105,6 +106,7 @@ extension Wallet {
                 currency: request.currency, method: method, status: .signed, receipt: nil)
         }
         do { try env.failpoint(.payAfterCommit) } catch { throw .storage("interrupted after commit: \(error)") }
+        CrashPoints.reach(.walletPayCommitted)
         return payment
     }
 
@@ -115,7 +117,7 @@ extension Wallet {
         let receipt: Receipt
         do { receipt = try Receipt(decoding: bytes) } catch { throw .rejected(error) }
         let now = env.now()
-        return try write { db in
+        let confirmed = try write { db -> OutgoingPayment in
             guard let payment = try outgoing(db, nonce: receipt.nonce) else {
                 throw WalletError.unknownPayment(receipt.nonce)
             }
@@ -131,6 +133,8 @@ extension Wallet {
                 id: payment.id, request: payment.request, bundle: payment.bundle, amount: payment.amount,
                 currency: payment.currency, method: payment.method, status: .completed, receipt: receipt)
         }
+        CrashPoints.reach(.walletConfirmCommitted)
+        return confirmed
     }
 
     /// Marks a payment complete: no longer reserved, its inputs spent, its history line final.

@@ -1,3 +1,4 @@
+import CrashPoints
 import Foundation
 import GRDB
 import OfflineNotes
@@ -74,15 +75,21 @@ extension Wallet {
         } catch {
             if case .doubleSpend(let proof) = error {
                 try record(proof, now: now)
+                CrashPoints.reach(.walletReceiveProofRecorded)
                 throw .doubleSpendDetected(proof)
             }
             throw .rejected(error)
         }
 
         do {
-            return try writeReceived(verified, request: request, method: method, transcriptHash: transcriptHash, now: now)
+            let received = try writeReceived(verified, request: request, method: method, transcriptHash: transcriptHash, now: now)
+            CrashPoints.reach(.walletReceiveCommitted)
+            return received
         } catch {
-            if case .doubleSpendDetected(let proof) = error { try record(proof, now: now) }
+            if case .doubleSpendDetected(let proof) = error {
+                try record(proof, now: now)
+                CrashPoints.reach(.walletReceiveProofRecorded)
+            }
             throw error
         }
     }
