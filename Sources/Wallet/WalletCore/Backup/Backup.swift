@@ -73,7 +73,18 @@ extension Wallet {
         let oldKey = key.flatMap { try? SoftwareSigner(rawRepresentation: $0).publicKey }
         try makeDirectory(directory)
         let dbPath = (directory as NSString).appendingPathComponent(databaseFileName)
-        guard !FileManager.default.fileExists(atPath: dbPath) else { throw .walletExists(directory) }
+        // A restore writes the database, then the key, then marks the states restored: a crash
+        // in between left a database that is no wallet yet (old-key states not marked, or no
+        // key). The marker file says so until the restore is done; a restore finding it starts
+        // over — the key it made never signed anything — and `open` refuses the directory.
+        let marker = (directory as NSString).appendingPathComponent(restoringMarkerName)
+        if FileManager.default.fileExists(atPath: marker) {
+            let key = keyStore == nil ? [(directory as NSString).appendingPathComponent(keyFileName)] : []
+            for leftover in [dbPath, dbPath + "-wal", dbPath + "-shm"] + key { unlink(leftover) }
+        } else {
+            guard !FileManager.default.fileExists(atPath: dbPath) else { throw .walletExists(directory) }
+            try FileKeyStore.writeNew(path: marker, contents: [])
+        }
         try FileKeyStore.writeNew(path: dbPath, contents: Array(snapshot))
         CrashPoints.reach(.walletRestoreSnapshotWritten)
         let store = keyStore ?? fileKeyStore(in: directory, passphrase: keyPassphrase, cost: keyCost)
@@ -95,6 +106,7 @@ extension Wallet {
             try db.execute(sql: "DELETE FROM payment_request WHERE status = 'open'")
             if let oldKey { try Wallet.setSetting(db, "restored_from_key", oldKey.bytes) }
         }
+        unlink(marker)
         CrashPoints.reach(.walletRestoreCommitted)
         return wallet
     }

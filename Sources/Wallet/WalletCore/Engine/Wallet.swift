@@ -20,6 +20,8 @@ public final class Wallet: Sendable {
     /// Files inside a wallet directory.
     public static let keyFileName = "wallet.key"
     public static let databaseFileName = "wallet.sqlite"
+    /// Present in a wallet directory while a restore is writing it (see `restore`).
+    static let restoringMarkerName = "restore-unfinished"
 
     init(identity: WalletIdentity, databasePath: String, environment: WalletEnvironment) throws(WalletError) {
         self.identity = identity
@@ -58,6 +60,9 @@ public final class Wallet: Sendable {
     ) throws(WalletError) -> Wallet {
         let dbPath = (directory as NSString).appendingPathComponent(databaseFileName)
         guard FileManager.default.fileExists(atPath: dbPath) else { throw .walletMissing(directory) }
+        guard !FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent(restoringMarkerName)) else {
+            throw .storage("a restore into \(directory) was interrupted before it finished; restore the same backup into it again (the restore starts over)")
+        }
         let store = keyStore ?? fileKeyStore(in: directory, passphrase: passphrase, cost: .interactive)
         return try Wallet(identity: store.load(), databasePath: dbPath, environment: environment)
     }
