@@ -167,7 +167,8 @@ public final class SendModel: FocusableForm {
         scannedRequest = request
         typedAccount = ""
         if !request.isOpenAmount { amount.set(minorUnits: request.amount) }
-        let nearby = request.hints.contains { $0.kind == .bluetooth || $0.kind == .tcp }
+        // A malformed hint is ignored like an unknown kind (docs/protocol.md §4.5).
+        let nearby = request.hints.contains { ($0.kind == .bluetooth || $0.kind == .tcp) && $0.isUsable }
         if !method.isOffline || !nearby { method = nearby ? .bluetooth : .qr }
         // The amount is set already when fixed: on to the description; otherwise the amount.
         focus.focus(request.isOpenAmount ? .amount : .description)
