@@ -265,7 +265,7 @@ extension Economy {
         m.oldDevices.append(m.directory)
         m.directory = directory
         m.keys.append(restored.publicKey.bytes)
-        open[directory] = (restored, useCounter)
+        keepOpen(restored, at: directory)
         count("restores")
         return m.oldDevices[m.oldDevices.count - 1]
     }

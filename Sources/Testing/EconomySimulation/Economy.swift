@@ -188,12 +188,18 @@ public final class Economy {
             open[directory] = (hit.wallet, useCounter)
             return hit.wallet
         }
-        if open.count >= config.openWallets, let oldest = open.min(by: { $0.value.used < $1.value.used })?.key {
+        let wallet = try Wallet.open(directory: directory, environment: env)
+        keepOpen(wallet, at: directory)
+        return wallet
+    }
+
+    /// Keeps `wallet` open, closing the least recently used one beyond `openWallets`.
+    func keepOpen(_ wallet: Wallet, at directory: String) {
+        useCounter += 1
+        while open.count >= config.openWallets, let oldest = open.min(by: { $0.value.used < $1.value.used })?.key {
             open[oldest] = nil
         }
-        let wallet = try Wallet.open(directory: directory, environment: env)
         open[directory] = (wallet, useCounter)
-        return wallet
     }
 
     func fund(_ m: Member, _ amount: UInt64) async throws {
@@ -228,7 +234,7 @@ public final class Economy {
             if m.cheats { cheaterAccounts.insert(account) }
             members.append(m)
             tallies[account] = AccountTally()
-            open[directory] = (wallet, 0)
+            keepOpen(wallet, at: directory)
             try await fund(m, 50_000)
             try await recharge(m, target: 20_000)
         }
@@ -258,6 +264,12 @@ public final class Economy {
                 report.stoppedEarly = true
                 break
             }
+            if report.payments % 1_000 == 0, let floor = config.minAvailableMemory, let available = Self.availableMemory(), available < floor {
+                // The wallets and the issuer live in memory (/dev/shm): stop before the machine runs out.
+                config.progress?("stopping the payments: only \(available / 1_048_576) MiB of memory left")
+                report.stoppedEarly = true
+                break
+            }
             let t = Self.start + UInt64(Double(duration) * Double(report.payments + 1) / Double(max(config.payments, 1)))
             while nextHour <= t || nextCheck <= t {
                 if nextHour <= nextCheck {
@@ -283,6 +295,15 @@ public final class Economy {
             }
         }
         try await settleEverything()
+    }
+
+    /// MemAvailable from /proc/meminfo, nil where it is missing.
+    static func availableMemory() -> Int64? {
+        guard let info = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8) else { return nil }
+        for line in info.split(separator: "\n") where line.hasPrefix("MemAvailable:") {
+            return line.split(separator: " ").compactMap { Int64($0) }.first.map { $0 * 1024 }
+        }
+        return nil
     }
 
     func progressLine() -> String {

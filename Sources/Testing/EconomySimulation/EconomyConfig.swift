@@ -53,6 +53,9 @@ public struct EconomyConfig: Sendable {
     public var ledgerCheckEvery = 6
     /// Wallets kept open at once (the others are closed and reopened from their directory).
     public var openWallets = 256
+    /// Stop the payments (then settle and check as usual) when the machine has less memory
+    /// available than this: the run's files live in /dev/shm. Nil: never.
+    public var minAvailableMemory: Int64?
     public var sabotage: EconomySabotage?
     /// Called with a progress line about every `progressEvery` payments.
     public var progressEvery = 10_000

@@ -21,6 +21,8 @@ struct WalletEconomy: AsyncParsableCommand {
     @Option(help: "Directory for the wallets and the SQLite issuer (default: /dev/shm, else the temporary directory).") var directory: String?
     @Option(help: "Maximum hops before a note must be refreshed online.") var maxHops = 4
     @Option(help: "Stop the payments after this many wall-clock minutes; the final settlement and checks still run.") var stopAfterMinutes: Double?
+    @Option(help: "Wallets kept open at once (each a SQLite pool; more is faster and uses more memory).") var openWallets = 256
+    @Option(help: "Stop the payments when the machine has less memory available than this many GiB (the run lives in /dev/shm).") var minAvailableGB = 4.0
     @Option(help: "Plant a fault the checks must catch: \(EconomySabotage.allCases.map(\.rawValue).joined(separator: ", ")).") var sabotage: String?
     @Flag(help: "Print the final report as JSON on standard output.") var json = false
 
@@ -33,6 +35,8 @@ struct WalletEconomy: AsyncParsableCommand {
         config.seed = seed ?? UInt64.random(in: 1...UInt64(UInt32.max))
         config.directory = directory
         config.maxHops = maxHops
+        config.openWallets = openWallets
+        config.minAvailableMemory = Int64(minAvailableGB * 1_073_741_824)
         config.progressEvery = max(1_000, payments / 100)
         switch database {
         case "sqlite": config.database = .sqlite
