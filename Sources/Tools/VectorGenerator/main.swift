@@ -1,10 +1,11 @@
 // Writes the protocol test vectors (docs/vectors/*.json) from fixed keys.
 // Usage: swift run wallet-vectors [output-directory [file …]]   (default: docs/vectors, every file;
-// e.g. `wallet-vectors docs/vectors session` rewrites session.json only)
+// e.g. `wallet-vectors /tmp/vectors session` writes session.json only)
 // ECDSA signatures are randomized, so a rerun changes signature bytes but never validity;
 // the committed files are the reference, and the tests check every one. Published cases never
-// change: write into a scratch directory and append only the new cases' blocks to the committed
-// files (docs/vectors/README.md, "Regenerating"), so `git diff docs/vectors` shows additions only.
+// change: into a directory that already holds a file, only the cases it lacks (by name) are
+// appended (Splice.swift); a file without cases there is left as it is. A fresh directory gets
+// every file whole (docs/vectors/README.md, "Regenerating").
 import Crypto
 import DevIssuer
 import Foundation
@@ -458,7 +459,19 @@ for (name, object) in [
 ]
 where only?.contains(name) ?? true {
     let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
-    try (data + Data("\n".utf8)).write(to: URL(fileURLWithPath: "\(outDir)/\(name).json"))
-    print("wrote \(outDir)/\(name).json")
+    let path = "\(outDir)/\(name).json"
+    guard let committed = FileManager.default.contents(atPath: path) else {
+        try (data + Data("\n".utf8)).write(to: URL(fileURLWithPath: path))
+        print("wrote \(path)")
+        continue
+    }
+    let (text, added) = try appendingNewCases(
+        to: String(decoding: committed, as: UTF8.self), from: String(decoding: data, as: UTF8.self), arrays: ["cases", "write", "read"])
+    guard !added.isEmpty else {
+        print("kept \(path): no new case")
+        continue
+    }
+    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    print("appended to \(path): \(added.joined(separator: ", "))")
 }
 print("\(cases.count) verification cases; 1-hop bundle is \(bundle1.encoded.count) bytes")
