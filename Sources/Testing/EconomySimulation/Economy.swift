@@ -141,6 +141,7 @@ public final class Economy {
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: root) }
         let database: any SQLDatabase
+        var dropSchema: (() async -> Void)?
         switch config.database {
         case .sqlite:
             database = try SQLiteStore(path: root + "/issuer.sqlite")
@@ -151,6 +152,11 @@ public final class Economy {
             await admin.close()
             database = try PostgresStore(url: url + (url.contains("?") ? "&" : "?") + "search_path=\(schema)", maxConnections: 8)
             config.progress?("postgres schema \(schema)")
+            dropSchema = {
+                guard let admin = try? PostgresStore(url: url, maxConnections: 1) else { return }
+                try? await admin.transaction { try await $0.execute("DROP SCHEMA IF EXISTS \(schema) CASCADE") }
+                await admin.close()
+            }
         }
         let economy = try await Economy(config: config, root: root, database: database)
         let began = Date()
@@ -165,6 +171,7 @@ public final class Economy {
         report.paymentsPerSecond = report.wallSeconds > 0 ? Double(report.payments) / report.wallSeconds : 0
         report.peakRSSBytes = EconomyReport.peakRSS()
         await database.close()
+        await dropSchema?()
         return report
     }
 
