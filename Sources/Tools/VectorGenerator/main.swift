@@ -243,6 +243,22 @@ try addRequest("request_tcp_hint_signed_port", "a TCP hint with port '+80': not 
 try addRequest("request_tcp_hint_empty_host", "a TCP hint ':7400': empty host, ignored", [.tcp(":7400")])
 try addRequest("request_unknown_hint_kind", "a hint of unknown kind 0x7F: decodes, ignored", [TransportHint(kindByte: 0x7F, value: [1, 2, 3]), .tcp("127.0.0.1:7400")])
 try addRequest("request_malformed_hint_then_good", "a malformed Bluetooth LE hint, then a well-formed TCP hint: a payer uses the TCP one", [TransportHint(kind: .bluetooth, value: [0x01, 0x02]), .tcp("127.0.0.1:7400")])
+// §4.5: a request amount above 2^63 − 1 is amount_overflow, judged once the whole request is read.
+let plainRequest = try requestWith([]).encoded
+let amountAt = 2 + 33 + 3
+let hugeAmount = Array(plainRequest[..<amountAt]) + varint(UInt64(Int64.max) + 1) + Array(plainRequest[(amountAt + 2)...])
+decodingCases.append([
+    "name": "request_amount_overflow", "description": "a request for 2^63 minor units", "message": "payment_request",
+    "hex": hex(hugeAmount), "expect": "amount_overflow",
+])
+decodingCases.append([
+    "name": "request_amount_overflow_and_trailing_byte", "description": "a request for 2^63 minor units with one byte too many: the trailing byte is found first",
+    "message": "payment_request", "hex": hex(hugeAmount + [0]), "expect": "malformed",
+])
+decodingCases.append([
+    "name": "request_amount_max", "description": "a request for 2^63 − 1 minor units", "message": "payment_request",
+    "hex": hex(Array(plainRequest[..<amountAt]) + varint(UInt64(Int64.max)) + Array(plainRequest[(amountAt + 2)...])), "expect": "ok", "hints": [[String: Any]](),
+])
 decodingCases.append([
     "name": "chain_held_index_without_transfers", "description": "a standalone chain with no transfer and held_index 1", "message": "chain",
     "hex": hex(noteHoldingOne.encoded), "expect": "malformed",
