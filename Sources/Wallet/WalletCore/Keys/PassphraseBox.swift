@@ -24,9 +24,16 @@ public enum PassphraseBox {
         /// For tests only: fast and weak.
         public static let testing = Cost(log2N: 10, r: 8, p: 1)
 
-        /// Refuses files whose cost would exhaust memory or time when opened (N ≤ 2^20, r ≤ 16, p ≤ 4).
-        var isAcceptable: Bool { (10...20).contains(log2N) && (1...16).contains(r) && (1...4).contains(p) }
-        var memory: Int { 128 * Int(r) * (1 << Int(log2N)) * Int(p) + (1 << 20) }
+        /// Refuses files whose cost would exhaust memory or time when opened, before deriving:
+        /// N from 2^10 to 2^20, r ≤ 16, p ≤ 4, and at most four times the interactive work
+        /// (128·r·N·p ≤ 128 MiB). The per-parameter bounds alone let a hostile header ask for 2 GiB
+        /// of scrypt memory and four passes over it, which kills a phone app before the tag is checked.
+        var isAcceptable: Bool {
+            (10...20).contains(log2N) && (1...16).contains(r) && (1...4).contains(p) && work <= 4 * Cost.interactive.work
+        }
+        /// scrypt's memory times its passes: 128·r·N bytes, p times.
+        var work: Int { 128 * Int(r) * (1 << Int(log2N)) * Int(p) }
+        var memory: Int { work + (1 << 20) }
     }
 
     static let headerSize = 4 + 1 + 1 + 3 + 16 + 12

@@ -1,0 +1,1 @@
+../../../Sources/Issuer/IssuerHTTP/StrictJSON.swift

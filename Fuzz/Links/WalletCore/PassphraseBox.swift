@@ -1,0 +1,1 @@
+../../../Sources/Wallet/WalletCore/Keys/PassphraseBox.swift
