@@ -67,15 +67,15 @@ let package = Package(
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
 
+        // Named crash points the crash sweep arms (scripts/crash-sweep); inert unless OW_CRASH_AT is set.
+        .target(name: "CrashPoints", path: "Sources/Shared/CrashPoints"),
+
         // MARK: - Wallet: everything a client stands on
         // The wallet engine: keys, storage, pay / receive / confirm, balances, history, backup.
         .target(
             name: "WalletCore",
             dependencies: [
                 "OfflineNotes", "CrashPoints",
-        // Named crash points the crash sweep arms (scripts/crash-sweep); inert unless OW_CRASH_AT is set.
-        .target(name: "CrashPoints", path: "Sources/Shared/CrashPoints"),
-
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -435,6 +435,7 @@ let package = Package(
             ],
             path: "Tests/OfflineNotesTests"
         ),
+        .testTarget(name: "CrashPointsTests", dependencies: ["CrashPoints"], path: "Tests/CrashPointsTests"),
         .testTarget(
             name: "WalletCoreTests",
             dependencies: [
@@ -447,8 +448,7 @@ let package = Package(
         .testTarget(
             name: "QRPayloadTests",
             dependencies: [
-        .testTarget(name: "CrashPointsTests", dependencies: ["CrashPoints"], path: "Tests/CrashPointsTests"),
-                "QRPayload",
+                "QRPayload", "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             path: "Tests/QRPayloadTests"

@@ -10,31 +10,17 @@ import Testing
 /// proof, else the problem code (and field). Both refusals, `invalid_field` and a chain's §6
 /// code, are HTTP 400 (IssuerHTTP's `HTTPProblem`), so the code is what tells them apart.
 @Suite struct FraudProofVectorTests {
-    static let directory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("docs/vectors")
-
-    static func load(_ name: String) throws -> [String: Any] {
-        let data = try Data(contentsOf: directory.appendingPathComponent("\(name).json"))
-        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-    }
-
-    static func bytes(_ value: Any?) throws -> [UInt8] {
-        let text = try #require(value as? String)
-        return try #require(Hex.decode(text))
-    }
-
     static func signer(_ keys: [String: [String: String]], _ name: String) throws -> SoftwareSigner {
-        try SoftwareSigner(rawRepresentation: try bytes(keys[name]?["private"]))
+        try SoftwareSigner(rawRepresentation: try VectorFiles.bytes(keys[name]?["private"]))
     }
 
     @Test func theIssuerAnswersEveryProofAsTheVectorSays() async throws {
-        let keys = try #require(try Self.load("keys")["keys"] as? [String: [String: String]])
+        let keys = try #require(try VectorFiles.load("keys")["keys"] as? [String: [String: String]])
         let start: Timestamp = 1_800_000_000
         let keyring = IssuerKeyring(
             authority: try Self.signer(keys, "authority"),
             issuing: [.init(signer: try Self.signer(keys, "issuer"), validFrom: start - 86_400, validUntil: start + 365 * 86_400)])
-        let cases = try #require(try Self.load("fraud-proofs")["cases"] as? [[String: Any]])
+        let cases = try #require(try VectorFiles.load("fraud-proofs")["cases"] as? [[String: Any]])
         #expect(cases.count >= 18)
         var answered: [String: Int] = [:]
         for c in cases {
@@ -49,7 +35,7 @@ import Testing
                 challengeSecret: Array(repeating: 7, count: 32), clock: { clock.now() })
             do {
                 let result = try await issuer.reportFraud(
-                    account: 1, chain: try Self.bytes(c["chain"]), first: try Self.bytes(c["first"]), second: try Self.bytes(c["second"]))
+                    account: 1, chain: try VectorFiles.bytes(c["chain"]), first: try VectorFiles.bytes(c["first"]), second: try VectorFiles.bytes(c["second"]))
                 #expect(answer["status"] as? Int == 200, "\(name): accepted")
                 guard case .conflict(let fraudCase, let credited) = result else {
                     Issue.record("\(name): \(result) is not a fraud case")

@@ -1,27 +1,19 @@
 import Foundation
 import NearbySession
 import OfflineNotes
+import TestSupport
 import Testing
 
 /// docs/vectors/link-frames.json (docs/protocol.md §12.3): every frame decodes to the listed
 /// kind and fields, or is a protocol violation; valid frames re-encode to the same bytes.
 @Suite struct LinkFrameVectorTests {
-    static let file = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("docs/vectors/link-frames.json")
-
-    static func hex(_ value: Any?) throws -> [UInt8] {
-        let text = try #require(value as? String)
-        return try #require(Hex.decode(text))
-    }
-
     @Test func everyFrameDecodesAsListed() throws {
-        let vector = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: Self.file)) as? [String: Any])
+        let vector = try VectorFiles.load("link-frames")
         let cases = try #require(vector["cases"] as? [[String: Any]])
         #expect(cases.count >= 20)
         for c in cases {
             let name = c["name"] as? String ?? "?"
-            let bytes = try Self.hex(c["hex"])
+            let bytes = try VectorFiles.bytes(c["hex"])
             guard c["expect"] as? String == "ok" else {
                 #expect(c["expect"] as? String == "protocol_violation", "\(name)")
                 #expect(throws: NearbyError.self, "\(name)") { try LinkFrame(decoding: bytes) }
@@ -33,11 +25,11 @@ import Testing
             case "data":
                 expected = .data(
                     offset: try #require(fields["offset"] as? Int), fin: try #require(fields["fin"] as? Bool),
-                    bytes: try Self.hex(fields["bytes"]))
+                    bytes: try VectorFiles.bytes(fields["bytes"]))
             case "ack": expected = .ack(received: try #require(fields["received"] as? Int))
             case "resume":
                 expected = .resume(
-                    sessionID: try Self.hex(fields["session_id"]),
+                    sessionID: try VectorFiles.bytes(fields["session_id"]),
                     received: try #require(fields["received"] as? Int))
             case "abort": expected = .abort(UInt64(try #require(fields["code"] as? Int)))
             default: throw VectorError.unknownKind(name)

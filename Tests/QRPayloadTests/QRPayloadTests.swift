@@ -1,6 +1,6 @@
-import Foundation
 import PropertyBased
 import QRPayload
+import TestSupport
 import Testing
 
 @Suite struct Base45Tests {
@@ -94,29 +94,13 @@ import Testing
 /// docs/vectors/qr-frames.json (docs/protocol.md §9): writers cut exactly these frames, and a
 /// reader answers every scanned frame with exactly the listed result.
 @Suite struct QRFrameVectorTests {
-    static let file = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("docs/vectors/qr-frames.json")
-
-    static func bytes(_ value: Any?) throws -> [UInt8] {
-        let text = try #require(value as? String)
-        var out: [UInt8] = []
-        var i = text.startIndex
-        while i < text.endIndex {
-            let j = text.index(i, offsetBy: 2)
-            out.append(try #require(UInt8(text[i..<j], radix: 16)))
-            i = j
-        }
-        return out
-    }
-
     @Test func writersAndReadersFollowTheVectors() throws {
-        let vectors = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: Self.file)) as? [String: Any])
+        let vectors = try VectorFiles.load("qr-frames")
         #expect(vectors["chunk_size"] as? Int == 600)
         let writes = try #require(vectors["write"] as? [[String: Any]])
         #expect(writes.count >= 5)
         for c in writes {
-            #expect(try QRFrames.encode(try Self.bytes(c["message"])) == c["frames"] as? [String], "\(c["name"] ?? "?")")
+            #expect(try QRFrames.encode(try VectorFiles.bytes(c["message"])) == c["frames"] as? [String], "\(c["name"] ?? "?")")
         }
         let reads = try #require(vectors["read"] as? [[String: Any]])
         var seen = Set<String>()
@@ -131,7 +115,7 @@ import Testing
                 do {
                     if let message = try reader.add(frame) {
                         results.append("complete")
-                        #expect(message == (try Self.bytes(c["message"])), "\(name)")
+                        #expect(message == (try VectorFiles.bytes(c["message"])), "\(name)")
                     } else {
                         results.append("incomplete")
                     }
