@@ -460,6 +460,16 @@ extension Issuer {
                             + byAccount.sorted { $0.key < $1.key }.map { .init(account: $0.key, amount: $0.value) },
                         entry: self.random(16), now: now)
                 }
+                // The losing side of a double spend of this note was never in the float: what an
+                // honest holder carried on there (spent onward, announced or redeemed) goes to its
+                // last holders from the cheater's account, as a later receiver is paid at redemption.
+                for (cheater, holders) in try await self.losingBranchHolders(conn, noteID: noteID) {
+                    try await Ledger.post(
+                        conn, kind: "expiry_refund", reference: noteID,
+                        postings: [.init(account: cheater, amount: -holders.values.reduce(0, +))]
+                            + holders.sorted { $0.key < $1.key }.map { .init(account: $0.key, amount: $0.value) },
+                        entry: self.random(16), now: now)
+                }
                 try await conn.execute("UPDATE issued_note SET swept = 1, redeemed = amount WHERE note_id = ?", noteID)
             }
                 CrashPoints.reach(.issuerSweepInTransaction)
@@ -577,6 +587,49 @@ extension Issuer {
         }
             CrashPoints.reach(.issuerRestoreExchanged)
         return results
+    }
+
+    /// The last holders of value on the losing side of each double spend of a note (the second
+    /// transfer of its fraud cases), per cheater account: only below an output someone spent
+    /// onward (an output nobody carried on may have been refused by its payee), without states
+    /// already redeemed (paid at redemption) or held by the cheater's own account. Found by the
+    /// adversarial economy: an honest wallet paid with a note from a cheater's losing branch,
+    /// refused by a payee who had seen the other branch, was never credited.
+    func losingBranchHolders(_ conn: any SQLConnection, noteID: [UInt8]) async throws -> [(cheater: Int64, holders: [Int64: Int64])] {
+        let cases = try await conn.query(
+            "SELECT second_transfer, cheater_account FROM fraud_case WHERE note_id = ? AND second_transfer IS NOT NULL AND cheater_account IS NOT NULL ORDER BY id",
+            noteID)
+        guard !cases.isEmpty else { return [] }
+        var spent: [[UInt8]: (kind: String, transfer: [UInt8]?)] = [:]
+        for row in try await conn.query("SELECT state_ref, kind, transfer FROM spent_state WHERE note_id = ?", noteID) {
+            spent[try row.blob("state_ref")] = (try row.text("kind"), try row.optionalBlob("transfer"))
+        }
+        var out: [(cheater: Int64, holders: [Int64: Int64])] = []
+        for row in cases {
+            guard let bytes = try row.optionalBlob("second_transfer"), let second = try? Transfer(decoding: bytes) else { continue }
+            let cheater = try row.int("cheater_account")
+            var stack: [(ref: [UInt8], owner: [UInt8], signer: [UInt8]?, amount: UInt64, depth: Int)] = []
+            for (i, output) in second.outputs.enumerated() where spent[second.outputRef(i).bytes]?.kind == "transfer" {
+                stack.append((second.outputRef(i).bytes, output.owner.bytes, nil, output.amount, 1))
+            }
+            var holders: [Int64: Int64] = [:]
+            while let next = stack.popLast() {
+                guard let seen = spent[next.ref] else {
+                    let owner = try await Self.keyOwner(conn, PublicKeyBytes(uncheckedBytes: next.owner))
+                    var signer: Int64?
+                    if let key = next.signer { signer = try await Self.keyOwner(conn, PublicKeyBytes(uncheckedBytes: key)) }
+                    let account = owner ?? signer ?? cheater
+                    if account != cheater { holders[account, default: 0] += Int64(clamping: next.amount) }
+                    continue
+                }
+                guard seen.kind == "transfer", let transfer = seen.transfer, next.depth < 64, let t = try? Transfer(decoding: transfer) else { continue }
+                for (i, output) in t.outputs.enumerated() {
+                    stack.append((t.outputRef(i).bytes, output.owner.bytes, next.owner, output.amount, next.depth + 1))
+                }
+            }
+            if !holders.isEmpty { out.append((cheater, holders)) }
+        }
+        return out
     }
 
     /// Where the unredeemed value of an expired note goes (§5.2 rule 4): one entry per state at

@@ -101,8 +101,6 @@ public final class Economy {
     var keyAccounts: [[UInt8]: Int64] = [:]
     var cheaterAccounts = Set<Int64>()
     var restorerAccounts = Set<Int64>()
-    /// Accounts touched by a payment refused for carrying a double-spent note (a known gap).
-    var strandedAccounts = Set<Int64>()
     var seenCases: [FraudCaseRow] = []
     var lastCaseID: Int64 = 0
     var sequence = 0
@@ -417,18 +415,14 @@ public final class Economy {
         let got: ReceivedPayment
         do {
             got = try wallet(q).receive(sent.bundle, for: request.nonce)
-        } catch WalletError.doubleSpendDetected(let proof) {
+        } catch WalletError.doubleSpendDetected {
             // The payer's note descends from a state a cheater spent twice, and this payee has
-            // seen the other branch: refusing is right. The payer's value then strands (an open
-            // defect: docs/reliability.md §7); its account and the cheater's are set aside in
-            // the end-of-run account check, and the case is reported.
-            let cheater = proof.cheater.flatMap { keyAccounts[$0.bytes] }
-            strandedAccounts.formUnion([p.account, q.account] + (cheater.map { [$0] } ?? []))
+            // seen the other branch: refusing is right. The payer's sync announces the payment;
+            // at expiry the issuer refunds it to this payee, the last holder it knows (§5.2 rule 4),
+            // from the float or, on the losing branch, from the cheater's account.
+            tallies[p.account, default: AccountTally()].sent += Int64(amount)
+            tallies[q.account, default: AccountTally()].received += Int64(amount)
             count("tainted-payments-refused")
-            if !p.cheats {
-                report.knownDefects.append(
-                    "honest account \(p.account) paid \(amount) with a note descending from a double spend by account \(cheater.map(String.init) ?? "?"); payee \(q.account) saw the other branch and refused it; the value strands (no one is ever credited)")
-            }
             return nil
         } catch {
             violation("an honest payee refused an honest payment (\(error.code)): \(error)")
