@@ -1,5 +1,5 @@
 import Foundation
-import NearbySession
+@testable import NearbySession
 import OfflineNotes
 import TestSupport
 import Testing
@@ -40,4 +40,34 @@ import Testing
     }
 
     enum VectorError: Error { case unknownKind(String) }
+}
+
+/// docs/vectors/link-streams.json (docs/protocol.md §12.3): a reader puts DATA frames back in
+/// order and hands out exactly the listed records, or fails at the listed frame.
+@Suite struct LinkStreamVectorTests {
+    @Test func everyStreamReassemblesAsListed() throws {
+        let cases = try #require(try VectorFiles.load("link-streams")["cases"] as? [[String: Any]])
+        #expect(cases.count >= 6)
+        for c in cases {
+            let name = c["name"] as? String ?? "?"
+            let frames = try #require(c["frames"] as? [String]).map { try LinkFrame(decoding: try VectorFiles.bytes($0)) }
+            let expected = try #require(c["records"] as? [String]).map { try VectorFiles.bytes($0) }
+            let failsAt = c["fails_at"] as? Int
+            var inbox = Inbox()
+            var records: [[UInt8]] = []
+            var failed: Int?
+            for (i, frame) in frames.enumerated() {
+                guard case .data(let offset, let fin, let bytes) = frame else {
+                    Issue.record("\(name): frame \(i) is not DATA")
+                    break
+                }
+                do { records += try inbox.take(offset: offset, fin: fin, data: bytes) } catch {
+                    failed = i
+                    break
+                }
+            }
+            #expect(records == expected, "\(name)")
+            #expect(failed == failsAt, "\(name)")
+        }
+    }
 }

@@ -427,6 +427,36 @@ let linkFrames: [String: Any] = [
     "cases": linkCases,
 ]
 
+// Stream reassembly (docs/protocol.md §12.3): DATA frames in arrival order → the records a
+// reader hands out, or the frame at which it fails.
+var streamCases: [[String: Any]] = []
+@MainActor func addStream(_ name: String, _ why: String, _ frames: [LinkFrame], records: [[UInt8]], failsAt: Int? = nil) {
+    var c: [String: Any] = ["name": name, "description": why, "frames": frames.map { hex($0.encoded) }, "records": records.map(hex)]
+    if let failsAt { c["fails_at"] = failsAt }
+    streamCases.append(c)
+}
+let recordA = pattern(34), recordB = Array(pattern(16).reversed())
+let inOrder: [LinkFrame] = [
+    .data(offset: 0, fin: true, bytes: recordA), .data(offset: 34, fin: false, bytes: Array(recordB[..<10])),
+    .data(offset: 44, fin: true, bytes: Array(recordB[10...])),
+]
+addStream("in_order", "a 34-byte record in one frame, a 16-byte record in two", inOrder, records: [recordA, recordB])
+addStream("reordered_and_duplicated", "the same frames arriving 3, 1, 2, 2: the early one waits, the duplicate is ignored",
+          [inOrder[2], inOrder[0], inOrder[1], inOrder[1]], records: [recordA, recordB])
+addStream("recut_overlap", "a retransmission cut differently (bytes 0–19, then 10–33 with fin): the overlap is taken once",
+          [.data(offset: 0, fin: false, bytes: Array(recordA[..<20])), .data(offset: 10, fin: true, bytes: Array(recordA[10...]))], records: [recordA])
+var altered = Array(recordA[5..<34]); altered[0] ^= 0xFF
+addStream("overlap_not_compared", "bytes below the reader's position are dropped without comparing them: the first copy stands (AES-GCM would catch a change)",
+          [.data(offset: 0, fin: false, bytes: Array(recordA[..<10])), .data(offset: 5, fin: true, bytes: altered)], records: [recordA])
+addStream("fin_from_an_early_frame", "the record's last frame (with fin) arrives first and waits; the record completes when the gap is filled",
+          [.data(offset: 20, fin: true, bytes: Array(recordA[20...])), .data(offset: 0, fin: false, bytes: Array(recordA[..<20]))], records: [recordA])
+addStream("too_many_early_frames", "257 one-byte frames after a gap at offset 0: 256 may wait, the 257th is a protocol error",
+          (1...257).map { LinkFrame.data(offset: $0, fin: false, bytes: [UInt8($0 & 0xFF)]) }, records: [], failsAt: 256)
+let linkStreams: [String: Any] = [
+    "comment": "Nearby-session stream reassembly (docs/protocol.md §12.3): a fresh reader given the DATA frames of 'frames' (hex, in arrival order) hands out exactly 'records' (hex, in order); with 'fails_at', the frame at that index (0-based) is a protocol error and the records before it are as listed.",
+    "cases": streamCases,
+]
+
 // Nearby session (docs/protocol.md §12): fixed ephemeral keys make every byte deterministic
 // except the receipt's ECDSA signature, which is fixed here once generated.
 func agreementKey(_ label: String) throws -> P256.KeyAgreement.PrivateKey {
@@ -471,7 +501,7 @@ try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirector
 let only = CommandLine.arguments.count > 2 ? Set(CommandLine.arguments[2...]) : nil
 for (name, object) in [
     ("keys", keys), ("messages", messages), ("verification", verification), ("session", session), ("decoding", decoding),
-    ("fraud-proofs", fraudProofs), ("qr-frames", qr), ("link-frames", linkFrames),
+    ("fraud-proofs", fraudProofs), ("qr-frames", qr), ("link-frames", linkFrames), ("link-streams", linkStreams),
 ]
 where only?.contains(name) ?? true {
     let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
