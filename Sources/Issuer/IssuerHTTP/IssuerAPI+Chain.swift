@@ -6,7 +6,9 @@ import Synchronization
 import WalletAPI
 
 /// Chain settlement routes (issue 11). Without a `ChainMonitor` (the server runs without
-/// --chain-rpc) every one answers 404 `chain_not_configured`.
+/// --chain-rpc) every one answers 404 `chain_not_configured` — to an authenticated caller:
+/// the bearer token is checked first, so an anonymous request is 401 like on every route the
+/// document secures (schemathesis found anonymous requests answered 404).
 extension IssuerAPI {
     static let chainNotConfigured = HTTPProblem(
         .notFound, code: "chain_not_configured",
@@ -18,8 +20,8 @@ extension IssuerAPI {
     }
 
     public func getDepositInstructions(_ input: Operations.GetDepositInstructions.Input) async throws -> Operations.GetDepositInstructions.Output {
-        let chain = try chainMonitor()
         let claims = try caller()
+        let chain = try chainMonitor()
         let ref = try await issuer.depositReference(account: claims.sub)
         let info = chain.info
         return .ok(.init(body: .json(.init(
@@ -28,6 +30,7 @@ extension IssuerAPI {
     }
 
     public func requestWithdrawal(_ input: Operations.RequestWithdrawal.Input) async throws -> Operations.RequestWithdrawal.Output {
+        _ = try caller()
         let chain = try chainMonitor()
         guard case .json(let body) = input.body else { throw HTTPProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send JSON.") }
         let claims = try await writer()
@@ -46,16 +49,16 @@ extension IssuerAPI {
     }
 
     public func listWithdrawals(_ input: Operations.ListWithdrawals.Input) async throws -> Operations.ListWithdrawals.Output {
-        let chain = try chainMonitor()
         let claims = try caller()
+        let chain = try chainMonitor()
         let limit = try query(input.query.limit, "limit", in: QueryRange.historyLimit) ?? 50
         let list = try await issuer.withdrawals(account: claims.sub, limit: limit)
         return .ok(.init(body: .json(.init(withdrawals: list.map { Self.withdrawal($0, chain) }))))
     }
 
     public func getWithdrawal(_ input: Operations.GetWithdrawal.Input) async throws -> Operations.GetWithdrawal.Output {
-        let chain = try chainMonitor()
         let claims = try caller()
+        let chain = try chainMonitor()
         guard let id = ChainAddress.bytes(input.path.withdrawalId, count: 32) else {
             throw HTTPProblem(
                 .badRequest, code: "invalid_parameter",
@@ -67,6 +70,7 @@ extension IssuerAPI {
     }
 
     public func getReconciliation(_ input: Operations.GetReconciliation.Input) async throws -> Operations.GetReconciliation.Output {
+        _ = try caller()
         let chain = try chainMonitor()
         _ = try admin()
         let r = try await Self.reconcile(chain)
@@ -79,6 +83,7 @@ extension IssuerAPI {
     }
 
     public func assignUnclaimedDeposit(_ input: Operations.AssignUnclaimedDeposit.Input) async throws -> Operations.AssignUnclaimedDeposit.Output {
+        _ = try caller()
         _ = try chainMonitor()
         let claims = try admin()
         guard case .json(let body) = input.body else { throw HTTPProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send JSON.") }
@@ -94,6 +99,7 @@ extension IssuerAPI {
     }
 
     public func bookChainSurplus(_ input: Operations.BookChainSurplus.Input) async throws -> Operations.BookChainSurplus.Output {
+        _ = try caller()
         let chain = try chainMonitor()
         let claims = try admin()
         guard case .json(let body) = input.body else { throw HTTPProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send JSON.") }

@@ -46,13 +46,20 @@ final class RouteTable: ServerTransport {
     func installMethodNotAllowed<Context: RequestContext>(on router: Router<Context>) {
         for (path, allowed) in paths {
             for method in Self.allMethods where !allowed.contains(method) {
-                let problem = HTTPProblem(
-                    .methodNotAllowed, code: "method_not_allowed",
-                    detail: "\(path) does not answer \(method.rawValue); it answers \(allowed.map(\.rawValue).joined(separator: ", ")).",
-                    allow: allowed)
+                let problem = Self.methodNotAllowed(path, method, allowed: allowed)
                 router.on(RouterPath(path), method: method) { _, _ -> Response in throw problem }
             }
         }
+        // Any other method (QUERY, PROPFIND, an extension token) has no route to fall on, so
+        // the router alone answered 404 for a path the API serves (found by schemathesis).
+        router.middlewares.add(OtherMethodMiddleware<Context>(paths: paths))
+    }
+
+    static func methodNotAllowed(_ path: String, _ method: HTTPRequest.Method, allowed: [HTTPRequest.Method]) -> HTTPProblem {
+        HTTPProblem(
+            .methodNotAllowed, code: "method_not_allowed",
+            detail: "\(path) does not answer \(method.rawValue); it answers \(allowed.map(\.rawValue).joined(separator: ", ")).",
+            allow: allowed)
     }
 
     /// Installs the collected OpenAPI handlers on `router`, behind the middlewares added so far.
@@ -60,5 +67,28 @@ final class RouteTable: ServerTransport {
         for (handler, method, path) in handlers {
             router.register(handler, method: method, path: path)
         }
+    }
+}
+
+/// 405 with `Allow` for a request whose method is none of `RouteTable.allMethods` on a path the
+/// API serves; `{name}` segments of a path template match any one segment. Requests with the
+/// usual methods pass untouched (their 405 routes are installed on the router).
+struct OtherMethodMiddleware<Context: RequestContext>: RouterMiddleware {
+    let templates: [(segments: [Substring?], path: String, methods: [HTTPRequest.Method])]
+
+    init(paths: [(path: String, methods: [HTTPRequest.Method])]) {
+        templates = paths.map { entry in
+            let segments = entry.path.split(separator: "/").map { ($0.hasPrefix("{") && $0.hasSuffix("}")) || $0.hasPrefix(":") ? nil : $0 }
+            return (segments, entry.path, entry.methods)
+        }
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard !RouteTable.allMethods.contains(request.method) else { return try await next(request, context) }
+        let asked = request.uri.path.split(separator: "/")
+        for t in templates where t.segments.count == asked.count && zip(t.segments, asked).allSatisfy({ $0 == nil || $0 == $1 }) {
+            throw RouteTable.methodNotAllowed(t.path, request.method, allowed: t.methods)
+        }
+        return try await next(request, context)
     }
 }

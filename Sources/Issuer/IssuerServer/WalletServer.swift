@@ -185,6 +185,22 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Once listening, write the bound port to this file (with --port 0, the port the system picked).")
     var portFile: String?
 
+    @Option(help: "Register, login, refresh and logout calls a minute per client address (raise for test and fuzz runs only).")
+    var authPerMinutePerIp: Int = HTTPSettings().loginsPerMinutePerIP
+
+    @Option(help: "Writes (POST) a minute per client address.")
+    var writesPerMinutePerIp: Int = HTTPSettings().writesPerMinutePerIP
+
+    @Option(help: "Writes a minute per account.")
+    var writesPerMinutePerAccount: Int = AccountLimits().writesPerMinute
+
+    func validate() throws {
+        for (flag, value) in [("--auth-per-minute-per-ip", authPerMinutePerIp), ("--writes-per-minute-per-ip", writesPerMinutePerIp), ("--writes-per-minute-per-account", writesPerMinutePerAccount)]
+        where value < 1 || value > 1_000_000_000 {
+            throw ValidationError("\(flag) must be from 1 to 1000000000; got \(value).")
+        }
+    }
+
     func run() async throws {
         var logger = Logger(label: "wallet-server")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
@@ -196,7 +212,9 @@ struct Serve: AsyncParsableCommand {
         metrics.bootstrapSwiftMetrics()
         let (log, host, portFile, database, currency) = (logger, host, portFile, common.postgresURL == nil ? common.database : "postgres", common.currency)
         let app = try IssuerApplication.make(
-            issuer: issuer, tokens: tokens, settings: HTTPSettings(host: host, port: port), metrics: metrics, chain: chain,
+            issuer: issuer, tokens: tokens, settings: HTTPSettings(
+                host: host, port: port, writesPerMinutePerIP: writesPerMinutePerIp, loginsPerMinutePerIP: authPerMinutePerIp,
+                account: AccountLimits(writesPerMinute: writesPerMinutePerAccount)), metrics: metrics, chain: chain,
             logger: logger
         ) { bound in
             // Logged and written once the socket is bound, so a reader of the port file (scripts,
