@@ -31,8 +31,6 @@ public struct EconomyReport: Sendable, Codable {
     public var counters: [String: Int] = [:]
     /// Broken invariants; empty when every rule held.
     public var violations: [String] = []
-    /// Open defects the run ran into, reported apart from `violations` (docs/reliability.md §7).
-    public var knownDefects: [String] = []
     /// Where the run stopped early, if it did (`stopAt` reached).
     public var stoppedEarly = false
 
@@ -51,10 +49,6 @@ public struct EconomyReport: Sendable, Codable {
         lines += cheats.keys.sorted().map { "  \($0): \(cheats[$0]!.attempted) / \(cheats[$0]!.detected) / \(cheats[$0]!.attributed)" }
         lines.append("economy:")
         lines += counters.keys.sorted().map { "  \($0): \(counters[$0]!)" }
-        if !knownDefects.isEmpty {
-            lines.append("KNOWN OPEN DEFECT hit \(knownDefects.count) times:")
-            lines += knownDefects.prefix(10).map { "  \($0)" }
-        }
         lines.append(violations.isEmpty ? "violations: none" : "VIOLATIONS (\(violations.count)):")
         lines += violations.prefix(50).map { "  \($0)" }
         return lines.joined(separator: "\n")
