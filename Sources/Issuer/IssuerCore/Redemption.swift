@@ -410,9 +410,9 @@ extension Issuer {
             guard let fraud else { throw IssuerError.invalidField(field: "second", reason: "does not conflict with 'first'") }
             return .conflict(fraudCase: fraud.caseID, credited: 0)
         }
-    }
         CrashPoints.reach(.issuerFraudCommitted)
         return result
+    }
 
     /// What the issuer knows of each state: for wallets restored from a backup.
     public func stateStatus(_ refs: [StateRef]) async throws(IssuerError) -> [StateRef: StateStatus] {
@@ -471,13 +471,13 @@ extension Issuer {
                         entry: self.random(16), now: now)
                 }
                 try await conn.execute("UPDATE issued_note SET swept = 1, redeemed = amount WHERE note_id = ?", noteID)
-            }
                 CrashPoints.reach(.issuerSweepInTransaction)
+            }
             return due.count
         }
-    }
         if swept > 0 { CrashPoints.reach(.issuerSweepCommitted) }
         return swept
+    }
 
     /// Fraud cases, newest first, with both signed transfers (admin).
     public func fraudCases(limit: Int = 100) async throws(IssuerError) -> [FraudCase] {
@@ -538,11 +538,11 @@ extension Issuer {
             }
         }
         guard total > 0 else { return (results, []) }
-        let key = "refresh-" + Hex.encode(SHA256.hash(data: chains.flatMap { $0 } + walletKey.bytes).prefix(24))
         CrashPoints.reach(.issuerRefreshRedeemed)
+        let key = "refresh-" + Hex.encode(SHA256.hash(data: chains.flatMap { $0 } + walletKey.bytes).prefix(24))
         let notes = try await purchase(account: account, walletKey: walletKey, amount: total, idempotencyKey: key)
-        return (results, notes)
         CrashPoints.reach(.issuerRefreshCommitted)
+        return (results, notes)
     }
 }
 
@@ -584,8 +584,8 @@ extension Issuer {
                 }
                 return result
             })
-        }
             CrashPoints.reach(.issuerRestoreExchanged)
+        }
         return results
     }
 
