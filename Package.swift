@@ -44,6 +44,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
     ],
     targets: [
         // MARK: - Protocol: the wire contracts both sides speak
@@ -91,6 +93,21 @@ let package = Package(
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
             ],
             path: "Sources/Wallet/WalletSync"
+        ),
+        // The command line's HTTPS to the issuer (SwiftNIO + swift-nio-ssl): system roots, a CA
+        // file, or a public-key pin, which URLSession on Linux cannot do. The app keeps URLSession.
+        .target(
+            name: "WalletHTTPS",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ],
+            path: "Sources/Wallet/WalletHTTPS"
         ),
         // QR payloads: Base45 text and numbered, checksummed frames (no wallet dependency).
         .target(
@@ -166,7 +183,7 @@ let package = Package(
         .executableTarget(
             name: "WalletCLI",
             dependencies: [
-                "WalletFlows", "WalletSync", "WalletCore", "OfflineNotes", "NearbySession", "NearbyTCP", "QRPayload", "CrashPoints",
+                "WalletFlows", "WalletSync", "WalletCore", "OfflineNotes", "NearbySession", "NearbyTCP", "QRPayload", "CrashPoints", "WalletHTTPS",
                 .target(name: "QRImage", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -204,9 +221,12 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -250,8 +270,11 @@ let package = Package(
             dependencies: [
                 "IssuerHTTP", "IssuerCore", "SQLStore", "OfflineNotes", "ChainSettlement", "Ethereum", "EthereumRPC", "CrashPoints",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
             ],
             path: "Sources/Issuer/IssuerServer"
         ),
@@ -444,6 +467,13 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             path: "Tests/WalletCoreTests"
+        ),
+        // HTTPS on loopback: a real wallet-server with certificates made at test time (openssl),
+        // clients verifying by CA or pin, the CLI over HTTPS, key file modes, no secret in a log.
+        .testTarget(
+            name: "TransportSecurityTests",
+            dependencies: ["WalletHTTPS", "WalletSync", "TestSupport"],
+            path: "Tests/TransportSecurityTests"
         ),
         .testTarget(
             name: "QRPayloadTests",

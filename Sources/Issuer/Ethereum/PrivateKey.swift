@@ -70,20 +70,8 @@ public struct PrivateKey: Sendable, CustomStringConvertible, CustomDebugStringCo
     /// Refuses a file that group or others may read or write (mode & 0o077 ≠ 0), naming the
     /// `chmod 600` that fixes it — a key that others could read may already be leaked.
     public init(hexFile path: String) throws(EthereumError) {
-        // Open first and check the opened file (fstat), so the file whose mode was checked is
-        // the file that is read. Symbolic links are followed: mounted secrets are often links.
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .keyFile(path: path, reason: "cannot read it (\(String(cString: strerror(errno))))") }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw .keyFile(path: path, reason: "cannot read it (\(String(cString: strerror(errno))))") }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw .keyFile(path: path, reason: "not a regular file") }
-        let mode = UInt16(truncatingIfNeeded: info.st_mode & 0o7777)
-        guard mode & 0o077 == 0 else { throw .insecureKeyFile(path: path, mode: mode) }
-        guard info.st_size <= 1024 else { throw .keyFile(path: path, reason: "\(info.st_size) bytes is too long for a key file (64 hex digits)") }
-        guard let contents = readAll(fd) else {
-            throw .keyFile(path: path, reason: "cannot read it (\(String(cString: strerror(errno))))")
-        }
+        // One check for every secret file (SecretFile): mode, regular file, size, then read.
+        let contents = try SecretFile.read(path, maxBytes: 1024)
         guard let text = String(validating: contents, as: UTF8.self) else {
             throw .keyFile(path: path, reason: "not text: expected 64 hex digits and a newline")
         }
@@ -106,14 +94,7 @@ public struct PrivateKey: Sendable, CustomStringConvertible, CustomDebugStringCo
     /// Writes the key as 64 hex digits and a newline to a new file created with mode 0600;
     /// refuses to overwrite an existing file (it may hold the only copy of another key).
     public func writeHexFile(_ path: String) throws(EthereumError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard fd >= 0 else { throw .keyFile(path: path, reason: "cannot create it (\(String(cString: strerror(errno))))") }
-        defer { close(fd) }
-        let text = Array((Hex.encode(secret, prefixed: false) + "\n").utf8)
-        let written = text.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        guard written == text.count, fsync(fd) == 0 else {
-            throw .keyFile(path: path, reason: "cannot write it (\(String(cString: strerror(errno))))")
-        }
+        try SecretFile.create(path, bytes: Array((Hex.encode(secret, prefixed: false) + "\n").utf8))
     }
 
     /// Signs a 32-byte hash (RFC 6979 deterministic nonce; libsecp256k1 always produces low-S).
@@ -189,17 +170,5 @@ extension String {
     func trimmingWhitespace() -> String {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }
         return String(self.drop(while: isSpace).reversed().drop(while: isSpace).reversed())
-    }
-}
-
-/// Everything left to read from `fd`, or nil with errno set.
-private func readAll(_ fd: Int32) -> [UInt8]? {
-    var contents: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if count < 0 { return nil }
-        if count == 0 { return contents }
-        contents += buffer[0..<count]
     }
 }

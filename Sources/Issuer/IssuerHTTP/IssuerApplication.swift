@@ -1,8 +1,11 @@
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import IssuerCore
 import Logging
 import Metrics
 import NIOCore
+import NIOSSL
 import OpenAPIHummingbird
 import Prometheus
 
@@ -32,7 +35,7 @@ public struct HTTPSettings: Sendable {
 public enum IssuerApplication {
     public static func make(
         issuer: Issuer, tokens: AccessTokens, settings: HTTPSettings, metrics: IssuerMetrics = IssuerMetrics(),
-        chain: (any ChainMonitor)? = nil, logger: Logger = Logger(label: "wallet-server"),
+        chain: (any ChainMonitor)? = nil, logger: Logger = Logger(label: "wallet-server"), tls: TLSConfiguration? = nil,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         let api = IssuerAPI(issuer: issuer, tokens: tokens, metrics: metrics, limits: settings.account, chain: chain)
@@ -58,8 +61,11 @@ public enum IssuerApplication {
                 status: .ok, headers: [.contentType: OpenAPIDocument.mediaType],
                 body: .init(byteBuffer: ByteBuffer(bytes: OpenAPIDocument.bytes)))
         }
+        // HTTPS when a TLS configuration is given (wallet-server --tls-cert/--tls-key), else plain
+        // HTTP (behind a TLS proxy, or on loopback in development and tests).
+        let server: HTTPServerBuilder = try tls.map { try .tls(.http1(), tlsConfiguration: $0) } ?? .http1()
         return Application(
-            router: router, configuration: .init(address: .hostname(settings.host, port: settings.port)),
+            router: router, server: server, configuration: .init(address: .hostname(settings.host, port: settings.port)),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? settings.port) },
             logger: logger)
     }

@@ -1,10 +1,7 @@
+import Ethereum
 import Foundation
 import IssuerCore
 import OfflineNotes
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The issuer's secrets on disk, created on first start, mode 0600, shared by every process
 /// serving one database:
@@ -52,13 +49,15 @@ struct KeyDirectory {
         }.sorted()
     }
 
+    /// Reads a 32-byte key through the one secret-file check (`SecretFile`): a file that group
+    /// or others may read is refused with the `chmod 600` that fixes it.
     func read(_ name: String) throws -> [UInt8] {
         let file = (path as NSString).appendingPathComponent(name)
-        var info = stat()
-        guard stat(file, &info) == 0 else { throw ServerError("missing \(file)") }
-        guard info.st_mode & 0o077 == 0 else { throw ServerError("\(file) is readable by others; run: chmod 600 \(file)") }
-        guard let data = FileManager.default.contents(atPath: file), data.count == 32 else { throw ServerError("\(file) is not a 32-byte key") }
-        return Array(data)
+        guard FileManager.default.fileExists(atPath: file) else { throw ServerError("missing \(file)") }
+        let bytes: [UInt8]
+        do { bytes = try SecretFile.read(file, maxBytes: 32) } catch { throw ServerError("\(error)") }
+        guard bytes.count == 32 else { throw ServerError("\(file) is not a 32-byte key") }
+        return bytes
     }
 
     func readOrCreate(_ name: String, make: () -> [UInt8]) throws -> [UInt8] {
@@ -67,15 +66,11 @@ struct KeyDirectory {
         return try read(name)
     }
 
-    /// O_EXCL with mode 0600 from creation: the key is never readable by others, even briefly.
+    /// O_EXCL and mode exactly 0600 from creation, whatever the umask (`SecretFile.create`):
+    /// the key is never readable by others, even briefly.
     func writeNew(_ name: String, _ bytes: [UInt8]) throws {
         let file = (path as NSString).appendingPathComponent(name)
-        let fd = open(file, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard fd >= 0 else { throw ServerError("cannot create \(file): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        guard bytes.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == bytes.count, fsync(fd) == 0 else {
-            throw ServerError("cannot write \(file)")
-        }
+        do { try SecretFile.create(file, bytes: bytes) } catch { throw ServerError("\(error)") }
     }
 }
 

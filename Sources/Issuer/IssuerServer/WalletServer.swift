@@ -172,6 +172,7 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var common: CommonOptions
     @OptionGroup(title: "Chain settlement") var chainOptions: ChainOptions
+    @OptionGroup(title: "HTTPS (docs/server.md, Transport security)") var tlsOptions: TLSOptions
 
     @Option(help: "Address to listen on (env WALLET_SERVER_HOST).")
     var host: String = ProcessInfo.processInfo.environment["WALLET_SERVER_HOST"] ?? "127.0.0.1"
@@ -204,6 +205,9 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "wallet-server")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        // The certificate and key first: a refused key file stops the start before anything opens.
+        let served = try tlsOptions.load()
+        if let served { logger.info("\(served.summary)") }
         let issuer = try await common.openIssuer(logger: logger)
         let chain = try await chainOptions.connect(issuer: issuer, devFunding: common.devFunding, logger: logger)
         let secret = try KeyDirectory(path: common.keys).read("secret.key")
@@ -215,11 +219,11 @@ struct Serve: AsyncParsableCommand {
             issuer: issuer, tokens: tokens, settings: HTTPSettings(
                 host: host, port: port, writesPerMinutePerIP: writesPerMinutePerIp, loginsPerMinutePerIP: authPerMinutePerIp,
                 account: AccountLimits(writesPerMinute: writesPerMinutePerAccount)), metrics: metrics, chain: chain,
-            logger: logger
+            logger: logger, tls: served?.configuration
         ) { bound in
             // Logged and written once the socket is bound, so a reader of the port file (scripts,
             // tests with --port 0) can connect at once: the file is the readiness signal.
-            log.info("wallet-server on http://\(host):\(bound), database \(database), currency \(currency)")
+            log.info("wallet-server on \(served == nil ? "http" : "https")://\(host):\(bound), database \(database), currency \(currency)")
             if let portFile { Self.writePortFile(portFile, port: bound, logger: log) }
         }
         // Housekeeping: refund expired notes and prune sessions every minute.

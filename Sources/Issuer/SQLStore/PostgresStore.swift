@@ -65,13 +65,22 @@ public final class PostgresStore: SQLDatabase {
         init(url: String) throws {
             guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
                 let host = components.host, let user = components.user
-            else { throw SQLError.failed("not a postgres:// URL: \(url)") }
+            else { throw SQLError.failed("not a postgres:// URL: \(Self.redacted(url))") }
             self.host = host
             port = components.port ?? 5432
             self.user = user
             password = components.password
             database = components.path.split(separator: "/").first.map(String.init)
             schema = components.queryItems?.first(where: { $0.name == "search_path" })?.value
+        }
+
+        /// The URL as it may be shown: a password in it (`user:password@`) becomes `***`. The
+        /// refusal above is printed at start and may be logged; the password must not be.
+        static func redacted(_ url: String) -> String {
+            guard let at = url.lastIndex(of: "@"), let scheme = url.range(of: "://"), scheme.upperBound < at,
+                let colon = url[scheme.upperBound..<at].firstIndex(of: ":")
+            else { return url }
+            return String(url[..<url.index(after: colon)]) + "***" + String(url[at...])
         }
 
         func clientConfiguration(maxConnections: Int) -> PostgresClient.Configuration {

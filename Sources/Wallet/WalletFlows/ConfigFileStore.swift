@@ -35,7 +35,8 @@ public enum FlowStoreError: Error, CustomStringConvertible, Sendable, Equatable 
 /// The settings file next to a wallet (`config.json`): the login and the flow state in one JSON
 /// object — the command line's format since the first release, read and written unchanged:
 /// `server`, `email`, `accountId`, `refreshToken` or `sealedRefreshToken`, `autoRecharge`
-/// {threshold, target}, `pendingPurchase` {key, amount}, `lastSync`, `pendingWithdrawal` {key, amount, to}.
+/// {threshold, target}, `pendingPurchase` {key, amount}, `lastSync`, `pendingWithdrawal` {key, amount, to},
+/// `serverPin` or `serverCA` (how an https issuer is trusted).
 public struct WalletSettings: Codable, Sendable, Equatable {
     public var server: String?
     public var email: String?
@@ -49,6 +50,11 @@ public struct WalletSettings: Codable, Sendable, Equatable {
     public var pendingPurchase: PendingPurchase?
     public var lastSync: Timestamp?
     public var pendingWithdrawal: PendingWithdrawal?
+    /// How the command line trusts an https server (README, "Pinning the server"): a pinned
+    /// public key, `sha256/BASE64` of its SubjectPublicKeyInfo, kept from `init` so every later
+    /// command pins too; or the PEM of a private certificate authority. Neither: system roots.
+    public var serverPin: String?
+    public var serverCA: String?
 
     public init() {}
 

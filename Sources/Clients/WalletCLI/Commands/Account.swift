@@ -10,6 +10,7 @@ struct Init: AsyncParsableCommand {
         abstract: "Create a wallet: a new key (encrypted with OW_PASSPHRASE if set; without it stored unencrypted, mode 0600) and an empty database.")
     @OptionGroup var common: CommonOptions
     @Option(help: "Issuer URL; the wallet pins its authority key now.") var server: String?
+    @OptionGroup var trust: ServerTrustOptions
 
     func run() async throws {
         try await WalletCLI.run(common) { out in
@@ -24,9 +25,10 @@ struct Init: AsyncParsableCommand {
                     throw CLIError("invalid_server", "'\(server)' is not a URL (for example http://127.0.0.1:8080).", exit: .usage)
                 }
                 config.server = server
+                _ = try trust.apply(to: &config)
                 try home.saveConfig(config)
                 do {
-                    try await IssuerClient(serverURL: url).installTrust(into: wallet)
+                    try await home.clientFactory(config)(url).installTrust(into: wallet)
                 } catch {
                     let cause = CLIError.from(error)
                     throw CLIError(
@@ -48,10 +50,12 @@ struct Init: AsyncParsableCommand {
 }
 
 /// Shared by register and login: log in, register the wallet key, save the refresh token.
-func logIn(_ home: WalletHome, server: String?, email: String, register: Bool, out: Output) async throws -> [String: Any] {
+func logIn(_ home: WalletHome, server: String?, trust: ServerTrustOptions, email: String, register: Bool, out: Output) async throws -> [String: Any] {
     let wallet = try home.openWallet()
     return try await home.withLock {
         let store = home.store
+        var config = try home.loadConfig()
+        if try trust.apply(to: &config) { try home.saveConfig(config) }
         let saved = try store.loadLogin().server
         guard let serverText = server ?? saved, URL(string: serverText) != nil else {
             throw CLIError("server_required", "Say which issuer: --server URL", exit: .usage)
@@ -59,7 +63,7 @@ func logIn(_ home: WalletHome, server: String?, email: String, register: Bool, o
         let password = try secret(env: "OW_PASSWORD", prompt: "Password for \(email): ")
         let (session, account) = try await WalletSession.logIn(
             wallet: wallet, server: server, email: email, password: password, register: register, credentials: store, flowState: store,
-            onRegistered: { out.note("Account \(email) registered.") })
+            makeClient: try home.clientFactory(config), onRegistered: { out.note("Account \(email) registered.") })
         return ["email": email, "accountId": session.accountId, "server": serverText, "balance": account.balance, "walletKey": wallet.publicKey.hex]
     }
 }
@@ -68,11 +72,12 @@ struct Register: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Open an account with the issuer (password from OW_PASSWORD or asked), log in and register this wallet's key.")
     @OptionGroup var common: CommonOptions
     @Option(help: "Issuer URL (saved).") var server: String?
+    @OptionGroup var trust: ServerTrustOptions
     @Argument(help: "Account email.") var email: String
 
     func run() async throws {
         try await WalletCLI.run(common) { out in
-            let info = try await logIn(common.home, server: server, email: email, register: true, out: out)
+            let info = try await logIn(common.home, server: server, trust: trust, email: email, register: true, out: out)
             out.result(info, human: "Registered and logged in as \(email); this wallet's key is registered to the account.")
         }
     }
@@ -82,11 +87,12 @@ struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Log in (password from OW_PASSWORD or asked) and register this wallet's key to the account.")
     @OptionGroup var common: CommonOptions
     @Option(help: "Issuer URL (saved).") var server: String?
+    @OptionGroup var trust: ServerTrustOptions
     @Argument(help: "Account email.") var email: String
 
     func run() async throws {
         try await WalletCLI.run(common) { out in
-            let info = try await logIn(common.home, server: server, email: email, register: false, out: out)
+            let info = try await logIn(common.home, server: server, trust: trust, email: email, register: false, out: out)
             out.result(info, human: "Logged in as \(email).")
         }
     }
@@ -102,7 +108,7 @@ struct Logout: AsyncParsableCommand {
             let home = common.home
             _ = try home.openWallet()
             // Revoke first, then forget: forgetting can always be done, the issuer only now.
-            let logout = try await WalletSession.logOut(credentials: home.store)
+            let logout = try await WalletSession.logOut(credentials: home.store, makeClient: try home.clientFactory())
             guard logout.wasLoggedIn else {
                 out.result(["loggedOut": true, "revoked": false, "wasLoggedIn": false], human: "Not logged in; nothing to do.")
                 return

@@ -5,6 +5,7 @@ import OfflineNotes
 import QRPayload
 import WalletCore
 import WalletFlows
+import WalletHTTPS
 import WalletSync
 
 #if canImport(QRImage)
@@ -88,6 +89,11 @@ struct CLIError: Error, CustomStringConvertible {
             if e.status == 401 { return CLIError(e.code, "\(e.description) Log in again: wallet login EMAIL", exit: .login) }
             if e.status == 0 { return CLIError(e.code, e.description, exit: .server) }
             return CLIError(e.code, e.description, exit: .server)
+        // The server is not the one this wallet trusts (or the trust settings are unusable):
+        // nothing was sent; retrying will not help, so not "unreachable".
+        case let e as ServerTrustError:
+            if case .protocolMismatch = e { return CLIError(e.code, e.description, exit: .offline) }
+            return CLIError(e.code, e.description, exit: e.code == "untrusted_server" ? .server : .usage)
         case let e as QRFrames.Error:
             return CLIError("unreadable_code", "The QR frames could not be read (\(e)). Scan them again.", exit: .input)
         case let e as VerificationError:

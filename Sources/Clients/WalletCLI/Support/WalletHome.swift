@@ -171,6 +171,6 @@ extension WalletHome {
     /// Resumes the saved login (rotating its refresh token) and refreshes the issuer's keys.
     func resume(_ wallet: Wallet) async throws -> WalletSession {
         let store = self.store
-        return try await WalletSession.resume(wallet: wallet, credentials: store, flowState: store)
+        return try await WalletSession.resume(wallet: wallet, credentials: store, flowState: store, makeClient: try clientFactory())
     }
 }
