@@ -61,6 +61,8 @@ public final class PostgresStore: SQLDatabase {
         let password: String?
         let database: String?
         let schema: String?
+        /// `application_name`, which names the connections in pg_stat_activity.
+        let applicationName: String?
 
         init(url: String) throws {
             guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
@@ -72,6 +74,7 @@ public final class PostgresStore: SQLDatabase {
             password = components.password
             database = components.path.split(separator: "/").first.map(String.init)
             schema = components.queryItems?.first(where: { $0.name == "search_path" })?.value
+            applicationName = components.queryItems?.first(where: { $0.name == "application_name" })?.value
         }
 
         /// The URL as it may be shown: a password in it (`user:password@`) becomes `***`. The
@@ -86,7 +89,9 @@ public final class PostgresStore: SQLDatabase {
         func clientConfiguration(maxConnections: Int) -> PostgresClient.Configuration {
             var config = PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: database, tls: .disable)
             config.options.maximumConnections = maxConnections
-            if let schema { config.options.additionalStartupParameters = [("search_path", schema)] }
+            config.options.additionalStartupParameters = [("search_path", schema), ("application_name", applicationName)].compactMap { name, value in
+                value.map { (name, $0) }
+            }
             return config
         }
 

@@ -32,13 +32,27 @@ struct NIOHTTPClient {
 
         /// POSTs JSON and returns the status and body.
         func post(_ path: String, json: [UInt8], token: String) async throws -> (status: Int, body: [UInt8]) {
-            var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: path)
+            try await send(.POST, path, json: json, token: token)
+        }
+
+        /// Sends one request (a JSON body when `json` is given) and returns the status and body.
+        func send(_ method: HTTPMethod, _ path: String, json: [UInt8]?, token: String?, headers extra: [(String, String)] = [])
+            async throws -> (status: Int, body: [UInt8])
+        {
+            var head = HTTPRequestHead(version: .http1_1, method: method, uri: path)
             head.headers.add(name: "Host", value: host)
-            head.headers.add(name: "Content-Type", value: "application/json")
             head.headers.add(name: "Accept", value: "application/json")
-            head.headers.add(name: "Authorization", value: "Bearer \(token)")
-            head.headers.add(name: "Content-Length", value: String(json.count))
-            try await outbound.write(contentsOf: [.head(head), .body(.byteBuffer(ByteBuffer(bytes: json))), .end(nil)])
+            if let token { head.headers.add(name: "Authorization", value: "Bearer \(token)") }
+            for (name, value) in extra { head.headers.add(name: name, value: value) }
+            var parts: [HTTPClientRequestPart] = []
+            if let json {
+                head.headers.add(name: "Content-Type", value: "application/json")
+                head.headers.add(name: "Content-Length", value: String(json.count))
+                parts = [.head(head), .body(.byteBuffer(ByteBuffer(bytes: json))), .end(nil)]
+            } else {
+                parts = [.head(head), .end(nil)]
+            }
+            try await outbound.write(contentsOf: parts)
             var status = 0
             var body: [UInt8] = []
             while let part = try await next() {

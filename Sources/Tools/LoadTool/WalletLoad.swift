@@ -35,6 +35,10 @@ struct WalletLoad: AsyncParsableCommand {
     @Option(help: "HTTP client: nio (light, default) or urlsession (the generated client over Foundation's URLSession).")
     var client: String = "nio"
     @Flag(help: "Call the issuer directly instead of over HTTP (isolates the HTTP stack's cost).") var direct = false
+    @Option(help: "Soak instead: this many seconds of mixed purchases, redemptions, refreshes and fraud reports against a wallet-server child process, with database connection cuts (PostgreSQL) and SIGKILL restarts; then the books, acknowledged redemptions and 5xx are checked (docs/reliability.md §5).")
+    var soak: Int?
+    @Option(help: "The wallet-server executable the soak runs (default: the one beside wallet-load).")
+    var serverBinary: String?
 
     func openDatabase(_ label: String) async throws -> any SQLDatabase {
         switch database {
@@ -55,6 +59,19 @@ struct WalletLoad: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let soak {
+            guard soak >= 1, clients >= 3 else { throw ValidationError("--soak needs at least 1 second and --clients at least 3") }
+            let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("wallet-server").path
+            do {
+                try await Soak(
+                    seconds: soak, database: database, postgresURL: postgresURL, clients: clients, serverBinary: serverBinary ?? beside, json: json
+                ).run()
+            } catch let failure as SoakFailure {
+                FileHandle.standardError.write(Data("soak: \(failure)\n".utf8))
+                throw ExitCode.failure
+            }
+            return
+        }
         let log = { (s: String) in if !json { FileHandle.standardError.write(Data((s + "\n").utf8)) } }
 
         // 1. Ceiling: one-row durable insert transactions from `clients` concurrent tasks.

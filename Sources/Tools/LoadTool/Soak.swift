@@ -1,0 +1,481 @@
+// wallet-load --soak SECONDS: mixed traffic against a wallet-server child process while the
+// database connections are cut (PostgreSQL) and the server is SIGKILLed and restarted on the
+// same data (issue 12, item 5; docs/reliability.md §5). Clients retry what a retry should fix
+// (no connection, 5xx) with the same request — the same Idempotency-Key, the same chains — and
+// afterwards the books must balance, every acknowledged redemption must be recorded, and every
+// 5xx must have come during a fault and been fixed by its retry.
+import Foundation
+import IssuerCore
+import NIOCore
+import NIOHTTP1
+import OfflineNotes
+import SQLStore
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A refusal that a retry cannot fix, or a check that failed: the soak fails with it.
+struct SoakFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// What the soak counts; shared by the client tasks and the fault injector.
+final class SoakLedger: Sendable {
+    struct FiveXX: Sendable {
+        let route: String
+        let status: Int
+        let code: String
+        let at: ContinuousClock.Instant
+    }
+    struct Fault: Sendable {
+        let kind: String
+        let start: ContinuousClock.Instant
+        var end: ContinuousClock.Instant?
+    }
+    struct State: Sendable {
+        var requests: [String: Int] = [:]
+        var operations: [String: Int] = [:]
+        var retries = 0
+        var connectionErrors: [String: Int] = [:]
+        var fiveXX: [FiveXX] = []
+        var faults: [Fault] = []
+        var terminatedConnections = 0
+        /// Held states of chains the server acknowledged as redeemed (2xx), with their amounts.
+        var acknowledged: [StateRef: UInt64] = [:]
+        var fraudReports = 0
+    }
+    let state = Mutex(State())
+
+    func count(request route: String) { state.withLock { $0.requests[route, default: 0] += 1 } }
+    func count(operation: String) { state.withLock { $0.operations[operation, default: 0] += 1 } }
+    func beginFault(_ kind: String) -> Int {
+        state.withLock { $0.faults.append(.init(kind: kind, start: .now)); return $0.faults.count - 1 }
+    }
+    func endFault(_ index: Int) { state.withLock { $0.faults[index].end = .now } }
+
+    /// The fault a 5xx at `t` is explained by: one that began before it and ended at most
+    /// `grace` earlier (pooled connections a cut killed fail on their next use, after the cut).
+    static func cause(of t: ContinuousClock.Instant, in faults: [Fault], grace: Duration) -> String? {
+        faults.last { $0.start <= t && t <= ($0.end ?? .now) + grace }?.kind
+    }
+}
+
+/// The wallet-server under test, as a child process on a fixed port once the first start has
+/// picked one.
+final class ServerChild: @unchecked Sendable {
+    let binary: String
+    let arguments: [String]
+    let work: URL
+    private(set) var port = 0
+    private var process: Process?
+    private var starts = 0
+
+    init(binary: String, arguments: [String], work: URL) {
+        self.binary = binary
+        self.arguments = arguments
+        self.work = work
+    }
+
+    /// Starts the server and waits for its port file (written once it listens).
+    func start() async throws {
+        starts += 1
+        let portFile = work.appendingPathComponent("port")
+        try? FileManager.default.removeItem(at: portFile)
+        let log = work.appendingPathComponent("server-\(starts).log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = ["serve"] + arguments + ["--port", String(port), "--port-file", portFile.path]
+        let handle = try FileHandle(forWritingTo: log)
+        p.standardOutput = handle
+        p.standardError = handle
+        try p.run()
+        process = p
+        let deadline = ContinuousClock.now + .seconds(120)
+        while true {
+            if let text = try? String(contentsOf: portFile, encoding: .utf8), let bound = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                port = bound
+                return
+            }
+            guard p.isRunning else { throw SoakFailure("wallet-server ended before listening; see \(log.path)") }
+            guard ContinuousClock.now < deadline else { throw SoakFailure("wallet-server not listening after 120 s; see \(log.path)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// SIGKILL (no chance to finish anything) or SIGTERM, then waits for the process to end.
+    func stop(kill: Bool) {
+        guard let p = process, p.isRunning else { return }
+        if kill { Glibc.kill(p.processIdentifier, SIGKILL) } else { p.terminate() }
+        p.waitUntilExit()
+        process = nil
+    }
+}
+
+/// One account the soak drives: its token and wallet key.
+struct SoakAccount: Sendable {
+    let id: Int64
+    let token: String
+    let key: SoftwareSigner
+}
+
+struct Soak {
+    let seconds: Int
+    let database: String
+    let postgresURL: String?
+    let clients: Int
+    let serverBinary: String
+    let json: Bool
+    /// How long after a fault ends its 5xx answers still count as caused by it.
+    let grace: Duration = .seconds(5)
+    /// How long a client keeps retrying one request before the soak fails.
+    let retryDeadline: Duration = .seconds(120)
+    /// How long one attempt may wait for its answer (a loaded debug server answers in well
+    /// under a second; a restart refuses connections rather than holding them).
+    let answerDeadline: Duration = .seconds(60)
+
+    struct AnswerTimeout: Error {}
+
+    /// A continuation resumed by whichever comes first.
+    final class ResumeOnce<T: Sendable>: Sendable {
+        let slot = Mutex<CheckedContinuation<T, any Error>?>(nil)
+    }
+
+    /// `work`'s result, or AnswerTimeout after `limit`; a task that ignores cancellation (a
+    /// request the server holds) is left behind rather than waited for.
+    static func within<T: Sendable>(_ limit: Duration, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        let once = ResumeOnce<T>()
+        return try await withCheckedThrowingContinuation { continuation in
+            once.slot.withLock { $0 = continuation }
+            let worker = Task {
+                let result: Result<T, any Error>
+                do { result = .success(try await work()) } catch { result = .failure(error) }
+                once.slot.withLock { $0.take() }?.resume(with: result)
+            }
+            Task {
+                try? await Task.sleep(for: limit)
+                if let c = once.slot.withLock({ $0.take() }) {
+                    worker.cancel()
+                    c.resume(throwing: AnswerTimeout())
+                }
+            }
+        }
+    }
+
+    let ledger = SoakLedger()
+    static let serverApplicationName = "wallet-soak-server"
+
+    func log(_ s: String) { if !json { FileHandle.standardError.write(Data((s + "\n").utf8)) } }
+
+    func run() async throws {
+        let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("wallet-soak-" + UUID().uuidString)
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        var storage: [String]
+        var serverURL: String?
+        var sideURL: String?
+        switch database {
+        case "sqlite":
+            storage = ["--database", work.appendingPathComponent("server.sqlite").path]
+        case "postgres":
+            guard let url = postgresURL ?? ProcessInfo.processInfo.environment["OW_LOAD_POSTGRES_URL"] else {
+                throw SoakFailure("--postgres-url is required with --database postgres")
+            }
+            let schema = "soak_\(UInt32.random(in: 0...UInt32.max))"
+            let admin = try PostgresStore(url: url, maxConnections: 1)
+            try await admin.transaction { try await $0.execute("CREATE SCHEMA \(schema)") }
+            await admin.close()
+            // Named, so the cut terminates the server's connections and nobody else's.
+            serverURL = url + (url.contains("?") ? "&" : "?") + "search_path=\(schema)&application_name=\(Self.serverApplicationName)"
+            sideURL = url
+            storage = ["--postgres", serverURL ?? url]
+        default:
+            throw SoakFailure("--database is sqlite or postgres")
+        }
+        let server = ServerChild(
+            binary: serverBinary,
+            arguments: storage + [
+                "--keys", work.appendingPathComponent("keys").path, "--dev-funding", "--log-level", "error",
+                "--max-offline-holding", "1000000000000",
+                "--auth-per-minute-per-ip", "1000000", "--writes-per-minute-per-ip", "1000000", "--writes-per-minute-per-account", "1000000",
+            ], work: work)
+        try await server.start()
+        // However the soak ends, the server child does not outlive it.
+        defer { server.stop(kill: true) }
+        let port = server.port
+        log("soak: wallet-server (\(database)) on port \(port), \(clients) clients, \(seconds) s; data in \(work.path)")
+
+        // Setup: one account and registered wallet key per client, each funded.
+        var accounts: [SoakAccount] = []
+        for i in 0..<clients {
+            accounts.append(try await newAccount("soak\(i)", port: port, fund: 100_000_000))
+        }
+
+        // The side connection that cuts the server's PostgreSQL connections.
+        let side: PostgresStore? = try sideURL.map { try PostgresStore(url: $0, maxConnections: 1) }
+        let started = ContinuousClock.now
+        let end = started + .seconds(seconds)
+        let accountsNow = accounts
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0..<clients {
+                group.addTask {
+                    var rng = SystemRandomNumberGenerator()
+                    var sequence = 0
+                    while ContinuousClock.now < end {
+                        sequence += 1
+                        let me = accountsNow[i]
+                        let payee = accountsNow[(i + 1) % accountsNow.count]
+                        let roll = Int.random(in: 0..<100, using: &rng)
+                        if roll < 55 {
+                            try await payment(from: me, to: payee, tag: "\(i)-\(sequence)", port: port)
+                        } else if roll < 90 {
+                            try await refresh(me, tag: "\(i)-\(sequence)", port: port)
+                        } else {
+                            try await fraud(reporter: me, payees: (accountsNow[(i + 2) % accountsNow.count], payee), tag: "\(i)-\(sequence)", port: port)
+                        }
+                    }
+                }
+            }
+            // Faults: evenly spread over the run, alternating a connection cut (PostgreSQL)
+            // with a SIGKILL and restart; SQLite has no connection to cut (docs/reliability.md §5).
+            group.addTask {
+                let planned = max(2, seconds / 8)
+                for n in 1...planned {
+                    try await Task.sleep(until: started + .seconds(Double(seconds) * Double(n) / Double(planned + 1)), clock: .continuous)
+                    if let side, n % 2 == 1 {
+                        let fault = ledger.beginFault("connection cut")
+                        let rows = try await side.transaction { conn in
+                            try await conn.query(
+                                "SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE application_name = ?", Self.serverApplicationName)
+                        }
+                        ledger.state.withLock { $0.terminatedConnections += rows.count }
+                        ledger.endFault(fault)
+                        log("  \(Int((ContinuousClock.now - started).seconds)) s: cut \(rows.count) database connections")
+                    } else {
+                        let fault = ledger.beginFault("SIGKILL and restart")
+                        server.stop(kill: true)
+                        try await server.start()
+                        ledger.endFault(fault)
+                        log("  \(Int((ContinuousClock.now - started).seconds)) s: server SIGKILLed and restarted")
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let elapsed = (ContinuousClock.now - started).seconds
+        await side?.close()
+        server.stop(kill: false)
+
+        // Checks, on the database itself once the server is stopped.
+        let db: any SQLDatabase
+        if let serverURL {
+            db = try PostgresStore(url: serverURL, maxConnections: 2)
+        } else {
+            db = try SQLiteStore(path: work.appendingPathComponent("server.sqlite").path)
+        }
+        let now = UInt64(Date().timeIntervalSince1970)
+        guard let eur = Currency("EUR") else { throw SoakFailure("currency") }
+        // Any keyring does: the checks read the books, they issue nothing.
+        let issuer = try await Issuer.open(
+            database: db, keyring: IssuerKeyring(authority: SoftwareSigner(), issuing: [.init(signer: SoftwareSigner(), validFrom: now - 60, validUntil: now + 60)]),
+            config: IssuerConfig(currency: eur), challengeSecret: Array(repeating: 1, count: 32))
+        let ledgerProblems = try await issuer.checkLedger()
+        let snapshot = ledger.state.withLock { $0 }
+        var missing: [String] = []
+        let refs = Array(snapshot.acknowledged.keys)
+        for start in stride(from: 0, to: refs.count, by: 512) {
+            let batch = Array(refs[start..<min(refs.count, start + 512)])
+            let status = try await issuer.stateStatus(batch)
+            for ref in batch where status[ref] != .redeemed {
+                missing.append("\(Base64URL.encode(ref.bytes)): \(status[ref].map { "\($0)" } ?? "unknown")")
+            }
+        }
+        let cases = try await issuer.fraudCases(limit: 1_000_000).count
+        await db.close()
+
+        var byCause: [String: [String: Int]] = [:]
+        var unexplained: [String] = []
+        for f in snapshot.fiveXX {
+            if let cause = SoakLedger.cause(of: f.at, in: snapshot.faults, grace: grace) {
+                byCause[cause, default: [:]]["\(f.route) \(f.status) \(f.code)", default: 0] += 1
+            } else {
+                unexplained.append("\(f.route) \(f.status) \(f.code) at \(String(format: "%.1f", (f.at - started).seconds)) s")
+            }
+        }
+        let checks: [(String, Bool, String)] = [
+            ("books balance (Issuer.checkLedger)", ledgerProblems.isEmpty, ledgerProblems.prefix(5).joined(separator: "; ")),
+            ("every acknowledged redemption is recorded", missing.isEmpty, "\(missing.count) of \(refs.count) not redeemed: \(missing.prefix(5).joined(separator: "; "))"),
+            ("every 5xx came during a fault (and its retry succeeded)", unexplained.isEmpty, unexplained.prefix(10).joined(separator: "; ")),
+            ("a fraud case for every acknowledged report", cases >= snapshot.fraudReports, "\(cases) cases for \(snapshot.fraudReports) reports"),
+            ("faults injected", !snapshot.faults.isEmpty, "none"),
+        ]
+        let ok = checks.allSatisfy(\.1)
+        if json {
+            let out: [String: Any] = [
+                "database": database, "seconds": elapsed, "clients": clients, "ok": ok,
+                "operations": snapshot.operations, "requests": snapshot.requests, "retries": snapshot.retries,
+                "connection_errors": snapshot.connectionErrors, "server_errors_by_cause": byCause, "unexplained_server_errors": unexplained,
+                "faults": Dictionary(grouping: snapshot.faults, by: \.kind).mapValues(\.count),
+                "terminated_connections": snapshot.terminatedConnections, "acknowledged_redemptions": refs.count,
+                "acknowledged_value": snapshot.acknowledged.values.reduce(0, +), "fraud_reports": snapshot.fraudReports, "fraud_cases": cases,
+                "checks": Dictionary(uniqueKeysWithValues: checks.map { ($0.0, $0.1) }),
+            ]
+            print(String(decoding: try JSONSerialization.data(withJSONObject: out, options: [.sortedKeys]), as: UTF8.self))
+        } else {
+            print("soak on \(database): \(String(format: "%.1f", elapsed)) s, \(clients) clients")
+            print("  operations: \(snapshot.operations.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
+            print("  requests: \(snapshot.requests.values.reduce(0, +)) (\(snapshot.requests.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))")
+            print("  retries: \(snapshot.retries); connection errors: \(snapshot.connectionErrors)")
+            print("  faults: \(Dictionary(grouping: snapshot.faults, by: \.kind).mapValues(\.count)); database connections terminated: \(snapshot.terminatedConnections)")
+            print("  5xx by cause: \(byCause.isEmpty ? "none" : "\(byCause)")")
+            print("  acknowledged redemptions: \(refs.count) (\(snapshot.acknowledged.values.reduce(0, +)) minor units); fraud reports \(snapshot.fraudReports), cases \(cases)")
+            for (name, passed, detail) in checks { print("  \(passed ? "ok" : "FAILED"): \(name)\(passed ? "" : ": \(detail)")") }
+        }
+        if ok { try? FileManager.default.removeItem(at: work) }
+        guard ok else { throw SoakFailure("soak checks failed; server logs and data kept in \(work.path)") }
+    }
+
+    // MARK: Operations
+
+    /// A purchase by `payer`, each note signed over to `payee`, who redeems the chains.
+    func payment(from payer: SoakAccount, to payee: SoakAccount, tag: String, port: Int) async throws {
+        let chains = try await purchase(payer, amount: UInt64.random(in: 100...900), tag: tag, port: port)
+        let now = UInt64(Date().timeIntervalSince1970)
+        var paid: [Chain] = []
+        for chain in chains {
+            let t = try Transfer.sign(
+                input: chain.heldRef, outputs: [TransferOutput(owner: payee.key.publicKey, amount: chain.note.amount)],
+                nonce: Self.nonce(), createdAt: now, signer: payer.key)
+            paid.append(chain.appending(t, holding: 0))
+        }
+        let reply = try await call(.POST, "/v1/notes/redeem", json: ["chains": paid.map { Base64URL.encode($0.encoded) }], token: payee.token, port: port)
+        try acknowledge(paid, results: reply["results"], route: "redeem")
+        ledger.count(operation: "payment (purchase, transfer, redeem)")
+    }
+
+    /// A purchase, then a refresh of those notes into fresh ones of the same key.
+    func refresh(_ account: SoakAccount, tag: String, port: Int) async throws {
+        let chains = try await purchase(account, amount: UInt64.random(in: 100...900), tag: tag, port: port)
+        let reply = try await call(
+            .POST, "/v1/notes/refresh",
+            json: ["walletKey": Base64URL.encode(account.key.publicKey.bytes), "chains": chains.map { Base64URL.encode($0.encoded) }],
+            token: account.token, port: port)
+        try acknowledge(chains, results: reply["results"], route: "refresh")
+        guard let fresh = reply["chains"] as? [String], !fresh.isEmpty else { throw SoakFailure("refresh answered no fresh notes: \(reply)") }
+        ledger.count(operation: "refresh")
+    }
+
+    /// A new account double-spends a note to two payees; `reporter` hands in the proof.
+    func fraud(reporter: SoakAccount, payees: (SoakAccount, SoakAccount), tag: String, port: Int) async throws {
+        let cheater = try await newAccount("cheater-\(tag)", port: port, fund: 10_000)
+        guard let chain = try await purchase(cheater, amount: 500, tag: tag, port: port).first else { throw SoakFailure("purchase answered no notes") }
+        let now = UInt64(Date().timeIntervalSince1970)
+        let transfers = try [payees.0, payees.1].map {
+            try Transfer.sign(
+                input: chain.heldRef, outputs: [TransferOutput(owner: $0.key.publicKey, amount: chain.note.amount)], nonce: Self.nonce(),
+                createdAt: now, signer: cheater.key)
+        }
+        let reply = try await call(
+            .POST, "/v1/fraud-proofs",
+            json: ["chain": Base64URL.encode(chain.encoded), "first": Base64URL.encode(transfers[0].encoded), "second": Base64URL.encode(transfers[1].encoded)],
+            token: reporter.token, port: port)
+        guard reply["status"] as? String == "conflict", reply["fraudCase"] != nil else { throw SoakFailure("fraud report answered \(reply)") }
+        ledger.state.withLock { $0.fraudReports += 1 }
+        ledger.count(operation: "fraud report (new cheater)")
+    }
+
+    func purchase(_ account: SoakAccount, amount: UInt64, tag: String, port: Int) async throws -> [Chain] {
+        // One key per logical purchase, reused by every retry: a purchase the server made
+        // before a kill is answered again, never made twice.
+        let reply = try await call(
+            .POST, "/v1/notes/purchase", json: ["walletKey": Base64URL.encode(account.key.publicKey.bytes), "amount": amount], token: account.token,
+            headers: [("Idempotency-Key", "soak-purchase-\(tag)")], port: port)
+        guard let chains = reply["chains"] as? [String], !chains.isEmpty else { throw SoakFailure("purchase answered \(reply)") }
+        return try chains.map { text in
+            guard let bytes = Base64URL.decode(text) else { throw SoakFailure("purchase answered a chain that is not base64url") }
+            return try Chain(decoding: bytes)
+        }
+    }
+
+    /// Records the held states the server acknowledged as credited (this time or before).
+    func acknowledge(_ chains: [Chain], results: Any?, route: String) throws {
+        guard let results = results as? [[String: Any]], results.count == chains.count else { throw SoakFailure("\(route) answered \(String(describing: results))") }
+        for (chain, result) in zip(chains, results) {
+            let status = result["status"] as? String
+            guard status == "credited" || status == "already_credited" else { throw SoakFailure("\(route) refused a good chain: \(result)") }
+            _ = ledger.state.withLock { $0.acknowledged[chain.heldRef] = chain.heldOutput?.amount ?? 0 }
+        }
+    }
+
+    func newAccount(_ name: String, port: Int, fund: Int) async throws -> SoakAccount {
+        let email = "\(name)-\(UInt32.random(in: 0...UInt32.max))@soak.test"
+        let password = "soak test password"
+        _ = try await call(.POST, "/v1/auth/register", json: ["email": email, "password": password], token: nil, port: port, alreadyDone: 409)
+        let tokens = try await call(.POST, "/v1/auth/login", json: ["email": email, "password": password], token: nil, port: port)
+        guard let token = tokens["accessToken"] as? String, let id = (tokens["accountId"] as? NSNumber)?.int64Value else {
+            throw SoakFailure("login answered \(tokens)")
+        }
+        let key = SoftwareSigner()
+        let challenge = try await call(.POST, "/v1/wallet-keys/challenge", json: nil, token: token, port: port)
+        guard let text = challenge["challenge"] as? String, let bytes = Base64URL.decode(text) else { throw SoakFailure("challenge answered \(challenge)") }
+        let signature = try key.sign(KeyRegistration.message(challenge: bytes, account: id))
+        _ = try await call(
+            .POST, "/v1/wallet-keys",
+            json: ["publicKey": Base64URL.encode(key.publicKey.bytes), "challenge": text, "signature": Base64URL.encode(signature)], token: token, port: port)
+        // Funding has no idempotency key: retried only when the server certainly did not
+        // fund (no connection); any surplus from an ambiguous retry stays in the books, balanced.
+        _ = try await call(.POST, "/v1/account/fund", json: ["amount": fund], token: token, port: port)
+        return SoakAccount(id: id, token: token, key: key)
+    }
+
+    static func nonce() -> Nonce { Nonce(uncheckedBytes: (0..<16).map { _ in UInt8.random(in: 0...255) }) }
+
+    /// One request, retried with the same bytes while the answer is no answer (connection
+    /// refused or lost: the server is down or was killed mid-request) or a 5xx, up to
+    /// `retryDeadline`. A 2xx is returned as JSON (empty for 204); `alreadyDone` names a
+    /// status that means an earlier attempt of this request succeeded; anything else fails.
+    func call(
+        _ method: HTTPMethod, _ path: String, json: [String: Any]?, token: String?, headers: [(String, String)] = [], port: Int,
+        alreadyDone: Int? = nil
+    ) async throws -> [String: Any] {
+        let body = try json.map { Array(try JSONSerialization.data(withJSONObject: $0)) }
+        let route = "\(method.rawValue) \(path)"
+        let deadline = ContinuousClock.now + retryDeadline
+        var attempt = 0
+        while true {
+            attempt += 1
+            if attempt > 1 {
+                ledger.state.withLock { $0.retries += 1 }
+                try await Task.sleep(for: .milliseconds(min(500, 25 * attempt)))
+            }
+            guard ContinuousClock.now < deadline else { throw SoakFailure("\(route): no good answer after \(retryDeadline) of retries") }
+            ledger.count(request: route)
+            let status: Int
+            let reply: [UInt8]
+            do {
+                (status, reply) = try await Self.within(answerDeadline) {
+                    try await NIOHTTPClient.withConnection(host: "127.0.0.1", port: port) { http in
+                        try await http.send(method, path, json: body, token: token, headers: headers)
+                    }
+                }
+            } catch is AnswerTimeout {
+                // The server holds the request and never answers: no retry can fix that.
+                throw SoakFailure("\(route): no answer within \(answerDeadline) (the server holds the request)")
+            } catch {
+                ledger.state.withLock { $0.connectionErrors[String(describing: type(of: error)), default: 0] += 1 }
+                continue
+            }
+            let object = (try? JSONSerialization.jsonObject(with: Data(reply))) as? [String: Any] ?? [:]
+            if status >= 500 {
+                let code = object["code"] as? String ?? "-"
+                ledger.state.withLock { $0.fiveXX.append(.init(route: route, status: status, code: code, at: .now)) }
+                continue
+            }
+            if (200..<300).contains(status) { return object }
+            if status == alreadyDone, attempt > 1 { return object }
+            throw SoakFailure("\(route) answered \(status): \(String(decoding: reply, as: UTF8.self))")
+        }
+    }
+}
