@@ -12,6 +12,8 @@ public final class PostgresStore: SQLDatabase {
     private let runner: Task<Void, Never>
     private let logger: Logger
     private let retries = Atomic<Int>(0)
+    /// One closure watch per open connection, made on its first lease, dropped when it closes.
+    private let watches = Watches()
     public var dialect: SQLDialect { .postgres }
 
     /// Transactions rerun after a deadlock or serialization failure since start. Healthy
@@ -158,23 +160,72 @@ public final class PostgresStore: SQLDatabase {
 
     /// Deadlocks and serialization failures roll the whole transaction back and are retried
     /// (up to `maxAttempts`, with jittered backoff): `body` must have no effects outside the
-    /// database, which is true of every caller in this project.
+    /// database, which is true of every caller in this project. So is a connection lost before
+    /// COMMIT was sent (cut, server restarted): the server rolled the transaction back, and the
+    /// rerun leases another connection. A connection lost during COMMIT fails the transaction
+    /// (whether it committed is unknown, so only the caller may repeat it, idempotently).
+    ///
+    /// BEGIN, COMMIT and ROLLBACK are run here rather than by postgres-nio's `withTransaction`,
+    /// and every statement is bounded by the connection's closure (`Connection.run`): postgres-nio
+    /// 1.33.2 never answers a statement written to a connection whose channel has already closed
+    /// (the ROLLBACK it sends after a failed statement on a cut connection, or the next statement
+    /// of a body), so a cut connection held its transaction, its request and shutdown for ever.
     public func transaction<T: Sendable>(durable: Bool, _ body: (any SQLConnection) async throws -> T) async throws -> T {
         var attempt = 1
         while true {
             do {
-                return try await client.withTransaction(logger: logger) { connection in
-                    let conn = Connection(connection: connection, logger: logger)
-                    if !durable { try await conn.execute("SET LOCAL synchronous_commit = off") }
-                    return try await body(conn)
+                // One attempt on one leased connection. It throws `ConnectionLost` when the
+                // connection closed before COMMIT was sent: nothing was committed.
+                return try await client.withConnection(isolation: #isolation) { connection in
+                    let conn = Connection(connection: connection, watch: watches.watch(connection), logger: logger)
+                    let value: T
+                    do {
+                        try await conn.execute("BEGIN")
+                        if !durable { try await conn.execute("SET LOCAL synchronous_commit = off") }
+                        value = try await body(conn)
+                    } catch {
+                        // Whatever the body made of the error, a closed connection means the server
+                        // ended the transaction without committing it: worth a rerun elsewhere.
+                        if conn.connection.isClosed { throw ConnectionLost(cause: error) }
+                        do {
+                            try await conn.execute("ROLLBACK")
+                        } catch {
+                            // A connection left inside a transaction must not go back to the pool.
+                            try? await conn.connection.close()
+                        }
+                        throw error
+                    }
+                    do {
+                        try await conn.execute("COMMIT")
+                    } catch {
+                        if conn.connection.isClosed || error is ConnectionLost {
+                            throw SQLError.failed(
+                                "the connection to PostgreSQL was lost during COMMIT, so whether the transaction committed is unknown; repeat it only if repeating is harmless (an idempotent request with the same bytes)"
+                            )
+                        }
+                        throw error
+                    }
+                    return value
                 }
             } catch {
-                let translated = Self.translate((error as? PostgresTransactionError).flatMap { $0.closureError ?? $0.beginError ?? $0.commitError } ?? error)
-                guard case SQLError.retryable = translated, attempt < Self.maxAttempts else { throw translated }
-                retries.add(1, ordering: .relaxed)
+                let translated = Self.translate(error)
+                let lost = error is ConnectionLost
+                guard lost || { if case SQLError.retryable = translated { true } else { false } }(), attempt < Self.maxAttempts else {
+                    throw translated
+                }
+                if !lost { retries.add(1, ordering: .relaxed) }
                 attempt += 1
                 try await Task.sleep(for: .milliseconds(Int.random(in: 1...(5 << attempt))))
             }
+        }
+    }
+
+    /// The connection closed under a statement (cut by pg_terminate_backend, the server
+    /// restarted, the network failed): the statement has no answer and never will.
+    struct ConnectionLost: Error, CustomStringConvertible {
+        var cause: (any Error)?
+        var description: String {
+            "the connection to PostgreSQL was lost mid-transaction (\(cause.map { Endpoint.describe($0) } ?? "closed")); the transaction was rolled back: retry"
         }
     }
 
@@ -182,6 +233,7 @@ public final class PostgresStore: SQLDatabase {
 
     static func translate(_ error: any Error) -> any Error {
         if let e = error as? SQLError { return e }
+        if let lost = error as? ConnectionLost { return SQLError.retryable(lost.description) }
         if let psql = error as? PSQLError {
             let code = psql.serverInfo?[.sqlState]
             let message = psql.serverInfo?[.message] ?? String(describing: psql.code)
@@ -194,6 +246,7 @@ public final class PostgresStore: SQLDatabase {
 
     struct Connection: SQLConnection {
         let connection: PostgresConnection
+        let watch: ClosureWatch
         let logger: Logger
         var dialect: SQLDialect { .postgres }
 
@@ -217,21 +270,62 @@ public final class PostgresStore: SQLDatabase {
             }
             let query = PostgresQuery(unsafeSQL: Self.numberPlaceholders(sql), binds: bindings)
             do {
-                let rows = try await connection.query(query, logger: logger)
-                var out: [SQLRow] = []
-                for try await row in rows {
-                    var names: [String] = []
-                    var values: [SQLValue] = []
-                    for cell in row {
-                        names.append(cell.columnName)
-                        values.append(try Self.value(cell))
+                return try await Self.untilClosed(connection, watch) { [connection, logger] in
+                    let rows = try await connection.query(query, logger: logger)
+                    var out: [SQLRow] = []
+                    for try await row in rows {
+                        var names: [String] = []
+                        var values: [SQLValue] = []
+                        for cell in row {
+                            names.append(cell.columnName)
+                            values.append(try Self.value(cell))
+                        }
+                        out.append(SQLRow(columns: names, values: values))
                     }
-                    out.append(SQLRow(columns: names, values: values))
+                    return out
                 }
-                return out
+            } catch let lost as ConnectionLost {
+                throw lost
             } catch {
+                if connection.isClosed || Self.isConnectionLoss(error) { throw ConnectionLost(cause: error) }
                 throw PostgresStore.translate(error)
             }
+        }
+
+        /// Runs `statement` but gives up as soon as the connection closes. postgres-nio 1.33.2
+        /// writes a statement to the channel with no write promise; once the channel has closed,
+        /// its handlers are gone and the write fails unseen, so the statement's own promise is
+        /// never completed and awaiting it never ends. The channel removes its handlers and
+        /// completes `closeFuture` in the same event-loop turn, and a statement written before
+        /// that is failed by the handler, so one of the two always answers. When the closure
+        /// wins, the task awaiting the lost statement stays suspended (a few hundred bytes per
+        /// cut statement); nothing waits for it.
+        static func untilClosed(
+            _ connection: PostgresConnection, _ watch: ClosureWatch, _ statement: @escaping @Sendable () async throws -> [SQLRow]
+        ) async throws -> [SQLRow] {
+            if connection.isClosed { throw ConnectionLost(cause: nil) }
+            return try await withCheckedThrowingContinuation { continuation in
+                let outcome = FirstOutcome(continuation)
+                guard let token = watch.add({ outcome.resume(with: .failure(ConnectionLost(cause: nil))) }) else {
+                    outcome.resume(with: .failure(ConnectionLost(cause: nil)))
+                    return
+                }
+                Task {
+                    let result: Result<[SQLRow], any Error>
+                    do { result = .success(try await statement()) } catch { result = .failure(error) }
+                    watch.remove(token)
+                    outcome.resume(with: result)
+                }
+            }
+        }
+
+        /// Connection failures as postgres-nio reports them, and the server's own notice that
+        /// it ends the session (57P01 from pg_terminate_backend, 57P02/57P03, class 08).
+        static func isConnectionLoss(_ error: any Error) -> Bool {
+            guard let psql = error as? PSQLError else { return false }
+            if [.serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown].contains(psql.code) { return true }
+            guard let state = psql.serverInfo?[.sqlState] else { return false }
+            return ["57P01", "57P02", "57P03"].contains(state) || state.hasPrefix("08")
         }
 
         static func value(_ cell: PostgresCell) throws -> SQLValue {
@@ -261,5 +355,78 @@ public final class PostgresStore: SQLDatabase {
             }
             return out
         }
+    }
+}
+
+/// Resumes a continuation once, with whichever of a statement and the connection's closure ends first.
+private final class FirstOutcome: Sendable {
+    private let continuation: Mutex<CheckedContinuation<[SQLRow], any Error>?>
+
+    init(_ continuation: CheckedContinuation<[SQLRow], any Error>) { self.continuation = Mutex(continuation) }
+
+    func resume(with result: Result<[SQLRow], any Error>) {
+        continuation.withLock { c in
+            defer { c = nil }
+            return c
+        }?.resume(with: result)
+    }
+}
+
+/// Runs the waiters of one connection's statements when the connection closes. One callback
+/// on `closeFuture` per connection, not per statement: a pooled connection lives long, and
+/// callbacks on its `closeFuture` are kept until it closes.
+final class ClosureWatch: Sendable {
+    private struct State {
+        var closed = false
+        var next: UInt64 = 0
+        var waiters: [UInt64: @Sendable () -> Void] = [:]
+    }
+    private let state = Mutex(State())
+
+    /// Registers `waiter`; nil when the connection has already closed (nothing registered).
+    func add(_ waiter: @escaping @Sendable () -> Void) -> UInt64? {
+        state.withLock { s in
+            guard !s.closed else { return nil }
+            s.next += 1
+            s.waiters[s.next] = waiter
+            return s.next
+        }
+    }
+
+    func remove(_ token: UInt64) {
+        _ = state.withLock { $0.waiters.removeValue(forKey: token) }
+    }
+
+    func close() {
+        let waiters = state.withLock { s in
+            s.closed = true
+            defer { s.waiters = [:] }
+            return Array(s.waiters.values)
+        }
+        for waiter in waiters { waiter() }
+    }
+}
+
+/// The store's closure watches, by connection.
+final class Watches: Sendable {
+    private let byID = Mutex<[PostgresConnection.ID: ClosureWatch]>([:])
+
+    func watch(_ connection: PostgresConnection) -> ClosureWatch {
+        let (watch, isNew) = byID.withLock { map in
+            if let w = map[connection.id] { return (w, false) }
+            let w = ClosureWatch()
+            map[connection.id] = w
+            return (w, true)
+        }
+        if isNew {
+            // Runs in the event-loop turn that removes the channel's handlers (see untilClosed).
+            connection.closeFuture.whenComplete { _ in
+                self.byID.withLock { map in
+                    if map[connection.id] === watch { map[connection.id] = nil }
+                }
+                watch.close()
+            }
+        }
+        return watch
     }
 }
