@@ -71,13 +71,7 @@ extension Economy {
         }
         // Old devices of restored wallets announce what they still have pending.
         clock.advance(to: clock.now + config.noteLifetime + config.redemptionGrace + 3_600)
-        var swept = 0
-        while true {
-            let n = try await issuer.sweepExpired()
-            swept += n
-            if n < 1_000 { break }
-        }
-        count("notes-swept-after-grace", swept)
+        try await sweepAllExpired()
         try await checkContinuously()
         checked("issuer-books-balance", try await issuer.checkLedger().map { "issuer books: \($0)" })
         let b = try await books()

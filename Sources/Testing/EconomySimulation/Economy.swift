@@ -348,9 +348,8 @@ public final class Economy {
         }
     }
 
-    /// Every simulated hour: the issuer's expiry sweep, random syncs (and the ones a wallet
-    /// must not put off past the redemption grace), wallets going quiet and coming back, restores.
-    func hourly() async throws {
+    /// Runs the issuer's expiry sweep until it has nothing left (it works in batches of 1,000).
+    func sweepAllExpired() async throws {
         var swept = 0
         while true {
             let n = try await issuer.sweepExpired()
@@ -358,6 +357,12 @@ public final class Economy {
             if n < 1_000 { break }
         }
         count("notes-swept-after-grace", swept)
+    }
+
+    /// Every simulated hour: the issuer's expiry sweep, random syncs (and the ones a wallet
+    /// must not put off past the redemption grace), wallets going quiet and coming back, restores.
+    func hourly() async throws {
+        try await sweepAllExpired()
         let now = clock.now
         let mustSyncAfter = config.redemptionGrace * 3 / 4
         for m in members {
