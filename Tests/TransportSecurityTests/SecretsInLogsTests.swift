@@ -11,7 +11,7 @@ import WalletSync
     static let password = "secrets test password 1234"
 
     /// Runs `wallet ARGS` with the test's environment; must exit with `status`.
-    static func wallet(_ arguments: [String], in directory: String, status: Int32 = 0, log: inout String) throws -> Run {
+    static func wallet(_ arguments: [String], in directory: String, status: Int32 = 0, log: inout String) throws -> ProgramRun {
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("OW_") }
         environment["OW_PASSWORD"] = password
         let run = try Run.program(try BuiltProducts.path("wallet"), arguments, environment: environment, in: directory)

@@ -6,32 +6,12 @@ import TestSupport
 import Glibc
 #endif
 
-/// Runs a program to completion; output through files, so a full pipe never blocks it.
-struct Run {
-    let status: Int32
-    let stdout: String
-    let stderr: String
-
+/// Programs the tests run to completion (`ProgramRun`, shared with the CLI tests' harness).
+enum Run {
     static func program(
         _ path: String, _ arguments: [String], environment: [String: String]? = nil, in directory: String
-    ) throws -> Run {
-        let id = UUID().uuidString.prefix(8)
-        let out = directory + "/run-\(id).out", err = directory + "/run-\(id).err"
-        _ = FileManager.default.createFile(atPath: out, contents: nil)
-        _ = FileManager.default.createFile(atPath: err, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
-        try process.run()
-        process.waitUntilExit()
-        return Run(
-            status: process.terminationStatus, stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
-            stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
+    ) throws -> ProgramRun {
+        try ProgramRun.run(path, arguments, environment: environment, in: directory)
     }
 
     /// `openssl ARGS`, which must succeed.

@@ -47,28 +47,9 @@ struct CLI {
     /// Runs `wallet ARGS` (or another built product) to completion; output goes through files,
     /// so concurrent runs never block on a full pipe.
     func run(_ arguments: [String], env extra: [String: String] = [:], product: String = "wallet") throws -> Result {
-        let id = UUID().uuidString
-        let outPath = path("out-\(id)"), errPath = path("err-\(id)")
-        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        defer {
-            try? FileManager.default.removeItem(atPath: outPath)
-            try? FileManager.default.removeItem(atPath: errPath)
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binDirectory + "/" + product)
-        process.arguments = arguments
-        process.environment = environment.merging(extra) { $1 }
-        process.currentDirectoryURL = URL(fileURLWithPath: scratch)
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        try process.run()
-        process.waitUntilExit()
-        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
-        return Result(
-            status: status, stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
-            stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
+        let run = try ProgramRun.run(
+            Self.binDirectory + "/" + product, arguments, environment: environment.merging(extra) { $1 }, in: scratch)
+        return Result(status: run.status, stdout: run.stdout, stderr: run.stderr)
     }
 
     /// Runs `count` commands at once and returns every result.
