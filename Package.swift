@@ -46,6 +46,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
     ],
     targets: [
         // MARK: - Protocol: the wire contracts both sides speak
@@ -213,11 +214,26 @@ let package = Package(
             ],
             path: "Sources/Issuer/IssuerCore"
         ),
+        // The operator console under /console (docs/server.md): server-rendered HTML (mustache
+        // templates compiled in), admin sessions in cookies, CSRF tokens, SVG charts. No JavaScript.
+        .target(
+            name: "IssuerConsole",
+            dependencies: [
+                "IssuerCore", "OfflineNotes",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Sources/Issuer/IssuerConsole"
+        ),
         // The issuer's HTTP face: Hummingbird, auth tokens, rate limits, problem+json.
         .target(
             name: "IssuerHTTP",
             dependencies: [
-                "IssuerCore", "WalletAPI", "OfflineNotes",
+                "IssuerCore", "IssuerConsole", "WalletAPI", "OfflineNotes",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -551,6 +567,17 @@ let package = Package(
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
             ],
             path: "Tests/IssuerHTTPTests"
+        ),
+        // The operator console over real HTTP on loopback: sessions, cookie flags, CSRF, refusals,
+        // escaping, every page (both databases).
+        .testTarget(
+            name: "ConsoleTests",
+            dependencies: [
+                "IssuerConsole", "IssuerHTTP", "IssuerCore", "IssuerTesting", "OfflineNotes", "SQLStore", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/ConsoleTests"
         ),
         // A short adversarial economy on both databases, and the checks shown to catch planted faults.
         .testTarget(

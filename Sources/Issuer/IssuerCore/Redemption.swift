@@ -482,15 +482,7 @@ extension Issuer {
     /// Fraud cases, newest first, with both signed transfers (admin).
     public func fraudCases(limit: Int = 100) async throws(IssuerError) -> [FraudCase] {
         try await transaction { conn in
-            try await conn.query("SELECT * FROM fraud_case ORDER BY id DESC LIMIT ?", max(1, min(limit, 1000))).map { row in
-                FraudCase(
-                    id: try row.int("id"), state: StateRef(uncheckedBytes: try row.blob("state_ref")),
-                    cheaterKey: PublicKeyBytes(uncheckedBytes: try row.blob("cheater_key")),
-                    cheaterAccount: try row.optionalInt("cheater_account"), firstKind: try row.text("first_kind"),
-                    firstTransfer: try row.optionalBlob("first_transfer"), secondTransfer: try row.optionalBlob("second_transfer"),
-                    chain: try row.blob("chain"), beneficiaryAccount: try row.optionalInt("beneficiary_account"),
-                    amount: try row.uint("amount"), status: try row.text("status"), createdAt: try row.uint("created_at"))
-            }
+            try await conn.query("SELECT * FROM fraud_case ORDER BY id DESC LIMIT ?", max(1, min(limit, 1000))).map(Self.fraudCaseRow)
         }
     }
 }

@@ -248,6 +248,10 @@ enum Schema {
                 }
                 try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (5, ?)", now)
             }
+            if current < 6 {
+                for statement in ddlConsole(conn.dialect) { try await conn.execute(statement) }
+                try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (6, ?)", now)
+            }
         }
     }
 }

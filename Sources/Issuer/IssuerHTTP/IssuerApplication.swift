@@ -1,6 +1,7 @@
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
+import IssuerConsole
 import IssuerCore
 import Logging
 import Metrics
@@ -17,6 +18,9 @@ public struct HTTPSettings: Sendable {
     public var writesPerMinutePerIP: Int
     public var loginsPerMinutePerIP: Int
     public var account: AccountLimits
+    /// Mark the operator console's cookies `Secure` although this process serves plain HTTP:
+    /// it sits behind a TLS proxy (`wallet-server --console-secure-cookies`). With `tls` they are anyway.
+    public var consoleSecureCookies = false
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, maxBodyBytes: Int = 256 * 1024, writesPerMinutePerIP: Int = 6_000,
@@ -49,6 +53,13 @@ public enum IssuerApplication {
         router.middlewares.add(MetricsMiddleware<IssuerRequestContext>())
         router.middlewares.add(ProblemMiddleware<IssuerRequestContext>())
         router.middlewares.add(LogRequestsMiddleware(.debug))
+        // The operator console (docs/server.md): HTML for admins under /console, mounted before
+        // the API's body, JSON, rate-limit and token middlewares, which it does on its own terms
+        // (form bodies, the same rate-limit buckets, session cookies); its errors are pages.
+        try OperatorConsole(issuer: issuer, chain: chain, settings: ConsoleSettings(
+            secureCookies: tls != nil || settings.consoleSecureCookies, loginsPerMinutePerIP: settings.loginsPerMinutePerIP,
+            writesPerMinutePerIP: settings.writesPerMinutePerIP, writesPerMinutePerAccount: settings.account.writesPerMinute)
+        ).mount(on: router)
         // A wrong method is refused before the body is read, rate limits counted or tokens checked.
         routes.installMethodNotAllowed(on: router)
         router.middlewares.add(BodyLimitMiddleware<IssuerRequestContext>(maxBytes: settings.maxBodyBytes))

@@ -195,6 +195,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Writes a minute per account.")
     var writesPerMinutePerAccount: Int = AccountLimits().writesPerMinute
 
+    @Flag(help: "Mark the operator console's cookies Secure although this process serves plain HTTP: it runs behind a TLS proxy (with --tls-cert they are anyway).")
+    var consoleSecureCookies = false
+
     func validate() throws {
         for (flag, value) in [("--auth-per-minute-per-ip", authPerMinutePerIp), ("--writes-per-minute-per-ip", writesPerMinutePerIp), ("--writes-per-minute-per-account", writesPerMinutePerAccount)]
         where value < 1 || value > 1_000_000_000 {
@@ -215,10 +218,12 @@ struct Serve: AsyncParsableCommand {
         let metrics = IssuerMetrics()
         metrics.bootstrapSwiftMetrics()
         let (log, host, portFile, database, currency) = (logger, host, portFile, common.postgresURL == nil ? common.database : "postgres", common.currency)
+        var settings = HTTPSettings(
+            host: host, port: port, writesPerMinutePerIP: writesPerMinutePerIp, loginsPerMinutePerIP: authPerMinutePerIp,
+            account: AccountLimits(writesPerMinute: writesPerMinutePerAccount))
+        settings.consoleSecureCookies = consoleSecureCookies
         let app = try IssuerApplication.make(
-            issuer: issuer, tokens: tokens, settings: HTTPSettings(
-                host: host, port: port, writesPerMinutePerIP: writesPerMinutePerIp, loginsPerMinutePerIP: authPerMinutePerIp,
-                account: AccountLimits(writesPerMinute: writesPerMinutePerAccount)), metrics: metrics, chain: chain,
+            issuer: issuer, tokens: tokens, settings: settings, metrics: metrics, chain: chain,
             logger: logger, tls: served?.configuration
         ) { bound in
             // Logged and written once the socket is bound, so a reader of the port file (scripts,
