@@ -64,8 +64,18 @@ import Testing
                 ("/console/accounts", ["alice@console.test", "ops@console.test"]),
                 ("/console/accounts/\(fraud.alice)", ["alice@console.test", "Wallet keys", "fraud_recovery", "frozen"]),
                 ("/console/debtors", ["alice@console.test", "50.00 EUR"]),
-                ("/console/audit", ["fraud_case", "console_login"]),
+                ("/console/audit", ["fraud_case", "console_login", "<td>the issuer</td><td>fraud_case</td>"]),
                 ("/console/settings", ["Issuing keys", "Most a wallet holds offline", "1000.00 EUR", "Version 6"]),
+                // The filters' queries, on this database too.
+                ("/console?range=24h", ["last 24 hours, per hour", "<svg class=\"chart\""]),
+                ("/console?range=12w", ["last 12 weeks, per week"]),
+                ("/console/fraud-cases?status=recovered&account=\(fraud.carol)", ["#\(fraud.caseID)"]),
+                ("/console/fraud-cases?status=open", ["No fraud case matches."]),
+                ("/console/accounts?q=ALICE%40console", ["alice@console.test"]),
+                ("/console/accounts?q=\(fraud.alice)", ["alice@console.test"]),
+                ("/console/accounts?q=100%25_", ["No account matches."]),
+                ("/console/audit?action=fraud_case&q=double+spent", ["fraud_case", "double spent"]),
+                ("/console/audit?actor=\(h.admin.id)", ["console_login"]),
             ]
             for (path, texts) in expected {
                 let page = try await b.get(path)

@@ -31,6 +31,10 @@ extension OperatorConsole {
         let email: String
     }
 
+    // Template keys at a page's top level must not repeat a row's optional field: swift-mustache
+    // looks a nil field up in the enclosing context (the audit filter's "actor" once filled the
+    // issuer's own lines with an empty link).
+
     /// Emails of accounts by id, read once per page.
     func accountRefs(_ ids: [Int64?]) async -> [Int64: AccountRef] {
         var refs: [Int64: AccountRef] = [:]
@@ -407,7 +411,7 @@ extension OperatorConsole {
                 AuditRow(id: e.id, at: ConsoleFormat.time(e.createdAt), actor: e.actor.flatMap { refs[$0] ?? AccountRef(id: $0, email: "account \($0)") }, action: e.action, detail: e.detail)
             },
             "actions": [Choice(value: "", label: "any", selected: action == nil)] + actions.map { Choice(value: $0, label: $0, selected: $0 == action) },
-            "actor": actor.map(String.init) ?? "", "q": text ?? "",
+            "actorFilter": actor.map(String.init) ?? "", "q": text ?? "",
         ]
         if let older { values["older"] = older }
         return page("audit", title: "Audit log", session: session, section: "audit", values)

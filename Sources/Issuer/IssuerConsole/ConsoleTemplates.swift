@@ -261,7 +261,7 @@ enum ConsoleTemplates {
         {{<layout}}{{$content}}
         <form class="filters" method="get" action="/console/audit">
         <label>Action <select name="action" id="action">{{#actions}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/actions}}</select></label>
-        <label>Actor account <input type="text" name="actor" value="{{actor}}" inputmode="numeric" size="8"></label>
+        <label>Actor account <input type="text" name="actor" value="{{actorFilter}}" inputmode="numeric" size="8"></label>
         <label>Detail contains <input type="search" name="q" value="{{q}}"></label>
         <button type="submit">Filter</button>
         </form>
