@@ -21,8 +21,10 @@ struct ConsoleHarness {
     let user: (id: Int64, email: String)
     static let password = "correct horse battery"
 
+    /// `clock`: the issuer's clock (sessions expire on it); the real time unless a test moves it.
     static func with(
-        _ backend: Backend = .sqlite, settings: HTTPSettings = HTTPSettings(port: 0), _ body: (ConsoleHarness) async throws -> Void
+        _ backend: Backend = .sqlite, settings: HTTPSettings = HTTPSettings(port: 0), clock: TestClock? = nil,
+        _ body: (ConsoleHarness) async throws -> Void
     ) async throws {
         let keyring = IssuerKeyring(
             authority: SoftwareSigner(),
@@ -32,7 +34,7 @@ struct ConsoleHarness {
         let issuer = try await Issuer.open(
             database: database, keyring: keyring,
             config: IssuerConfig(currency: Currency("EUR")!, maxOfflineHolding: 100_000, devFunding: true, passwordCost: .testing),
-            challengeSecret: Array(repeating: 3, count: 32))
+            challengeSecret: Array(repeating: 3, count: 32), clock: { clock?.now() ?? UInt64(Date().timeIntervalSince1970) })
         let admin = try await issuer.register(email: "ops@console.test", password: password, role: "admin")
         let user = try await issuer.register(email: "o'neil&co@console.test", password: password)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)

@@ -2,6 +2,7 @@ import Foundation
 import IssuerCore
 import IssuerHTTP
 import IssuerTesting
+import TestSupport
 import Testing
 
 /// The operator console over real HTTP on loopback (docs/server.md, "Operator console").
@@ -131,6 +132,30 @@ import Testing
             #expect(try await h.issuer.auditLog(matching: AuditFilter(action: "console_login_refused")).first?.actor == h.user.id)
             let wrong = try await b.logIn(h.admin.email, password: "not the password")
             #expect(wrong.status == 401 && wrong.body.contains("Wrong email or password."))
+        }
+    }
+
+    /// Sessions expire: after 30 minutes without a page, and after 8 hours whatever happens;
+    /// an expired cookie is sent back to the login page (and its row deleted).
+    @Test func sessionsExpireWhenIdleAndAfterTheirLifetime() async throws {
+        let clock = TestClock(UInt64(Date().timeIntervalSince1970))
+        try await ConsoleHarness.with(clock: clock) { h in
+            let b = h.browser()
+            _ = try await b.logIn(h.admin.email)
+            clock.advance(29 * 60)
+            #expect(try await b.get("/console").status == 200, "29 minutes idle")
+            clock.advance(31 * 60)
+            #expect(try await b.get("/console").location == "/console/login", "31 minutes idle")
+            let cookie = try #require(b.cookies["ow_console"])
+            #expect(try await h.issuer.consoleSession(token: cookie, idleTimeout: 1_000_000) == nil, "the expired row is gone")
+
+            _ = try await b.logIn(h.admin.email)
+            for _ in 0..<16 {  // busy for 8 hours, a page every 30 minutes
+                clock.advance(30 * 60 - 1)
+                #expect(try await b.get("/console/settings").status == 200)
+            }
+            clock.advance(30 * 60)
+            #expect(try await b.get("/console").location == "/console/login", "past the 8-hour lifetime")
         }
     }
 
