@@ -210,6 +210,17 @@ enum Schema {
         try await conn.execute("CREATE UNIQUE INDEX account_email_skeleton ON account(email_skeleton)")
     }
 
+    /// Version 7: indexes that keep two lookups from reading every live note (issue 13; found
+    /// by `wallet-load --report` with 10^6 notes prefilled, where each purchase took seconds).
+    /// An account's outstanding notes (`loadAccount`: every purchase, funding, send and account
+    /// read) was a search of `issued_note_expiry` by `swept = 0` alone, i.e. every unswept note;
+    /// a note's spent states (`lastHolders`, `losingBranchHolders`: the expiry sweep, per
+    /// expired note) was a scan of the whole spent set.
+    static let ddlScale = [
+        "CREATE INDEX issued_note_account ON issued_note(account_id, swept)",
+        "CREATE INDEX spent_state_note ON spent_state(note_id)",
+    ]
+
     /// Applies the schema once; safe when several processes start together.
     static func migrate(_ db: any SQLDatabase, now: Int64) async throws {
         try await db.transaction { conn in
@@ -251,6 +262,10 @@ enum Schema {
             if current < 6 {
                 for statement in ddlConsole(conn.dialect) { try await conn.execute(statement) }
                 try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (6, ?)", now)
+            }
+            if current < 7 {
+                for statement in ddlScale { try await conn.execute(statement) }
+                try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (7, ?)", now)
             }
         }
     }

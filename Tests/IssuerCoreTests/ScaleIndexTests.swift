@@ -1,0 +1,32 @@
+import IssuerTesting
+import SQLStore
+import Testing
+
+/// Issue 13: the lookups that must stay index searches however many notes are live. With 10^6
+/// notes prefilled (`wallet-load --report`) each purchase read every unswept note for the
+/// account's outstanding total, and the expiry sweep would read the whole spent set per note.
+/// Checked on the query plans, not on time: on PostgreSQL with sequential scans priced out, so
+/// an empty table does not hide a missing index.
+@Suite struct ScaleIndexTests {
+    /// The plan's text, all rows and columns.
+    static func plan(_ conn: any SQLConnection, _ query: String) async throws -> String {
+        let explain = conn.dialect == .sqlite ? "EXPLAIN QUERY PLAN " : "EXPLAIN "
+        return try await conn.query(explain + query).flatMap { row in
+            row.values.compactMap { if case .text(let t) = $0 { t } else { nil } }
+        }.joined(separator: "\n")
+    }
+
+    @Test(arguments: Backend.available)
+    func anAccountsNotesAndANotesSpentStatesAreIndexSearches(_ backend: Backend) async throws {
+        let h = try await IssuerHarness(backend)
+        let blob = backend == .sqlite ? "x'00'" : "'\\x00'::bytea"
+        let (account, spent) = try await h.database.transaction { conn in
+            if conn.dialect == .postgres { try await conn.execute("SET LOCAL enable_seqscan = off") }
+            // Issuer.loadAccount's outstanding notes; lastHolders' and losingBranchHolders' spent states.
+            return (try await Self.plan(conn, "SELECT CAST(COALESCE(SUM(amount - redeemed), 0) AS BIGINT) AS v FROM issued_note WHERE account_id = 1 AND swept = 0"),
+                    try await Self.plan(conn, "SELECT state_ref, kind, transfer FROM spent_state WHERE note_id = \(blob)"))
+        }
+        #expect(account.contains("issued_note_account"), "\(account)")
+        #expect(spent.contains("spent_state_note"), "\(spent)")
+    }
+}
