@@ -240,6 +240,31 @@ import Testing
         }
     }
 
+    /// A review of a fraud case is asked for again, then recorded in the audit log with the
+    /// admin and shown on the case; the case's status (which the money rules read) is unchanged.
+    @Test func aFraudCaseReviewIsConfirmedAndAudited() async throws {
+        try await ConsoleHarness.with { h in
+            let fraud = try await h.makeFraudCase()
+            let b = h.browser()
+            _ = try await b.logIn(h.admin.email)
+            let casePath = "/console/fraud-cases/\(fraud.caseID)"
+            let token = try #require(Browser.csrf(in: try await b.get(casePath).body))
+            let ask = try await b.post(casePath + "/review", [("csrf", token), ("note", "owner called, debt plan agreed")])
+            #expect(ask.status == 200 && ask.body.contains("Record a review of case #\(fraud.caseID)?"))
+            #expect(try await h.issuer.fraudCaseReviews(fraud.caseID).isEmpty, "asking recorded nothing")
+            let forged = try await b.post(casePath + "/review", [("note", "forged"), ("confirm", "yes")])
+            #expect(forged.status == 403)
+            let done = try await b.post(casePath + "/review", [("csrf", token), ("note", "owner called, debt plan agreed"), ("confirm", "yes")])
+            #expect(done.status == 303 && done.location == casePath + "?done=reviewed")
+            let reviews = try await h.issuer.fraudCaseReviews(fraud.caseID)
+            #expect(reviews.count == 1 && reviews.first?.actor == h.admin.id && reviews.first?.detail == "case \(fraud.caseID): owner called, debt plan agreed")
+            let page = try await b.get(done.location ?? "")
+            #expect(page.body.contains("owner called, debt plan agreed") && page.body.contains(h.admin.email) && page.body.contains("The review is recorded"))
+            #expect(try await h.issuer.fraudCase(id: fraud.caseID)?.status == "recovered")
+            #expect(try await b.post("/console/fraud-cases/999/review", [("csrf", token), ("note", "no such case"), ("confirm", "yes")]).status == 404)
+        }
+    }
+
     /// Hostile text (a reason holding a script, an email with quote and ampersand) is shown
     /// escaped on every page it reaches, never as markup.
     @Test func hostileDataIsEscaped() async throws {

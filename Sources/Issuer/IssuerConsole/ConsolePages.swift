@@ -256,6 +256,13 @@ extension OperatorConsole {
             "secondSummary": c.secondTransfer == nil
                 ? "A redemption by the state's holder after it had spent the state (no second transfer)." : "The recorded transfer could not be decoded.",
         ]
+        let reviews = try await issuer.fraudCaseReviews(c.id)
+        let reviewers = await accountRefs(reviews.map(\.actor))
+        values["reviews"] = reviews.map { r in
+            ReviewView(
+                at: ConsoleFormat.time(r.createdAt), who: r.actor.flatMap { reviewers[$0]?.email } ?? "?",
+                note: String(r.detail.dropFirst("case \(c.id): ".count)))
+        }
         if let named { values["cheater"] = named }
         if let note { values["note"] = note }
         if let first { values["first"] = transferView(first, owners: owners) }
@@ -264,8 +271,33 @@ extension OperatorConsole {
         return page("case", title: "Fraud case #\(c.id)", session: session, section: "cases", values)
     }
 
+    struct ReviewView {
+        let at: String
+        let who: String
+        let note: String
+    }
+
+    /// Records a review of a fraud case, after a confirmation, as `freeze` does.
+    func review(_ session: ConsoleSession, id: Int64, form: Form) async throws -> Response {
+        guard try await issuer.fraudCase(id: id) != nil else { throw notFound("There is no fraud case \(id).") }
+        let back = "/console/fraud-cases/\(id)"
+        let note: String
+        do { note = try Issuer.checkAdminReason(form["note"] ?? "") } catch {
+            throw Answer(response: message(.badRequest, title: "A note is needed", text: "\(error.description) Nothing was recorded.", link: (back, "Back")))
+        }
+        guard form["confirm"] == "yes" else {
+            return page("confirm", title: "Record a review of case #\(id)?", session: session, section: "cases", [
+                "question": "Record in the audit log that you reviewed fraud case #\(id): “\(note)”? The case's status does not change.",
+                "action": back + "/review", "fields": [Field(name: "note", value: note)], "button": "Yes, record the review", "cancel": back,
+            ])
+        }
+        try await issuer.reviewFraudCase(id, by: session.accountID, note: note)
+        return Self.redirect(back + "?done=reviewed")
+    }
+
     static func doneNotice(_ done: String) -> String {
         switch done {
+        case "reviewed": "The review is recorded in the audit log."
         case "frozen": "The account is frozen; the audit log has who did it and why."
         case "unfrozen": "The account is unfrozen; the audit log has who did it and why."
         default: "Done."

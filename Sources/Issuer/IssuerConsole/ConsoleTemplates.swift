@@ -130,6 +130,15 @@ enum ConsoleTemplates {
         <tr><th>Who was paid from whom</th><td id="paid">{{#movements}}{{amount}} to <a href="/console/accounts/{{toID}}">{{to}}</a> from <a href="/console/accounts/{{fromID}}">{{from}}</a> ({{kind}}, journal {{journalID}}, {{at}})<br>{{/movements}}{{^movements}}{{paidSummary}}{{/movements}}</td></tr>
         </table>
         </section>
+        <section class="actions" id="reviews">
+        <h2>Reviews</h2>
+        <ul>{{#reviews}}<li>{{at}}: {{who}}: {{note}}</li>{{/reviews}}{{^reviews}}<li>Not reviewed yet.</li>{{/reviews}}</ul>
+        <form method="post" action="/console/fraud-cases/{{caseID}}/review">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label>What was checked or done (goes into the audit log) <input type="text" name="note" id="review-note" size="60" required minlength="3" maxlength="500"></label>
+        <button type="submit" id="review">Record a review…</button>
+        </form>
+        </section>
         {{#cheater}}
         <section class="actions" id="actions">
         <h2>Actions</h2>

@@ -131,6 +131,11 @@ public struct OperatorConsole: Sendable {
             try only(.get)
             let session = try await admin(request)
             return try await fraudCase(session, id: try Self.id(parts[1]), query: query)
+        case 3 where parts[0] == "fraud-cases" && parts[2] == "review":
+            try only(.post)
+            let id = try Self.id(parts[1])
+            let (session, form) = try await action(request, address: address)
+            return try await review(session, id: id, form: form)
         case 1 where parts[0] == "accounts":
             try only(.get)
             return try await accounts(try await admin(request), query: query)

@@ -455,3 +455,23 @@ extension Issuer {
         try await transaction { conn in try await audit(conn, actor: account, "console_login_refused", "not an admin account, from \(address)") }
     }
 }
+
+extension Issuer {
+    /// Records an operator's review of a fraud case (what was checked or done: "called the
+    /// owner, debt repaid") in the audit log, as `fraud_case_review` with "case ID: note". The
+    /// case's own status, which the money rules read, is never changed by a review.
+    public func reviewFraudCase(_ id: Int64, by admin: Int64, note: String) async throws(IssuerError) {
+        let note = try Self.adminReason(note)
+        try await transaction { conn in
+            guard try await conn.queryOne("SELECT id FROM fraud_case WHERE id = ?", id) != nil else {
+                throw IssuerError.invalidField(field: "case", reason: "there is no fraud case \(id)")
+            }
+            try await audit(conn, actor: admin, "fraud_case_review", "case \(id): \(note)")
+        }
+    }
+
+    /// The reviews of a fraud case, newest first.
+    public func fraudCaseReviews(_ id: Int64) async throws(IssuerError) -> [AuditEntry] {
+        try await auditLog(matching: AuditFilter(action: "fraud_case_review", text: "case \(id): ")).filter { $0.detail.hasPrefix("case \(id): ") }
+    }
+}
