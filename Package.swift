@@ -220,10 +220,8 @@ let package = Package(
             name: "IssuerConsole",
             dependencies: [
                 "IssuerCore", "OfflineNotes",
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],

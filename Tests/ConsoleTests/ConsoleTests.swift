@@ -2,6 +2,7 @@ import Foundation
 import IssuerCore
 import IssuerHTTP
 import IssuerTesting
+import SQLStore
 import TestSupport
 import Testing
 
