@@ -269,40 +269,43 @@ public final class PostgresStore: SQLDatabase {
                 }
             }
             let query = PostgresQuery(unsafeSQL: Self.numberPlaceholders(sql), binds: bindings)
+            let result: PostgresQueryResult
             do {
-                return try await Self.untilClosed(connection, watch) { [connection, logger] in
-                    let rows = try await connection.query(query, logger: logger)
-                    var out: [SQLRow] = []
-                    for try await row in rows {
-                        var names: [String] = []
-                        var values: [SQLValue] = []
-                        for cell in row {
-                            names.append(cell.columnName)
-                            values.append(try Self.value(cell))
-                        }
-                        out.append(SQLRow(columns: names, values: values))
-                    }
-                    return out
-                }
+                result = try await Self.untilClosed(connection, watch, query, logger: logger)
             } catch let lost as ConnectionLost {
                 throw lost
             } catch {
                 if connection.isClosed || Self.isConnectionLoss(error) { throw ConnectionLost(cause: error) }
                 throw PostgresStore.translate(error)
             }
+            guard let first = result.rows.first else { return [] }
+            // Every row of a result has the same columns: one array, shared by all its rows.
+            let names = first.map(\.columnName)
+            var out: [SQLRow] = []
+            out.reserveCapacity(result.rows.count)
+            for row in result.rows {
+                var values: [SQLValue] = []
+                values.reserveCapacity(names.count)
+                for cell in row { values.append(try Self.value(cell)) }
+                out.append(SQLRow(columns: names, values: values))
+            }
+            return out
         }
 
-        /// Runs `statement` but gives up as soon as the connection closes. postgres-nio 1.33.2
+        /// Runs `query` but gives up as soon as the connection closes. postgres-nio 1.33.2
         /// writes a statement to the channel with no write promise; once the channel has closed,
         /// its handlers are gone and the write fails unseen, so the statement's own promise is
         /// never completed and awaiting it never ends. The channel removes its handlers and
         /// completes `closeFuture` in the same event-loop turn, and a statement written before
-        /// that is failed by the handler, so one of the two always answers. When the closure
-        /// wins, the task awaiting the lost statement stays suspended (a few hundred bytes per
-        /// cut statement); nothing waits for it.
+        /// that is failed by the handler, so one of the two always answers.
+        ///
+        /// The statement is postgres-nio's future-based query (all rows collected on the event
+        /// loop), and whichever of its future and the closure comes first resumes the caller
+        /// straight from the event loop: no task per statement. A statement the closure beat is
+        /// simply never answered; nothing waits for it.
         static func untilClosed(
-            _ connection: PostgresConnection, _ watch: ClosureWatch, _ statement: @escaping @Sendable () async throws -> [SQLRow]
-        ) async throws -> [SQLRow] {
+            _ connection: PostgresConnection, _ watch: ClosureWatch, _ query: PostgresQuery, logger: Logger
+        ) async throws -> PostgresQueryResult {
             if connection.isClosed { throw ConnectionLost(cause: nil) }
             return try await withCheckedThrowingContinuation { continuation in
                 let outcome = FirstOutcome(continuation)
@@ -310,11 +313,10 @@ public final class PostgresStore: SQLDatabase {
                     outcome.resume(with: .failure(ConnectionLost(cause: nil)))
                     return
                 }
-                Task {
-                    let result: Result<[SQLRow], any Error>
-                    do { result = .success(try await statement()) } catch { result = .failure(error) }
+                let answer: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: logger)
+                answer.whenComplete { result in
                     watch.remove(token)
-                    outcome.resume(with: result)
+                    outcome.resume(with: result.mapError { $0 })
                 }
             }
         }
@@ -360,11 +362,11 @@ public final class PostgresStore: SQLDatabase {
 
 /// Resumes a continuation once, with whichever of a statement and the connection's closure ends first.
 private final class FirstOutcome: Sendable {
-    private let continuation: Mutex<CheckedContinuation<[SQLRow], any Error>?>
+    private let continuation: Mutex<CheckedContinuation<PostgresQueryResult, any Error>?>
 
-    init(_ continuation: CheckedContinuation<[SQLRow], any Error>) { self.continuation = Mutex(continuation) }
+    init(_ continuation: CheckedContinuation<PostgresQueryResult, any Error>) { self.continuation = Mutex(continuation) }
 
-    func resume(with result: Result<[SQLRow], any Error>) {
+    func resume(with result: Result<PostgresQueryResult, any Error>) {
         continuation.withLock { c in
             defer { c = nil }
             return c
