@@ -343,19 +343,23 @@ public final class PostgresStore: SQLDatabase {
         }
 
         /// Rewrites `?` placeholders to PostgreSQL's `$1, $2, …` (the project's SQL has no `?` in literals).
+        /// Byte by byte: a batch's statement holds over a thousand placeholders, and walking it by
+        /// Character (grapheme breaking) showed in the load profile. `?` is one byte in UTF-8 and
+        /// never part of another character's encoding.
         static func numberPlaceholders(_ sql: String) -> String {
-            var out = ""
-            out.reserveCapacity(sql.count + 16)
+            var out: [UInt8] = []
+            out.reserveCapacity(sql.utf8.count + 16)
             var n = 0
-            for ch in sql {
-                if ch == "?" {
+            for byte in sql.utf8 {
+                if byte == UInt8(ascii: "?") {
                     n += 1
-                    out += "$\(n)"
+                    out.append(UInt8(ascii: "$"))
+                    out += String(n).utf8
                 } else {
-                    out.append(ch)
+                    out.append(byte)
                 }
             }
-            return out
+            return String(decoding: out, as: UTF8.self)
         }
     }
 }
