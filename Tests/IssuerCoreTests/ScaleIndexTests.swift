@@ -29,4 +29,13 @@ import Testing
         #expect(account.contains("issued_note_account"), "\(account)")
         #expect(spent.contains("spent_state_note"), "\(spent)")
     }
+
+    /// SQLite's own 2 MB page cache halved redemptions/s with 10^6 notes in the spent set.
+    @Test func sqliteRunsWithAPageCacheOf64MB() async throws {
+        let scratch = try ScratchDatabase.sqlite(prefix: "cache-size")
+        let store = try SQLiteStore(path: scratch.path + "/server.sqlite")
+        let pages = try await store.transaction { try await $0.queryOne("PRAGMA cache_size")?.int("cache_size") }
+        #expect(pages == -65_536)
+        withExtendedLifetime(scratch) {}  // the directory goes when the scratch does
+    }
 }

@@ -93,6 +93,11 @@ struct LoadReport {
     func growing(_ database: String, prefill sizes: [Int], ceiling: Double, log: @escaping @Sendable (String) -> Void) async throws -> [ReportRow] {
         let opened = try await LoadDatabase.open(database, label: "issuer", postgresURL: options.postgresURL, maxConnections: 40)
         let db = opened.db
+        if let mb = options.sqliteCacheMb, db.dialect == .sqlite {
+            // A per-connection setting; SQLiteStore has one connection, the issuer's.
+            try await db.transaction { try await $0.execute("PRAGMA cache_size = -\(mb * 1_024)") }
+            log("sqlite: page cache \(mb) MB")
+        }
         let local = try await LocalIssuer.start(database: db, parallelism: options.parallelism)
         defer { local.stop() }
         var rows: [ReportRow] = []

@@ -47,6 +47,8 @@ struct WalletLoad: AsyncParsableCommand {
     var processes: String = "1,2,4"
     @Option(help: "With --report: the databases to measure (comma-separated: sqlite, postgres).")
     var databases: String = "sqlite,postgres"
+    @Option(help: "With --report: SQLite page cache of the issuer's connection in MB (PRAGMA cache_size; default: SQLiteStore's, 64 MB; 2 is SQLite's own default), to see what the cache does to the curve.")
+    var sqliteCacheMb: Int?
 
     /// A fresh database for `label`: a new SQLite file in a temporary directory, or a new
     /// schema on the PostgreSQL server. `location` is the file path or the schema's URL.
