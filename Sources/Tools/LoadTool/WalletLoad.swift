@@ -82,12 +82,14 @@ struct WalletLoad: AsyncParsableCommand {
         let log: @Sendable (String) -> Void = { s in if !json { FileHandle.standardError.write(Data((s + "\n").utf8)) } }
 
         // 1. Ceiling: one-row durable insert transactions from `clients` concurrent tasks.
-        let ceilingDB = try await openDatabase("ceiling").db
+        let ceilingOpened = try await openDatabase("ceiling")
+        let ceilingDB = ceilingOpened.db
         let ceiling = try await LoadSetup.ceiling(ceilingDB, clients: clients, inserts: redemptions)
         log(String(format: "ceiling: %.0f durable one-row inserts/s (%d clients)", ceiling, clients))
 
         // 2. An issuer and its HTTP server on a fresh database.
-        let db = try await openDatabase("issuer").db
+        let opened = try await openDatabase("issuer")
+        let db = opened.db
         let local = try await LocalIssuer.start(database: db, parallelism: parallelism)
         defer { local.stop() }
 
@@ -114,8 +116,10 @@ struct WalletLoad: AsyncParsableCommand {
                          database, direct ? " (direct, no HTTP)" : " over HTTP (\(client) client)", rate, figures.latency.p50, figures.latency.p99, ceiling,
                          rate / ceiling, figures.failures, problems.isEmpty ? "balanced" : "UNBALANCED"))
         }
-        await db.close()
-        await ceilingDB.close()
+        local.stop()
+        // The SQLite files and PostgreSQL schemas of this run are not kept.
+        await LoadReport.drop(opened)
+        await LoadReport.drop(ceilingOpened)
         if figures.failures > 0 || !problems.isEmpty { throw ExitCode.failure }
     }
 
