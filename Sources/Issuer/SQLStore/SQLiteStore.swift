@@ -22,11 +22,11 @@ public final class SQLiteStore: SQLDatabase, @unchecked Sendable {
     public let path: String
     public var dialect: SQLDialect { .sqlite }
 
-    /// Opens (creating if needed) the database file. The file is private to this user: see
-    /// `makePrivate`.
-    /// `PRAGMA cache_size`: negative means KiB, so 64 MB.
+    /// The page cache each connection opens with (`PRAGMA cache_size`: negative means KiB, so 64 MB).
     public static let cacheSize = -65_536
 
+    /// Opens (creating if needed) the database file. The file is private to this user: see
+    /// `makePrivate`.
     public init(path: String, busyTimeoutMilliseconds: Int32 = 10_000) throws {
         self.path = path
         try Self.makePrivate(path)
