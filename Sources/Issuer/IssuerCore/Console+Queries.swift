@@ -337,18 +337,6 @@ extension Issuer {
         return try rows.map { row throws(IssuerError) in try Self.walletKeyRow(row) }
     }
 
-    /// Freezes or unfreezes a user account for `reason` (3–500 characters, one line), which goes
-    /// into the audit log with the admin who did it. Admin and system accounts are refused
-    /// (`accountNotFound`): an operator cannot lock out another operator from here.
-    public func setFrozen(_ frozen: Bool, account: Int64, by admin: Int64, reason: String) async throws(IssuerError) {
-        let reason = try Self.adminReason(reason)
-        try await transaction { conn in
-            let rows = try await conn.query("UPDATE account SET frozen = ? WHERE id = ? AND role = 'user' RETURNING email", frozen, account)
-            guard let email = try rows.first?.text("email") else { throw IssuerError.accountNotFound }
-            try await audit(conn, actor: admin, frozen ? "freeze" : "unfreeze", "account \(account) (\(email)): \(reason)")
-        }
-    }
-
     // MARK: Audit
 
     /// Audit lines matching `filter`, newest first.

@@ -347,12 +347,19 @@ public final class Issuer: Sendable {
             "INSERT INTO audit_log(actor_account, action, detail, created_at) VALUES (?, ?, ?, ?)", actor, action, detail, now)
     }
 
-    /// Freezes or unfreezes an account (admin).
-    public func setFrozen(_ frozen: Bool, account: Int64, by admin: Int64) async throws(IssuerError) {
+    /// Freezes or unfreezes an account (admin), and writes the audit log. With a `reason` (the
+    /// operator console: 3–500 characters, one line) only user accounts qualify, so an operator
+    /// cannot lock out another operator from there, and the reason and email go into the log.
+    /// System accounts are never frozen (`accountNotFound`).
+    public func setFrozen(_ frozen: Bool, account: Int64, by admin: Int64, reason: String? = nil) async throws(IssuerError) {
+        var checked: String?
+        if let reason { checked = try Self.adminReason(reason) }
+        let roles = checked == nil ? "role <> 'system'" : "role = 'user'"
         try await transaction { conn in
-            let rows = try await conn.query("UPDATE account SET frozen = ? WHERE id = ? AND role <> 'system' RETURNING id", frozen, account)
-            guard !rows.isEmpty else { throw IssuerError.accountNotFound }
-            try await audit(conn, actor: admin, frozen ? "freeze" : "unfreeze", "account \(account)")
+            let rows = try await conn.query("UPDATE account SET frozen = ? WHERE id = ? AND \(roles) RETURNING email", frozen, account)
+            guard let email = try rows.first?.text("email") else { throw IssuerError.accountNotFound }
+            let detail = checked.map { "account \(account) (\(email)): \($0)" } ?? "account \(account)"
+            try await audit(conn, actor: admin, frozen ? "freeze" : "unfreeze", detail)
         }
     }
 
