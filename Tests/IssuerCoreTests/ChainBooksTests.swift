@@ -25,7 +25,7 @@ import Testing
 
     static func systemBalance(_ h: IssuerHarness, _ account: SystemAccount) async throws -> Int64 {
         try await h.database.transaction { conn in
-            try await conn.queryOne("SELECT balance FROM account WHERE email = ?", account.email)?.int("balance") ?? 0
+            try await conn.queryOne("SELECT \(Ledger.balance(of: account)) AS balance")?.int("balance") ?? 0
         }
     }
 

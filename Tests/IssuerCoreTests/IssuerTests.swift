@@ -446,7 +446,7 @@ import WalletCore
                             entry, first, entry, second)
                         await barrier.arrive()
                         // Then the balances, as every redemption batch does.
-                        let deltas = Ledger.Deltas()
+                        let deltas = Ledger.Deltas(shard: 0)
                         deltas.byAccount = [first: -1, second: 1]
                         try await deltas.apply(conn)
                     }

@@ -72,12 +72,12 @@ import Testing
         // The sum of the postings itself overflows.
         #expect(await post([.init(account: a, amount: Int64.max), .init(account: b, amount: Int64.max), .init(account: a, amount: -1)]) == .amountOverflow)
         // Two postings to one account collected in one batch, each fine alone.
-        let collected = Ledger.Deltas()
+        let collected = Ledger.Deltas(shard: 0)
         #expect(await post([.init(account: a, amount: Int64.max), .init(account: b, amount: -Int64.max)], deferred: collected, apply: false) == nil)
         #expect(await post([.init(account: a, amount: 1), .init(account: b, amount: -1)], deferred: collected, apply: false) == .amountOverflow)
         // A batch whose sum fits, applied to a balance it would push past Int64.max.
-        #expect(await post([.init(account: a, amount: Int64.max), .init(account: b, amount: -Int64.max)], deferred: Ledger.Deltas()) == nil)
-        #expect(await post([.init(account: a, amount: 1), .init(account: b, amount: -1)], deferred: Ledger.Deltas()) == .amountOverflow)
+        #expect(await post([.init(account: a, amount: Int64.max), .init(account: b, amount: -Int64.max)], deferred: Ledger.Deltas(shard: 0)) == nil)
+        #expect(await post([.init(account: a, amount: 1), .init(account: b, amount: -1)], deferred: Ledger.Deltas(shard: 0)) == .amountOverflow)
         // And written at once (not deferred).
         #expect(await post([.init(account: a, amount: 1), .init(account: b, amount: -1)]) == .amountOverflow)
         #expect(try await h.balance(a) == Int64.max)

@@ -485,7 +485,7 @@ extension Issuer {
     public func chainLiabilities() async throws(IssuerError) -> ChainLiabilities {
         try await transaction { conn in
             if conn.dialect == .postgres { try await conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY") }
-            let balance = { (account: SystemAccount) in "(SELECT balance FROM account WHERE email = '\(account.email)')" }
+            let balance = { (account: SystemAccount) in Ledger.balance(of: account) }
             guard let row = try await conn.queryOne(
                 """
                 SELECT

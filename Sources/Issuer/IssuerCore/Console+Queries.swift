@@ -129,7 +129,7 @@ extension Issuer {
     public func consoleOverview() async throws(IssuerError) -> ConsoleOverview {
         let problems = try await checkLedger()
         return try await transaction { conn in
-            let system = { (account: SystemAccount) in "(SELECT balance FROM account WHERE email = '\(account.email)')" }
+            let system = { (account: SystemAccount) in Ledger.balance(of: account) }
             guard let row = try await conn.queryOne(
                 """
                 SELECT

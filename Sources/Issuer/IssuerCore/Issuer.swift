@@ -23,6 +23,9 @@ public final class Issuer: Sendable {
     let rateLimiter = RateLimiter()
     /// Ids of the system ledger accounts, read once (they never change after migration).
     let systemAccounts = Mutex<[SystemAccount: Int64]>([:])
+    /// Where this process's redemption slots start among the float's balance shards: random,
+    /// so several server processes on one database mostly write different shards.
+    let shardOffset = Int.random(in: 0..<Ledger.shardCount)
 
     /// Opens the issuer on `database`, applying migrations.
     /// - Parameter challengeSecret: keys the stateless key-registration challenges; share it
@@ -71,9 +74,13 @@ public final class Issuer: Sendable {
         return id
     }
 
+    /// `count` random bytes, eight per call to the system generator (a `getrandom` each).
     func random(_ count: Int) -> [UInt8] {
         var g = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &g) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count + 7)
+        while bytes.count < count { withUnsafeBytes(of: g.next()) { bytes += $0 } }
+        return Array(bytes.prefix(count))
     }
 
     /// Runs a transaction, mapping low-level failures to `IssuerError.storage`.
@@ -136,7 +143,7 @@ public final class Issuer: Sendable {
     }
 
     static func loadAccount(_ conn: any SQLConnection, _ id: Int64) async throws -> Account {
-        guard let row = try await conn.queryOne("SELECT id, email, role, frozen, balance FROM account WHERE id = ?", id) else {
+        guard let row = try await conn.queryOne("SELECT a.id AS id, a.email AS email, a.role AS role, a.frozen AS frozen, \(Ledger.balance(of: "a")) AS balance FROM account a WHERE a.id = ?", id) else {
             throw IssuerError.accountNotFound
         }
         let outstanding = try await conn.queryOne(
@@ -260,7 +267,7 @@ public final class Issuer: Sendable {
                 let float = try await self.systemAccount(conn, .float)
                 try await Ledger.post(
                     conn, kind: "purchase", reference: noteID.bytes,
-                    postings: [.init(account: account, amount: -Int64(amount), mustStayNonNegative: true), .init(account: float, amount: Int64(amount))],
+                    postings: [.init(account: account, amount: -Int64(amount), mustStayNonNegative: true), .init(account: float, amount: Int64(amount), sharded: true)],
                     entry: entry, now: now)
                 try await conn.execute(
                     "INSERT INTO issued_note(note_id, state_ref, account_id, owner_key, amount, issued_at, expires_at, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -366,7 +373,7 @@ public final class Issuer: Sendable {
     /// Value of notes issued and not yet redeemed or refunded: the issuer's liability.
     public func outstandingFloat() async throws(IssuerError) -> Int64 {
         try await transaction { conn in
-            try await conn.queryOne("SELECT balance FROM account WHERE email = ?", SystemAccount.float.email)?.int("balance") ?? 0
+            try await conn.queryOne("SELECT \(Ledger.balance(of: .float)) AS balance")?.int("balance") ?? 0
         }
     }
 
@@ -381,8 +388,8 @@ public final class Issuer: Sendable {
         }
     }
 
-    /// Checks the books: every entry balances, every cached balance equals its journal sum,
-    /// and the float equals the unredeemed value of unswept notes. Returns the problems found.
+    /// Checks the books: every entry balances, every cached balance (an account's row plus its
+    /// shards) equals its journal sum, only system accounts have shards, and the float equals the unredeemed value of unswept notes. Returns the problems found.
     public func checkLedger() async throws(IssuerError) -> [String] {
         try await transaction { conn in
             var problems: [String] = []
@@ -390,11 +397,16 @@ public final class Issuer: Sendable {
                 problems.append("entry \(Hex.encode(try row.blob("entry"))) sums to \(try row.int("total"))")
             }
             for row in try await conn.query(
-                "SELECT a.id AS id, a.balance AS balance, CAST(COALESCE(SUM(j.amount), 0) AS BIGINT) AS journal FROM account a LEFT JOIN journal j ON j.account_id = a.id GROUP BY a.id, a.balance")
+                "SELECT a.id AS id, \(Ledger.balance(of: "a")) AS balance, CAST(COALESCE((SELECT SUM(j.amount) FROM journal j WHERE j.account_id = a.id), 0) AS BIGINT) AS journal FROM account a")
             where try row.int("balance") != row.int("journal") {
                 problems.append("account \(try row.int("id")) balance \(try row.int("balance")) ≠ journal \(try row.int("journal"))")
             }
-            let float = try await conn.queryOne("SELECT balance FROM account WHERE email = ?", SystemAccount.float.email)?.int("balance") ?? 0
+            for row in try await conn.query(
+                "SELECT DISTINCT s.account_id AS id FROM balance_shard s JOIN account a ON a.id = s.account_id WHERE a.role <> 'system'")
+            {
+                problems.append("account \(try row.int("id")) is not a system account but has balance shards")
+            }
+            let float = try await conn.queryOne("SELECT \(Ledger.balance(of: .float)) AS balance")?.int("balance") ?? 0
             let notes = try await conn.queryOne("SELECT CAST(COALESCE(SUM(amount - redeemed), 0) AS BIGINT) AS v FROM issued_note WHERE swept = 0")?.int("v") ?? 0
             if float != notes { problems.append("float \(float) ≠ unredeemed notes \(notes)") }
             return problems

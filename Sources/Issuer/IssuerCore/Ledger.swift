@@ -8,7 +8,32 @@ import SQLStore
 /// the signed 64-bit range is refused with `IssuerError.amountOverflow` before it is written.
 /// The database could not be trusted to refuse it: SQLite turns an overflowing `balance + ?`
 /// into a REAL (schema v3 refuses those too), PostgreSQL fails with a generic error.
+///
+/// A hot system account (the float, which every purchase and every redemption batch moves)
+/// keeps part of its cached balance in `balance_shard` rows: its balance is `account.balance`
+/// plus the sum of its shards (`balance(of:)`). A posting marked `sharded` adds to one shard
+/// instead of the account row, so concurrent transactions, and several server processes, do
+/// not queue on one row lock held until each one's COMMIT (issue 13). Only system accounts are
+/// sharded: a user's balance is the account row alone, which the non-negative checks and the
+/// debtor queries read.
 enum Ledger {
+    /// Shard rows per sharded account (schema v8 creates them; changing this needs a migration).
+    static let shardCount = 16
+
+    /// SQL for the balance of the account whose row is `alias`: its row plus its shards. Each
+    /// part is kept in Int64 by the writers; a total outside it (impossible for the float, which
+    /// is at most what was paid in plus debts) fails the read loudly on both engines (SQLite's
+    /// integer overflow, PostgreSQL's BIGINT cast) rather than giving a wrong figure.
+    static func balance(of alias: String) -> String {
+        // The row is not cast: a REAL an old version wrote must still read as the typed error.
+        "(\(alias).balance + COALESCE((SELECT CAST(SUM(s.balance) AS BIGINT) FROM balance_shard s WHERE s.account_id = \(alias).id), 0))"
+    }
+
+    /// SQL for a system account's balance, as a scalar subquery.
+    static func balance(of account: SystemAccount) -> String {
+        "(SELECT \(balance(of: "sa")) FROM account sa WHERE sa.email = '\(account.email)')"
+    }
+
     /// An account that must not go negative holds less than a posting takes. Thrown without
     /// a currency; `Issuer.transaction` turns it into `IssuerError.insufficientFunds`.
     struct Shortfall: Error {
@@ -35,6 +60,9 @@ enum Ledger {
         let amount: Int64
         /// Refuse the entry (insufficientFunds) if this account would go below zero.
         var mustStayNonNegative = false
+        /// Add to one of the account's `balance_shard` rows rather than to its row (system
+        /// accounts only; never with `mustStayNonNegative`).
+        var sharded = false
     }
 
     /// Balance changes collected during a batch and applied once at its end, in account order:
@@ -42,10 +70,19 @@ enum Ledger {
     /// locks accounts in the same order, so parallel batches do not deadlock on them.
     final class Deltas {
         var byAccount: [Int64: Int64] = [:]
+        /// Changes to sharded accounts, all applied to shard `shard`.
+        var bySharded: [Int64: Int64] = [:]
+        /// The shard this batch writes: parallel batches of one process use different ones.
+        let shard: Int
+
         /// Value redeemed from the float per note (`issued_note.redeemed`).
         var redeemedByNote: [[UInt8]: Int64] = [:]
         /// Journal rows (entry, account, amount, kind, reference, created_at) written in bulk.
         var journal: [[any SQLBindable]] = []
+
+        init(shard: Int) {
+            self.shard = shard % Ledger.shardCount
+        }
 
         func apply(_ conn: any SQLConnection) async throws {
             for start in stride(from: 0, to: journal.count, by: 500) {
@@ -60,7 +97,12 @@ enum Ledger {
                                   byAccount.filter { $0.value != 0 }.sorted { $0.key < $1.key }.map { ($0.key as any SQLBindable, $0.value) })
             try await Self.addAll(conn, table: "issued_note", key: "note_id", keyType: blob, column: "redeemed",
                                   redeemedByNote.filter { $0.value != 0 }.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { ($0.key as any SQLBindable, $0.value) })
+            // Shards last: every transaction locks account rows before shard rows.
+            for (account, delta) in bySharded.sorted(by: { $0.key < $1.key }) where delta != 0 {
+                try await Ledger.addToShard(conn, account: account, shard: shard, delta)
+            }
             byAccount = [:]
+            bySharded = [:]
             redeemedByNote = [:]
             journal = []
         }
@@ -107,8 +149,18 @@ enum Ledger {
         guard try postings.reduce(Int64(0), { try add($0, $1.amount) }) == 0 else {
             throw IssuerError.storage("unbalanced journal entry \(kind)")
         }
-        for p in postings {
-            if p.mustStayNonNegative && p.amount < 0 {
+        guard postings.allSatisfy({ !($0.sharded && $0.mustStayNonNegative) }) else {
+            throw IssuerError.storage("a sharded account cannot be kept non-negative (\(kind))")
+        }
+        // Sharded postings last: every transaction locks account rows before shard rows.
+        for p in postings.filter({ !$0.sharded }) + postings.filter(\.sharded) {
+            if p.sharded {
+                if let deferred {
+                    deferred.bySharded[p.account] = try add(deferred.bySharded[p.account, default: 0], p.amount)
+                } else {
+                    try await addToShard(conn, account: p.account, shard: Int.random(in: 0..<shardCount), p.amount)
+                }
+            } else if p.mustStayNonNegative && p.amount < 0 {
                 // `balance >= -amount` rather than `balance + amount >= 0`: no addition to overflow.
                 let updated = try await conn.query(
                     "UPDATE account SET balance = balance + ? WHERE id = ? AND balance >= ? RETURNING balance",
@@ -143,6 +195,21 @@ enum Ledger {
             "INSERT INTO journal(entry, account_id, amount, kind, reference, created_at) VALUES "
                 + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: postings.count).joined(separator: ", "),
             binds)
+    }
+
+    /// `balance_shard.balance += delta` for one shard, refusing (`amountOverflow`) a sum that
+    /// would leave Int64. The one-row UPDATE takes the row's lock itself (nothing references
+    /// `balance_shard`, so no foreign-key lock can meet it).
+    static func addToShard(_ conn: any SQLConnection, account: Int64, shard: Int, _ delta: Int64) async throws {
+        let (low, high) = bounds(adding: delta)
+        let updated = try await conn.query(
+            "UPDATE balance_shard SET balance = balance + ? WHERE account_id = ? AND shard = ? AND balance BETWEEN ? AND ? RETURNING shard",
+            delta, account, Int64(shard), low, high)
+        guard updated.isEmpty else { return }
+        guard try await conn.queryOne("SELECT shard FROM balance_shard WHERE account_id = ? AND shard = ?", account, Int64(shard)) != nil else {
+            throw IssuerError.storage("balance shard \(shard) of account \(account) missing; migrations did not run")
+        }
+        throw IssuerError.amountOverflow
     }
 
     static func systemAccount(_ conn: any SQLConnection, _ account: SystemAccount) async throws -> Int64 {

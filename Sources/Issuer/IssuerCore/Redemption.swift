@@ -78,9 +78,9 @@ extension Issuer {
             return .invalid(code: "expired", reason: "the note expired and its redemption grace period is over")
         }
         let item = RedemptionItem(account: account, state: state, entry: random(16))
-        return try await redemptions.submit(item) { batch in
+        return try await redemptions.submit(item) { batch, slot in
             let results = try await self.database.transaction { conn in
-                let results = try await self.writeBatch(batch, conn)
+                let results = try await self.writeBatch(batch, conn, shard: self.shardOffset + slot)
                 CrashPoints.reach(.issuerRedeemInTransaction)
                 return results
             }
@@ -95,9 +95,10 @@ extension Issuer {
     /// bulk insert of every spend and redemption marker, then the journal and balances in bulk.
     /// Items whose states overlap inside the batch (the same chain twice, sibling outputs, a
     /// double spend) are written one by one afterwards, seeing what the batch wrote.
-    func writeBatch(_ batch: [RedemptionItem], _ conn: any SQLConnection) async throws -> [RedeemResult] {
+    /// `shard` is the float's balance shard this batch adds to (see `Ledger`).
+    func writeBatch(_ batch: [RedemptionItem], _ conn: any SQLConnection, shard: Int) async throws -> [RedeemResult] {
         let now = self.now
-        let deltas = Ledger.Deltas()
+        let deltas = Ledger.Deltas(shard: shard)
         var results = [RedeemResult?](repeating: nil, count: batch.count)
 
         // Lookups for the whole batch.
@@ -237,7 +238,7 @@ extension Issuer {
         guard let conflict else {
             try await Ledger.post(
                 conn, kind: "redeem", reference: state.ref.bytes,
-                postings: [.init(account: float, amount: -Int64(state.amount)), .init(account: item.account, amount: Int64(state.amount))],
+                postings: [.init(account: float, amount: -Int64(state.amount), sharded: true), .init(account: item.account, amount: Int64(state.amount))],
                 entry: item.entry, now: now, deferred: deltas)
             deltas.redeemedByNote[state.noteID.bytes, default: 0] += Int64(state.amount)
             return .credited(amount: state.amount)
@@ -456,7 +457,7 @@ extension Issuer {
                     for holder in holders { byAccount[holder.account, default: 0] += holder.amount }
                     try await Ledger.post(
                         conn, kind: "expiry_refund", reference: noteID,
-                        postings: [.init(account: float, amount: -remaining)]
+                        postings: [.init(account: float, amount: -remaining, sharded: true)]
                             + byAccount.sorted { $0.key < $1.key }.map { .init(account: $0.key, amount: $0.value) },
                         entry: self.random(16), now: now)
                 }
@@ -566,7 +567,7 @@ extension Issuer {
                         ? .alreadyCredited(amount: try existing.uint("amount"))
                         : .invalid(code: "not_owner", reason: "redeemed by another account")
                 }
-                let deltas = Ledger.Deltas()
+                let deltas = Ledger.Deltas(shard: Int.random(in: 0..<Ledger.shardCount))
                 let result = try await self.write(item, conn, deltas)
                 try await deltas.apply(conn)
                 if case .credited = result {

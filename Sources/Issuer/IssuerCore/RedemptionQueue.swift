@@ -11,10 +11,11 @@ final class RedemptionQueue: Sendable {
 
     private struct State {
         var pending: [Waiter] = []
-        var running = 0
+        /// Slots of the transactions not running now; a running drain holds one.
+        var freeSlots: [Int]
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     let maxBatch: Int
     /// Transactions in flight at once: 1 for SQLite (one writer), a few for PostgreSQL.
     let parallelism: Int
@@ -22,34 +23,35 @@ final class RedemptionQueue: Sendable {
     init(maxBatch: Int, parallelism: Int) {
         self.maxBatch = maxBatch
         self.parallelism = parallelism
+        state = Mutex(State(freeSlots: Array((0..<max(1, parallelism)).reversed())))
     }
 
     /// Queues `item`; `flush` writes a batch in one transaction and returns one result per item.
+    /// Its second argument is the batch's slot, in `0..<parallelism`: no two batches running at
+    /// once have the same one (the issuer gives each slot its own float shard).
     func submit(
-        _ item: RedemptionItem, flush: @escaping @Sendable ([RedemptionItem]) async throws -> [RedeemResult]
+        _ item: RedemptionItem, flush: @escaping @Sendable ([RedemptionItem], Int) async throws -> [RedeemResult]
     ) async throws -> RedeemResult {
         try await withCheckedThrowingContinuation { continuation in
-            let start = state.withLock { s -> Bool in
+            let slot = state.withLock { s -> Int? in
                 s.pending.append(Waiter(item: item, continuation: continuation))
-                guard s.running < parallelism else { return false }
-                s.running += 1
-                return true
+                return s.freeSlots.popLast()
             }
-            if start { Task { await self.drain(flush) } }
+            if let slot { Task { await self.drain(slot: slot, flush) } }
         }
     }
 
-    private func drain(_ flush: @escaping @Sendable ([RedemptionItem]) async throws -> [RedeemResult]) async {
+    private func drain(slot: Int, _ flush: @escaping @Sendable ([RedemptionItem], Int) async throws -> [RedeemResult]) async {
         while true {
             let batch = state.withLock { s -> [Waiter] in
                 let take = Array(s.pending.prefix(maxBatch))
                 s.pending.removeFirst(take.count)
-                if take.isEmpty { s.running -= 1 }
+                if take.isEmpty { s.freeSlots.append(slot) }
                 return take
             }
             if batch.isEmpty { return }
             do {
-                let results = try await flush(batch.map(\.item))
+                let results = try await flush(batch.map(\.item), slot)
                 // Every waiter must be resumed exactly once, or its request hangs forever.
                 guard results.count == batch.count else { throw RedemptionQueueError.resultCountMismatch }
                 for (waiter, result) in zip(batch, results) { waiter.continuation.resume(returning: result) }

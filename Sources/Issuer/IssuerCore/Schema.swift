@@ -174,27 +174,29 @@ enum Schema {
             "ALTER TABLE refresh_token ADD COLUMN used_at \(int)",
             "ALTER TABLE account ADD COLUMN email_skeleton TEXT",
         ]
-        for rule in moneyRules {
-            switch dialect {
-            case .postgres:
-                if rule.nonNegative {
-                    let check = rule.columns.map { "\($0) >= 0" }.joined(separator: " AND ")
-                    statements.append("ALTER TABLE \(rule.table) ADD CONSTRAINT \(rule.table)_money_range CHECK (\(check))")
-                }
-            case .sqlite:
-                let valid = rule.columns.map { "typeof(NEW.\($0)) = 'integer'" + (rule.nonNegative ? " AND NEW.\($0) >= 0" : "") }
-                    .joined(separator: " AND ")
-                let message = "\(rule.table).\(rule.columns.joined(separator: "/")) must be \(rule.nonNegative ? "a non-negative" : "an") integer: amounts are whole minor units"
-                for event in ["INSERT", "UPDATE OF \(rule.columns.joined(separator: ", "))"] {
-                    statements.append(
-                        """
-                        CREATE TRIGGER \(rule.table)_money_\(event.hasPrefix("INSERT") ? "insert" : "update") BEFORE \(event) ON \(rule.table)
-                        WHEN NOT (\(valid)) BEGIN SELECT RAISE(ABORT, '\(message)'); END
-                        """)
-                }
+        for rule in moneyRules { statements += moneyRule(rule, dialect) }
+        return statements
+    }
+
+    /// The statements that make `rule`'s columns refuse non-integers (SQLite triggers) and,
+    /// where it says so, negative values (both engines).
+    static func moneyRule(_ rule: (table: String, columns: [String], nonNegative: Bool), _ dialect: SQLDialect) -> [String] {
+        switch dialect {
+        case .postgres:
+            guard rule.nonNegative else { return [] }
+            let check = rule.columns.map { "\($0) >= 0" }.joined(separator: " AND ")
+            return ["ALTER TABLE \(rule.table) ADD CONSTRAINT \(rule.table)_money_range CHECK (\(check))"]
+        case .sqlite:
+            let valid = rule.columns.map { "typeof(NEW.\($0)) = 'integer'" + (rule.nonNegative ? " AND NEW.\($0) >= 0" : "") }
+                .joined(separator: " AND ")
+            let message = "\(rule.table).\(rule.columns.joined(separator: "/")) must be \(rule.nonNegative ? "a non-negative" : "an") integer: amounts are whole minor units"
+            return ["INSERT", "UPDATE OF \(rule.columns.joined(separator: ", "))"].map { event in
+                """
+                CREATE TRIGGER \(rule.table)_money_\(event.hasPrefix("INSERT") ? "insert" : "update") BEFORE \(event) ON \(rule.table)
+                WHEN NOT (\(valid)) BEGIN SELECT RAISE(ABORT, '\(message)'); END
+                """
             }
         }
-        return statements
     }
 
     /// Fills `account.email_skeleton` and makes it unique. Addresses stored before version 3
@@ -220,6 +222,29 @@ enum Schema {
         "CREATE INDEX issued_note_account ON issued_note(account_id, swept)",
         "CREATE INDEX spent_state_note ON spent_state(note_id)",
     ]
+
+    /// Version 8 (issue 13): the float's cached balance is spread over `Ledger.shardCount` rows
+    /// (`Ledger.balance(of:)`), so redemption batches and purchases running at once, in one
+    /// process or several, no longer queue on the float's row lock until each COMMIT. On
+    /// PostgreSQL, `issued_note` leaves a fifth of each new page free, so the one update of a
+    /// note's `redeemed` (no indexed column changes) can stay on its page as a HOT update
+    /// instead of writing all four of the table's indexes.
+    static func ddlShards(_ dialect: SQLDialect) -> [String] {
+        let int = dialect == .sqlite ? "INTEGER" : "BIGINT"
+        var statements = [
+            """
+            CREATE TABLE balance_shard (
+                account_id \(int) NOT NULL REFERENCES account(id),
+                shard \(int) NOT NULL CHECK (shard >= 0),
+                balance \(int) NOT NULL DEFAULT 0,
+                PRIMARY KEY (account_id, shard)
+            )
+            """,
+        ]
+        statements += moneyRule(("balance_shard", ["balance"], false), dialect)
+        if dialect == .postgres { statements.append("ALTER TABLE issued_note SET (fillfactor = 80)") }
+        return statements
+    }
 
     /// Applies the schema once; safe when several processes start together.
     static func migrate(_ db: any SQLDatabase, now: Int64) async throws {
@@ -266,6 +291,14 @@ enum Schema {
             if current < 7 {
                 for statement in ddlScale { try await conn.execute(statement) }
                 try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (7, ?)", now)
+            }
+            if current < 8 {
+                for statement in ddlShards(conn.dialect) { try await conn.execute(statement) }
+                let float = try await Ledger.systemAccount(conn, .float)
+                for shard in 0..<Ledger.shardCount {
+                    try await conn.execute("INSERT INTO balance_shard(account_id, shard, balance) VALUES (?, ?, 0)", float, Int64(shard))
+                }
+                try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (8, ?)", now)
             }
         }
     }

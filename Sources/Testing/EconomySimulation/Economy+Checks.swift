@@ -20,7 +20,10 @@ extension Economy {
                 balances[id] = try row.int("balance")
                 if try row.int("frozen") != 0 { frozen.append(id) }
             }
-            let float = try await conn.queryOne("SELECT balance FROM account WHERE email = ?", "system:float")?.int("balance")
+            // The float is its account row plus its balance shards (schema v8; IssuerCore's Ledger).
+            let float = try await conn.queryOne(
+                "SELECT a.balance + COALESCE((SELECT CAST(SUM(s.balance) AS BIGINT) FROM balance_shard s WHERE s.account_id = a.id), 0) AS balance FROM account a WHERE a.email = ?",
+                "system:float")?.int("balance")
             return (balances.values.reduce(0, +), float ?? 0, frozen.sorted(), balances)
         }
     }

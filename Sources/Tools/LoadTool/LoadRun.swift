@@ -44,7 +44,16 @@ struct RunFigures: Sendable {
     var failures: Int
     /// Per server port (several processes): redemptions, redemptions/s over the whole run, latency.
     var perServer: [(redemptions: Int, rate: Double, latency: Latency)]
+    /// CPU the measured run used: this process, the server processes, PostgreSQL.
+    var cpu: CPUTime? = nil
     var rate: Double { Double(redemptions) / seconds }
+}
+
+/// The durable one-row insert ceiling of one measurement, and the CPU it used.
+struct Ceiling: Sendable {
+    var rate: Double
+    var cpu: CPUTime
+    var inserts: Int
 }
 
 enum LoadSetup {
@@ -53,12 +62,13 @@ enum LoadSetup {
 
     /// Durable one-row insert transactions/s from `clients` concurrent tasks: the ceiling each
     /// redemption rate is divided by.
-    static func ceiling(_ db: any SQLDatabase, clients: Int, inserts: Int) async throws -> Double {
+    static func ceiling(_ db: any SQLDatabase, clients: Int, inserts: Int) async throws -> Ceiling {
         try await db.transaction {
             try await $0.execute("CREATE TABLE IF NOT EXISTS ceiling (id \(db.dialect == .sqlite ? "INTEGER" : "BIGINT") PRIMARY KEY, payload \(db.dialect == .sqlite ? "BLOB" : "BYTEA"))")
         }
         let base = try await db.transaction { try await $0.queryOne("SELECT CAST(COALESCE(MAX(id), 0) AS BIGINT) AS m FROM ceiling")?.int("m") ?? 0 }
         let start = ContinuousClock.now
+        let cpu = CPUTime.now()
         try await withThrowingTaskGroup(of: Void.self) { group in
             let next = Shared()
             for _ in 0..<clients {
@@ -72,7 +82,7 @@ enum LoadSetup {
             }
             try await group.waitForAll()
         }
-        return Double(inserts) / (ContinuousClock.now - start).seconds
+        return Ceiling(rate: Double(inserts) / (ContinuousClock.now - start).seconds, cpu: CPUTime.now() - cpu, inserts: inserts)
     }
 
     static func register(_ issuer: Issuer, _ account: Int64, _ key: SoftwareSigner) async throws {
@@ -138,9 +148,11 @@ enum LoadSetup {
     /// Measured: every client redeems its chains one request at a time over its own keep-alive
     /// connection to `ports[client % ports.count]`. An answer other than 200 `credited` counts
     /// as a failure.
-    static func measure(_ work: LoadWork, ports: [Int]) async throws -> RunFigures {
+    /// `servers`: the pids of the server processes, whose CPU the figures include.
+    static func measure(_ work: LoadWork, ports: [Int], servers: [Int32] = []) async throws -> RunFigures {
         let perPort = Locked<[[Double]]>(Array(repeating: [], count: ports.count))
         let failures = Shared()
+        let cpu = CPUTime.now(children: servers)
         let start = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (c, client) in work.clients.enumerated() {
@@ -166,7 +178,7 @@ enum LoadSetup {
         let latencies = perPort.state.withLock { $0 }
         return RunFigures(
             redemptions: work.total, seconds: seconds, latency: Latency(latencies.flatMap { $0 }), failures: failures.counter.load(ordering: .relaxed),
-            perServer: latencies.map { ($0.count, Double($0.count) / seconds, Latency($0)) })
+            perServer: latencies.map { ($0.count, Double($0.count) / seconds, Latency($0)) }, cpu: CPUTime.now(children: servers) - cpu)
     }
 }
 

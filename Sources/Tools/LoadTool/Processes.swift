@@ -77,7 +77,7 @@ struct SeveralProcesses {
         let load = try await LoadSetup.makeWork(issuer, tokens: tokens, redemptions: redemptions, clients: clients, tag: "p\(processes)", log: log)
         let doubled = try await LoadSetup.makeWork(issuer, tokens: tokens, redemptions: duplicates, clients: min(clients, duplicates), tag: "p\(processes)-dup", log: log)
 
-        let figures = try await LoadSetup.measure(load, ports: ports)
+        let figures = try await LoadSetup.measure(load, ports: ports, servers: servers.compactMap(\.pid))
         // The deliberate duplicates: each chain to process i and i+1 at the same moment.
         let answers = Locked<[String: Int]>([:])
         try await withThrowingTaskGroup(of: Void.self) { group in

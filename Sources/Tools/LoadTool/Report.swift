@@ -50,12 +50,15 @@ struct LoadReport {
 
         var rows: [ReportRow] = []
         var ceilings: [String: [Double]] = [:]
+        var ceilingCPU: [String: [Double]] = [:]
         for database in databases {
             let ceilingDB = try await LoadDatabase.open(database, label: "ceiling", postgresURL: options.postgresURL, maxConnections: 40)
             func ceiling() async throws {
-                let c = try await LoadSetup.ceiling(ceilingDB.db, clients: options.clients, inserts: options.redemptions)
+                let measured = try await LoadSetup.ceiling(ceilingDB.db, clients: options.clients, inserts: options.redemptions)
+                let c = measured.rate
                 ceilings[database, default: []].append(c)
-                log(String(format: "%@: ceiling %.0f durable one-row inserts/s", database, c))
+                ceilingCPU[database, default: []].append(measured.cpu.micros(per: measured.inserts).total)
+                log(String(format: "%@: ceiling %.0f durable one-row inserts/s, CPU %.0f µs per insert", database, c, measured.cpu.micros(per: measured.inserts).total))
             }
             try await ceiling()
             rows += try await growing(database, prefill: prefill, ceiling: ceilings[database]?.first ?? 0, log: log)
@@ -79,9 +82,9 @@ struct LoadReport {
         let mean = ceilings.mapValues { $0.reduce(0, +) / Double($0.count) }
         let ok = rows.allSatisfy(\.ok)
         if json {
-            print(String(decoding: try JSONSerialization.data(withJSONObject: Self.json(rows, ceilings: ceilings, commit: commit, options: options, ok: ok), options: [.sortedKeys]), as: UTF8.self))
+            print(String(decoding: try JSONSerialization.data(withJSONObject: Self.json(rows, ceilings: ceilings, ceilingCPU: ceilingCPU, commit: commit, options: options, ok: ok), options: [.sortedKeys]), as: UTF8.self))
         } else {
-            print(Self.table(rows, ceilings: ceilings, mean: mean, commit: commit, options: options))
+            print(Self.table(rows, ceilings: ceilings, ceilingCPU: ceilingCPU, mean: mean, commit: commit, options: options))
         }
         for row in rows where !row.ok {
             for check in row.checks { if let problem = check.problem { log("FAILED: \(row.database) \(row.label): \(check.name): \(problem)") } }
@@ -163,16 +166,19 @@ struct LoadReport {
         return text + (row.ok ? "; checks ok" : "; CHECKS FAILED")
     }
 
-    static func table(_ rows: [ReportRow], ceilings: [String: [Double]], mean: [String: Double], commit: String, options: WalletLoad) -> String {
+    static func table(
+        _ rows: [ReportRow], ceilings: [String: [Double]], ceilingCPU: [String: [Double]], mean: [String: Double], commit: String, options: WalletLoad
+    ) -> String {
         var out = ["wallet-load --report, commit \(commit): \(options.clients) clients, \(options.redemptions) durable redemptions a row, over HTTP on loopback"]
         for (database, values) in ceilings.sorted(by: { $0.key > $1.key }) {
             let spread = ((values.max() ?? 0) - (values.min() ?? 0)) / (mean[database] ?? 1)
-            out.append(String(format: "%@ one-row insert ceiling: %@/s (before and after its rows; mean %.0f/s, spread %.0f%%)", database,
-                              values.map { String(format: "%.0f", $0) }.joined(separator: " and "), mean[database] ?? 0, spread * 100))
+            out.append(String(format: "%@ one-row insert ceiling: %@/s (before and after its rows; mean %.0f/s, spread %.0f%%); CPU per insert %@ µs", database,
+                              values.map { String(format: "%.0f", $0) }.joined(separator: " and "), mean[database] ?? 0, spread * 100,
+                              (ceilingCPU[database] ?? []).map { String(format: "%.0f", $0) }.joined(separator: " and ")))
         }
         out.append("")
-        out.append("| database | run | notes before | redemptions/s | p50 | p99 | ratio to ceiling | DB size | per 10^6 notes | prefill time | checks |")
-        out.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        out.append("| database | run | notes before | redemptions/s | p50 | p99 | ratio to ceiling | CPU per redemption | DB size | per 10^6 notes | prefill time | checks |")
+        out.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         for row in rows {
             let ratio = row.figures.rate / (mean[row.database] ?? .infinity)
             let size = row.size.map { mb($0.bytes) } ?? "–"
@@ -184,8 +190,9 @@ struct LoadReport {
             if row.figures.perServer.count > 1 {
                 run += " (" + row.figures.perServer.map { String(format: "%.0f/s p99 %.0f ms", $0.rate, $0.latency.p99) }.joined(separator: "; ") + ")"
             }
-            out.append(String(format: "| %@ | %@ | %d | %.0f | %.1f ms | %.1f ms | %.2f | %@ | %@ | %@ | %@ |", row.database, run, row.notesBefore, row.figures.rate,
-                              row.figures.latency.p50, row.figures.latency.p99, ratio, size, perMillion, prefill, row.ok ? "ok" : "FAILED"))
+            let cpu = row.figures.cpu.map { String(format: "%.0f µs", $0.micros(per: row.figures.redemptions).total) } ?? "–"
+            out.append(String(format: "| %@ | %@ | %d | %.0f | %.1f ms | %.1f ms | %.2f | %@ | %@ | %@ | %@ | %@ |", row.database, run, row.notesBefore, row.figures.rate,
+                              row.figures.latency.p50, row.figures.latency.p99, ratio, cpu, size, perMillion, prefill, row.ok ? "ok" : "FAILED"))
         }
         out.append("")
         out.append("Reproduce a row: the command after it below (same --clients/--redemptions).")
@@ -193,11 +200,11 @@ struct LoadReport {
         return out.joined(separator: "\n")
     }
 
-    static func json(_ rows: [ReportRow], ceilings: [String: [Double]], commit: String, options: WalletLoad, ok: Bool) -> [String: Any] {
+    static func json(_ rows: [ReportRow], ceilings: [String: [Double]], ceilingCPU: [String: [Double]], commit: String, options: WalletLoad, ok: Bool) -> [String: Any] {
         let mean = ceilings.mapValues { $0.reduce(0, +) / Double($0.count) }
         return [
             "commit": commit, "clients": options.clients, "redemptions_per_row": options.redemptions, "ok": ok,
-            "insert_ceilings_per_s": ceilings, "rows": rows.map { row -> [String: Any] in
+            "insert_ceilings_per_s": ceilings, "insert_ceiling_cpu_us": ceilingCPU, "rows": rows.map { row -> [String: Any] in
                 var out: [String: Any] = [
                     "database": row.database, "run": row.label, "notes_before": row.notesBefore, "redemptions": row.figures.redemptions,
                     "redemptions_per_s": row.figures.rate, "p50_ms": row.figures.latency.p50, "p99_ms": row.figures.latency.p99,
@@ -210,6 +217,11 @@ struct LoadReport {
                     out["on_disk_bytes"] = size.onDisk
                     if !size.tables.isEmpty { out["table_bytes"] = size.tables }
                     if row.notesBefore > 0 { out["bytes_per_million_notes"] = Double(size.bytes) / Double(row.notesBefore) * 1_000_000 }
+                }
+                if let cpu = row.figures.cpu?.micros(per: row.figures.redemptions) {
+                    out["cpu_us_per_redemption"] = cpu.total
+                    out["cpu_us_per_redemption_servers_and_load"] = cpu.own
+                    out["cpu_us_per_redemption_postgres"] = cpu.postgres
                 }
                 if let seconds = row.prefillSeconds { out["prefill_seconds"] = seconds }
                 if let notes = row.prefillNotes { out["prefilled_notes"] = notes }

@@ -71,6 +71,8 @@ final class ServerChild: @unchecked Sendable {
     let work: URL
     private(set) var port = 0
     private var process: Process?
+    /// The running server's process id.
+    var pid: Int32? { process?.processIdentifier }
     private var starts = 0
 
     init(binary: String, arguments: [String], work: URL) {

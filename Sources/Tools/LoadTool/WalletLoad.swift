@@ -84,8 +84,11 @@ struct WalletLoad: AsyncParsableCommand {
         // 1. Ceiling: one-row durable insert transactions from `clients` concurrent tasks.
         let ceilingOpened = try await openDatabase("ceiling")
         let ceilingDB = ceilingOpened.db
-        let ceiling = try await LoadSetup.ceiling(ceilingDB, clients: clients, inserts: redemptions)
-        log(String(format: "ceiling: %.0f durable one-row inserts/s (%d clients)", ceiling, clients))
+        let measuredCeiling = try await LoadSetup.ceiling(ceilingDB, clients: clients, inserts: redemptions)
+        let ceiling = measuredCeiling.rate
+        let perInsert = measuredCeiling.cpu.micros(per: redemptions)
+        log(String(format: "ceiling: %.0f durable one-row inserts/s (%d clients); CPU per insert %.0f µs (load %.0f, PostgreSQL %.0f)",
+                   ceiling, clients, perInsert.total, perInsert.own, perInsert.postgres))
 
         // 2. An issuer and its HTTP server on a fresh database.
         let opened = try await openDatabase("issuer")
@@ -104,11 +107,15 @@ struct WalletLoad: AsyncParsableCommand {
         } else {
             figures = try await measureOther(work, local: local)
         }
+        if let cpu = figures.cpu?.micros(per: figures.redemptions) {
+            log(String(format: "CPU per redemption %.0f µs (server and load %.0f, PostgreSQL %.0f)", cpu.total, cpu.own, cpu.postgres))
+        }
         let problems = try await local.issuer.checkLedger()
         let rate = figures.rate
         if json {
             let out: [String: Any] = ["database": database, "clients": clients, "redemptions": redemptions, "redemptions_per_s": rate,
                                       "p50_ms": figures.latency.p50, "p99_ms": figures.latency.p99, "insert_ceiling_per_s": ceiling, "ratio": rate / ceiling,
+                                      "cpu_us_per_redemption": figures.cpu?.micros(per: figures.redemptions).total ?? 0, "cpu_us_per_insert": perInsert.total,
                                       "failures": figures.failures, "ledger_problems": problems.count]
             print(String(decoding: try JSONSerialization.data(withJSONObject: out, options: [.sortedKeys]), as: UTF8.self))
         } else {
@@ -128,6 +135,7 @@ struct WalletLoad: AsyncParsableCommand {
     func measureOther(_ work: LoadWork, local: LocalIssuer) async throws -> RunFigures {
         guard let baseURL = URL(string: "http://127.0.0.1:\(local.port)") else { throw ValidationError("bad port \(local.port)") }
         let shared = Shared()
+        let cpu = CPUTime.now()
         let start = ContinuousClock.now
         let (direct, issuer) = (self.direct, local.issuer)
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -156,7 +164,7 @@ struct WalletLoad: AsyncParsableCommand {
         let seconds = (ContinuousClock.now - start).seconds
         let latency = Latency(shared.latencies.withLock { $0 })
         return RunFigures(redemptions: work.total, seconds: seconds, latency: latency, failures: shared.counter.load(ordering: .relaxed),
-                          perServer: [(work.total, Double(work.total) / seconds, latency)])
+                          perServer: [(work.total, Double(work.total) / seconds, latency)], cpu: CPUTime.now() - cpu)
     }
 
     /// The wallet-server executable the soak and the several-process runs start.

@@ -1,0 +1,70 @@
+// CPU time spent by this process and by the PostgreSQL server, so a measured run can say what
+// one redemption and one ceiling insert cost in CPU. On a machine where the load, the server
+// and the database share two cores, CPU per operation is what sets the rates, and unlike a rate
+// it barely moves when other work runs beside the measurement.
+import Foundation
+
+/// CPU seconds used so far (user + system): by this process (with `children`, the
+/// wallet-server processes it started), and by every process named `postgres` that is alive now
+/// (the server's backends and background workers; a backend that has exited no longer counts,
+/// which is why the load keeps its connections open).
+struct CPUTime: Sendable {
+    var own: Double
+    var postgres: Double
+    var total: Double { own + postgres }
+
+    static func now(children: [Int32] = []) -> CPUTime {
+        var cpu = now()
+        cpu.own += children.reduce(0) { $0 + (seconds(of: $1) ?? 0) }
+        return cpu
+    }
+
+    /// Per operation, in microseconds: (total, this process and its children, PostgreSQL).
+    func micros(per operations: Int) -> (total: Double, own: Double, postgres: Double) {
+        let n = Double(max(1, operations))
+        return (total / n * 1e6, own / n * 1e6, postgres / n * 1e6)
+    }
+
+    static func now() -> CPUTime {
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        let own = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+        return CPUTime(own: own, postgres: postgresSeconds())
+    }
+
+    static func - (a: CPUTime, b: CPUTime) -> CPUTime { CPUTime(own: a.own - b.own, postgres: a.postgres - b.postgres) }
+
+    /// Sum of utime + stime of the processes named `postgres`, from /proc (0 where there is none).
+    private static func postgresSeconds() -> Double {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return 0 }
+        return entries.reduce(0) { sum, pid in
+            guard pid.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let id = Int32(pid) else { return sum }
+            return sum + (seconds(of: id, named: "postgres") ?? 0)
+        }
+    }
+
+    /// utime + stime of process `pid` from /proc/PID/stat, if it runs (and is called `named`).
+    private static func seconds(of pid: Int32, named: String? = nil) -> Double? {
+        #if os(Linux)
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        guard ticks > 0, let stat = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return nil }
+        let bytes = [UInt8](stat)
+        // "pid (comm) state ppid …": comm may hold spaces, so split after its last ')'.
+        guard let open = bytes.firstIndex(of: UInt8(ascii: "(")), let close = bytes.lastIndex(of: UInt8(ascii: ")")), open < close else { return nil }
+        if let named, String(decoding: bytes[(open + 1)..<close], as: UTF8.self) != named { return nil }
+        let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
+        // After the comm: state is field 3 of stat(5), utime 14 and stime 15, so index 11 and 12 here.
+        guard fields.count > 12, let utime = UInt64(String(decoding: fields[11], as: UTF8.self)),
+            let stime = UInt64(String(decoding: fields[12], as: UTF8.self))
+        else { return nil }
+        return Double(utime + stime) / ticks
+        #else
+        return nil
+        #endif
+    }
+}
