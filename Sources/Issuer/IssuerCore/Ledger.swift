@@ -107,33 +107,40 @@ enum Ledger {
             journal = []
         }
 
-        /// `column += delta` for many rows in two statements, refusing (`amountOverflow`, which
-        /// rolls the whole batch back) if any row would leave Int64. On PostgreSQL the rows are first
-        /// locked in key order, so concurrent batches always lock in the same order. The lock is
-        /// FOR NO KEY UPDATE (what an UPDATE of a non-key column takes): FOR UPDATE would also
-        /// conflict with the KEY SHARE locks that journal inserts take through their foreign key,
-        /// and two batches would deadlock on each other's journal rows.
+        /// `column += delta` for many rows in one statement, refusing (`amountOverflow`, which
+        /// rolls the whole batch back) if any row would leave Int64. On PostgreSQL the statement
+        /// first locks the rows in key order (the `locked` CTE: a sorted scan under FOR NO KEY
+        /// UPDATE, whose rows the update joins, so it only ever updates rows it holds), so
+        /// concurrent batches always lock in the same order. The lock is FOR NO KEY UPDATE (what
+        /// an UPDATE of a non-key column takes): FOR UPDATE would also conflict with the KEY SHARE
+        /// locks that journal inserts take through their foreign key, and two batches would
+        /// deadlock on each other's journal rows.
         static func addAll(_ conn: any SQLConnection, table: String, key: String, keyType: String, column: String,
                            _ changes: [(any SQLBindable, Int64)]) async throws {
             guard !changes.isEmpty else { return }
-            let keys = changes.map(\.0)
-            if conn.dialect == .postgres {
-                _ = try await conn.query(
-                    "SELECT \(key) FROM \(table) WHERE \(key) IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", "))) ORDER BY \(key) FOR NO KEY UPDATE",
-                    keys)
-            }
             let values = Array(repeating: "(CAST(? AS \(keyType)), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT))", count: changes.count)
                 .joined(separator: ", ")
+            let binds = changes.flatMap { change -> [any SQLBindable] in
+                let (low, high) = Ledger.bounds(adding: change.1)
+                return [change.0, change.1, low, high]
+            }
             // Rows whose sum would overflow fail the bounds and are not updated; the count shows it.
-            let updated = try await conn.query(
-                """
-                UPDATE \(table) SET \(column) = \(column) + v.column2 FROM (VALUES \(values)) AS v
-                WHERE \(table).\(key) = v.column1 AND \(table).\(column) BETWEEN v.column3 AND v.column4 RETURNING \(table).\(key)
-                """,
-                changes.flatMap { change -> [any SQLBindable] in
-                    let (low, high) = Ledger.bounds(adding: change.1)
-                    return [change.0, change.1, low, high]
-                })
+            let sql: String
+            switch conn.dialect {
+            case .postgres:
+                sql = """
+                    WITH v(k, delta, low, high) AS (VALUES \(values)),
+                    locked AS (SELECT t.\(key) AS k FROM \(table) t JOIN v ON t.\(key) = v.k ORDER BY t.\(key) FOR NO KEY UPDATE OF t)
+                    UPDATE \(table) SET \(column) = \(table).\(column) + v.delta FROM v JOIN locked ON locked.k = v.k
+                    WHERE \(table).\(key) = v.k AND \(table).\(column) BETWEEN v.low AND v.high RETURNING \(table).\(key)
+                    """
+            case .sqlite:
+                sql = """
+                    UPDATE \(table) SET \(column) = \(column) + v.column2 FROM (VALUES \(values)) AS v
+                    WHERE \(table).\(key) = v.column1 AND \(table).\(column) BETWEEN v.column3 AND v.column4 RETURNING \(table).\(key)
+                    """
+            }
+            let updated = try await conn.query(sql, binds)
             guard updated.count == changes.count else { throw IssuerError.amountOverflow }
         }
     }

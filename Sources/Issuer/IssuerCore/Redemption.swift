@@ -106,15 +106,15 @@ extension Issuer {
         let keys = Array(Set(batch.map(\.state.owner.bytes)))
         var swept: [[UInt8]: Int64] = [:]
         var owners: [[UInt8]: Int64] = [:]
+        // Both in one round trip: the notes' `swept` (side 0) and the held keys' accounts (side 1).
         for row in try await conn.query(
-            "SELECT note_id, swept FROM issued_note WHERE note_id IN (\(Array(repeating: "?", count: notes.count).joined(separator: ", ")))", notes)
+            """
+            SELECT 0 AS side, note_id AS k, swept AS v FROM issued_note WHERE note_id IN (\(Array(repeating: "?", count: notes.count).joined(separator: ", ")))
+            UNION ALL
+            SELECT 1 AS side, public_key AS k, account_id AS v FROM wallet_key WHERE public_key IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))
+            """, notes + keys)
         {
-            swept[try row.blob("note_id")] = try row.int("swept")
-        }
-        for row in try await conn.query(
-            "SELECT public_key, account_id FROM wallet_key WHERE public_key IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))", keys)
-        {
-            owners[try row.blob("public_key")] = try row.int("account_id")
+            if try row.int("side") == 0 { swept[try row.blob("k")] = try row.int("v") } else { owners[try row.blob("k")] = try row.int("v") }
         }
 
         // Items that touch no state another item touches go through the bulk insert.
