@@ -61,7 +61,7 @@ public final class Issuer: Sendable {
             authority: keyring.authority)
         verifier = NoteVerifier(keyset: keyset, limits: limits)
         redemptions = RedemptionQueue(
-            maxBatch: 128, parallelism: max(1, config.redemptionParallelism ?? (database.dialect == .sqlite ? 1 : 4)))
+            maxBatch: 128, parallelism: max(1, config.redemptionParallelism ?? (database.dialect == .sqlite ? 1 : 2)))
     }
 
     var now: Int64 { Int64(clamping: clock()) }

@@ -22,8 +22,11 @@ public struct IssuerConfig: Sendable {
     /// Password hashing cost (scrypt); tests lower it.
     public var passwordCost: PasswordHasher.Cost
     /// Redemption transactions in flight at once (group commit). Nil: 1 on SQLite (one writer),
-    /// 4 on PostgreSQL (measured best; balances are applied at batch end in
-    /// account order, so parallel batches neither deadlock nor hold the float row for long).
+    /// 2 on PostgreSQL: one batch is written while the other commits. More are slower on a
+    /// small machine: every batch costs about 5 ms of CPU whatever its size, so more, smaller
+    /// batches cost more per redemption (docs/performance.md: 1, 2 and 4 measured on 2 cores).
+    /// Balances are applied at batch end in account order, and each slot adds to its own float
+    /// shard, so parallel batches neither deadlock nor queue on one row.
     public var redemptionParallelism: Int?
     /// Seconds during which a refresh token that was just rotated may be presented again and
     /// get the same successor, instead of counting as theft: the answer to a refresh can be

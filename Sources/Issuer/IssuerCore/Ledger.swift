@@ -85,6 +85,13 @@ enum Ledger {
         }
 
         func apply(_ conn: any SQLConnection) async throws {
+            if conn.dialect == .postgres, !journal.isEmpty {
+                let bulk = try BulkColumns(
+                    journal, columns: [.init(.bytea), .init(.bigint), .init(.bigint), .init(.text), .init(.bytea, nullable: true), .init(.bigint)])
+                try await conn.execute(
+                    "INSERT INTO journal(entry, account_id, amount, kind, reference, created_at) SELECT \(bulk.select) FROM \(bulk.from)", bulk.binds)
+                journal = []
+            }
             for start in stride(from: 0, to: journal.count, by: 500) {
                 let chunk = journal[start..<min(start + 500, journal.count)]
                 try await conn.execute(
@@ -118,9 +125,7 @@ enum Ledger {
         static func addAll(_ conn: any SQLConnection, table: String, key: String, keyType: String, column: String,
                            _ changes: [(any SQLBindable, Int64)]) async throws {
             guard !changes.isEmpty else { return }
-            let values = Array(repeating: "(CAST(? AS \(keyType)), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT))", count: changes.count)
-                .joined(separator: ", ")
-            let binds = changes.flatMap { change -> [any SQLBindable] in
+            var binds = changes.flatMap { change -> [any SQLBindable] in
                 let (low, high) = Ledger.bounds(adding: change.1)
                 return [change.0, change.1, low, high]
             }
@@ -128,13 +133,19 @@ enum Ledger {
             let sql: String
             switch conn.dialect {
             case .postgres:
+                let bulk = try BulkColumns(
+                    stride(from: 0, to: binds.count, by: 4).map { Array(binds[$0..<($0 + 4)]) },
+                    columns: [.init(keyType == "BIGINT" ? .bigint : .bytea), .init(.bigint), .init(.bigint), .init(.bigint)])
+                binds = bulk.binds
                 sql = """
-                    WITH v(k, delta, low, high) AS (VALUES \(values)),
+                    WITH v(k, delta, low, high) AS (SELECT \(bulk.select) FROM \(bulk.from)),
                     locked AS (SELECT t.\(key) AS k FROM \(table) t JOIN v ON t.\(key) = v.k ORDER BY t.\(key) FOR NO KEY UPDATE OF t)
                     UPDATE \(table) SET \(column) = \(table).\(column) + v.delta FROM v JOIN locked ON locked.k = v.k
                     WHERE \(table).\(key) = v.k AND \(table).\(column) BETWEEN v.low AND v.high RETURNING \(table).\(key)
                     """
             case .sqlite:
+                let values = Array(repeating: "(CAST(? AS \(keyType)), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT))", count: changes.count)
+                    .joined(separator: ", ")
                 sql = """
                     UPDATE \(table) SET \(column) = \(column) + v.column2 FROM (VALUES \(values)) AS v
                     WHERE \(table).\(key) = v.column1 AND \(table).\(column) BETWEEN v.column3 AND v.column4 RETURNING \(table).\(key)

@@ -51,6 +51,8 @@ extension Issuer {
     public func redeem(account: Int64, chains: [[UInt8]]) async throws(IssuerError) -> [RedeemResult] {
         guard (1...64).contains(chains.count) else { throw .invalidField(field: "chains", reason: "1 to 64 chains") }
         do {
+            // One chain (what a wallet sends after one payment): no child task to verify it beside others.
+            if chains.count == 1 { return [try await redeemOne(account: account, bytes: chains[0])] }
             return try await withThrowingTaskGroup(of: (Int, RedeemResult).self) { group in
                 for (i, bytes) in chains.enumerated() {
                     group.addTask { (i, try await self.redeemOne(account: account, bytes: bytes)) }
@@ -107,12 +109,19 @@ extension Issuer {
         var swept: [[UInt8]: Int64] = [:]
         var owners: [[UInt8]: Int64] = [:]
         // Both in one round trip: the notes' `swept` (side 0) and the held keys' accounts (side 1).
+        let lookup: (notes: String, keys: String, binds: [any SQLBindable])
+        if conn.dialect == .postgres {
+            lookup = ("= ANY(CAST(? AS BYTEA[]))", "= ANY(CAST(? AS BYTEA[]))", [SQLValue.blobs(notes), SQLValue.blobs(keys)])
+        } else {
+            lookup = ("IN (\(Array(repeating: "?", count: notes.count).joined(separator: ", ")))",
+                      "IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))", notes + keys)
+        }
         for row in try await conn.query(
             """
-            SELECT 0 AS side, note_id AS k, swept AS v FROM issued_note WHERE note_id IN (\(Array(repeating: "?", count: notes.count).joined(separator: ", ")))
+            SELECT 0 AS side, note_id AS k, swept AS v FROM issued_note WHERE note_id \(lookup.notes)
             UNION ALL
-            SELECT 1 AS side, public_key AS k, account_id AS v FROM wallet_key WHERE public_key IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))
-            """, notes + keys)
+            SELECT 1 AS side, public_key AS k, account_id AS v FROM wallet_key WHERE public_key \(lookup.keys)
+            """, lookup.binds)
         {
             if try row.int("side") == 0 { swept[try row.blob("k")] = try row.int("v") } else { owners[try row.blob("k")] = try row.int("v") }
         }
@@ -172,12 +181,29 @@ extension Issuer {
     }
 
     static let spentStateColumns = "state_ref, spender, kind, transfer, chain, note_id, account_id, amount, funded_by, created_at"
+    /// `spentStateColumns` as PostgreSQL arrays: a redemption marker has no transfer, a transfer
+    /// no account and no funding.
+    static let spentStateBulkColumns: [BulkColumns.Column] = [
+        .init(.bytea), .init(.bytea), .init(.text), .init(.bytea, nullable: true), .init(.bytea), .init(.bytea),
+        .init(.bigint, nullable: true), .init(.bigint), .init(.text, nullable: true), .init(.bigint),
+    ]
 
     /// Inserts rows into `spent_state` (chunked to stay under parameter limits) and returns the
     /// state refs actually inserted. The primary key makes each state spent or redeemed at most
     /// once, whatever the concurrency.
     static func insertSpent(_ conn: any SQLConnection, _ rows: [[any SQLBindable]]) async throws -> Set<[UInt8]> {
         var inserted = Set<[UInt8]>()
+        if conn.dialect == .postgres {
+            guard !rows.isEmpty else { return inserted }
+            let bulk = try BulkColumns(rows, columns: spentStateBulkColumns)
+            for row in try await conn.query(
+                "INSERT INTO spent_state(\(spentStateColumns)) SELECT \(bulk.select) FROM \(bulk.from) ON CONFLICT (state_ref) DO NOTHING RETURNING state_ref",
+                bulk.binds)
+            {
+                inserted.insert(try row.blob("state_ref"))
+            }
+            return inserted
+        }
         for start in stride(from: 0, to: rows.count, by: 400) {
             let chunk = rows[start..<min(start + 400, rows.count)]
             let placeholders = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", ")

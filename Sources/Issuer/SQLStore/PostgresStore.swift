@@ -266,6 +266,9 @@ public final class PostgresStore: SQLDatabase {
                 case .text(let s): bindings.append(s)
                 case .blob(let b): bindings.append(ByteBuffer(bytes: b))
                 case .null: bindings.appendNull()
+                case .blobs(let v): bindings.append(v.map { ByteBuffer(bytes: $0) })
+                case .integers(let v): bindings.append(v)
+                case .texts(let v): bindings.append(v)
                 }
             }
             let query = PostgresQuery(unsafeSQL: Self.numberPlaceholders(sql), binds: bindings)

@@ -1,9 +1,16 @@
-/// A value bound to or read from SQL. Only the types both SQLite and PostgreSQL store natively.
+/// A value bound to or read from SQL. Only the types both SQLite and PostgreSQL store natively,
+/// plus array parameters for PostgreSQL.
 public enum SQLValue: Sendable, Hashable {
     case integer(Int64)
     case text(String)
     case blob([UInt8])
     case null
+    /// PostgreSQL only, as a parameter: `BYTEA[]`, `BIGINT[]` and `TEXT[]` (no NULL elements),
+    /// so a statement over many rows (`unnest`, `= ANY(?)`) keeps one text whatever their number,
+    /// and the server parses and plans a few parameters instead of thousands. SQLite refuses them.
+    case blobs([[UInt8]])
+    case integers([Int64])
+    case texts([String])
 }
 
 /// Something that can be bound as a SQL parameter.

@@ -110,6 +110,7 @@ public final class SQLiteStore: SQLDatabase, @unchecked Sendable {
             case .blob(let b):
                 rc = b.withUnsafeBytes { sqlite3_bind_blob64(statement, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64(b.count), SQLITE_TRANSIENT) }
             case .null: rc = sqlite3_bind_null(statement, index)
+            case .blobs, .integers, .texts: throw SQLError.failed("array parameters are PostgreSQL only: \(sql)")
             }
             guard rc == SQLITE_OK else { throw error(rc, sql) }
         }
