@@ -188,8 +188,9 @@ extension Issuer {
         .init(.bigint, nullable: true), .init(.bigint), .init(.text, nullable: true), .init(.bigint),
     ]
 
-    /// Inserts rows into `spent_state` (chunked to stay under parameter limits) and returns the
-    /// state refs actually inserted. The primary key makes each state spent or redeemed at most
+    /// Inserts rows into `spent_state` (PostgreSQL: one statement of column arrays; SQLite:
+    /// VALUES lists chunked to stay under its parameter limit) and returns the state refs
+    /// actually inserted. The primary key makes each state spent or redeemed at most
     /// once, whatever the concurrency.
     static func insertSpent(_ conn: any SQLConnection, _ rows: [[any SQLBindable]]) async throws -> Set<[UInt8]> {
         var inserted = Set<[UInt8]>()
