@@ -4,25 +4,26 @@
 // it barely moves when other work runs beside the measurement.
 import Foundation
 
-/// CPU seconds used so far (user + system): by this process (with `children`, the
+/// CPU time used so far (user + system, whole microseconds): by this process (with `children`, the
 /// wallet-server processes it started), and by every process named `postgres` that is alive now
 /// (the server's backends and background workers; a backend that has exited no longer counts,
 /// which is why the load keeps its connections open).
 struct CPUTime: Sendable {
-    var own: Double
-    var postgres: Double
-    var total: Double { own + postgres }
+    /// Microseconds of CPU: this process (and the children asked for), and PostgreSQL.
+    var ownMicros: Int64
+    var postgresMicros: Int64
+    var bothMicros: Int64 { ownMicros + postgresMicros }
 
     static func now(children: [Int32] = []) -> CPUTime {
         var cpu = now()
-        cpu.own += children.reduce(0) { $0 + (seconds(of: $1) ?? 0) }
+        cpu.ownMicros += children.reduce(0) { $0 + (micros(of: $1) ?? 0) }
         return cpu
     }
 
-    /// Per operation, in microseconds: (total, this process and its children, PostgreSQL).
-    func micros(per operations: Int) -> (total: Double, own: Double, postgres: Double) {
+    /// Microseconds per operation: (both, this process and its children, PostgreSQL).
+    func perOperation(_ operations: Int) -> (both: Double, own: Double, postgres: Double) {
         let n = Double(max(1, operations))
-        return (total / n * 1e6, own / n * 1e6, postgres / n * 1e6)
+        return (Double(bothMicros) / n, Double(ownMicros) / n, Double(postgresMicros) / n)
     }
 
     static func now() -> CPUTime {
@@ -32,26 +33,28 @@ struct CPUTime: Sendable {
         #else
         getrusage(RUSAGE_SELF, &usage)
         #endif
-        let own = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-        return CPUTime(own: own, postgres: postgresSeconds())
+        let own = (Int64(usage.ru_utime.tv_sec) + Int64(usage.ru_stime.tv_sec)) * 1_000_000
+            + Int64(usage.ru_utime.tv_usec) + Int64(usage.ru_stime.tv_usec)
+        return CPUTime(ownMicros: own, postgresMicros: postgresMicros())
     }
 
-    static func - (a: CPUTime, b: CPUTime) -> CPUTime { CPUTime(own: a.own - b.own, postgres: a.postgres - b.postgres) }
+    static func - (a: CPUTime, b: CPUTime) -> CPUTime {
+        CPUTime(ownMicros: a.ownMicros - b.ownMicros, postgresMicros: a.postgresMicros - b.postgresMicros)
+    }
 
-    /// Sum of utime + stime of the processes named `postgres`, from /proc (0 where there is none).
-    private static func postgresSeconds() -> Double {
+    /// utime + stime of the processes named `postgres`, from /proc (0 where there is none).
+    private static func postgresMicros() -> Int64 {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return 0 }
         return entries.reduce(0) { sum, pid in
-            guard pid.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let id = Int32(pid) else { return sum }
-            return sum + (seconds(of: id, named: "postgres") ?? 0)
+            guard let id = Int32(pid) else { return sum }
+            return sum + (micros(of: id, named: "postgres") ?? 0)
         }
     }
 
     /// utime + stime of process `pid` from /proc/PID/stat, if it runs (and is called `named`).
-    private static func seconds(of pid: Int32, named: String? = nil) -> Double? {
+    private static func micros(of pid: Int32, named: String? = nil) -> Int64? {
         #if os(Linux)
-        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        let ticks = Int64(sysconf(Int32(_SC_CLK_TCK)))
         guard ticks > 0, let stat = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return nil }
         let bytes = [UInt8](stat)
         // "pid (comm) state ppid …": comm may hold spaces, so split after its last ')'.
@@ -62,7 +65,7 @@ struct CPUTime: Sendable {
         guard fields.count > 12, let utime = UInt64(String(decoding: fields[11], as: UTF8.self)),
             let stime = UInt64(String(decoding: fields[12], as: UTF8.self))
         else { return nil }
-        return Double(utime + stime) / ticks
+        return Int64(clamping: utime + stime) * 1_000_000 / ticks
         #else
         return nil
         #endif

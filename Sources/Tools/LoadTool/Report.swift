@@ -57,8 +57,8 @@ struct LoadReport {
                 let measured = try await LoadSetup.ceiling(ceilingDB.db, clients: options.clients, inserts: options.redemptions)
                 let c = measured.rate
                 ceilings[database, default: []].append(c)
-                ceilingCPU[database, default: []].append(measured.cpu.micros(per: measured.inserts).total)
-                log(String(format: "%@: ceiling %.0f durable one-row inserts/s, CPU %.0f µs per insert", database, c, measured.cpu.micros(per: measured.inserts).total))
+                ceilingCPU[database, default: []].append(measured.cpu.perOperation(measured.inserts).both)
+                log(String(format: "%@: ceiling %.0f durable one-row inserts/s, CPU %.0f µs per insert", database, c, measured.cpu.perOperation(measured.inserts).both))
             }
             try await ceiling()
             rows += try await growing(database, prefill: prefill, ceiling: ceilings[database]?.first ?? 0, log: log)
@@ -190,7 +190,7 @@ struct LoadReport {
             if row.figures.perServer.count > 1 {
                 run += " (" + row.figures.perServer.map { String(format: "%.0f/s p99 %.0f ms", $0.rate, $0.latency.p99) }.joined(separator: "; ") + ")"
             }
-            let cpu = row.figures.cpu.map { String(format: "%.0f µs", $0.micros(per: row.figures.redemptions).total) } ?? "–"
+            let cpu = row.figures.cpu.map { String(format: "%.0f µs", $0.perOperation(row.figures.redemptions).both) } ?? "–"
             out.append(String(format: "| %@ | %@ | %d | %.0f | %.1f ms | %.1f ms | %.2f | %@ | %@ | %@ | %@ | %@ |", row.database, run, row.notesBefore, row.figures.rate,
                               row.figures.latency.p50, row.figures.latency.p99, ratio, cpu, size, perMillion, prefill, row.ok ? "ok" : "FAILED"))
         }
@@ -218,8 +218,8 @@ struct LoadReport {
                     if !size.tables.isEmpty { out["table_bytes"] = size.tables }
                     if row.notesBefore > 0 { out["bytes_per_million_notes"] = Double(size.bytes) / Double(row.notesBefore) * 1_000_000 }
                 }
-                if let cpu = row.figures.cpu?.micros(per: row.figures.redemptions) {
-                    out["cpu_us_per_redemption"] = cpu.total
+                if let cpu = row.figures.cpu?.perOperation(row.figures.redemptions) {
+                    out["cpu_us_per_redemption"] = cpu.both
                     out["cpu_us_per_redemption_servers_and_load"] = cpu.own
                     out["cpu_us_per_redemption_postgres"] = cpu.postgres
                 }

@@ -86,9 +86,9 @@ struct WalletLoad: AsyncParsableCommand {
         let ceilingDB = ceilingOpened.db
         let measuredCeiling = try await LoadSetup.ceiling(ceilingDB, clients: clients, inserts: redemptions)
         let ceiling = measuredCeiling.rate
-        let perInsert = measuredCeiling.cpu.micros(per: redemptions)
+        let perInsert = measuredCeiling.cpu.perOperation(redemptions)
         log(String(format: "ceiling: %.0f durable one-row inserts/s (%d clients); CPU per insert %.0f µs (load %.0f, PostgreSQL %.0f)",
-                   ceiling, clients, perInsert.total, perInsert.own, perInsert.postgres))
+                   ceiling, clients, perInsert.both, perInsert.own, perInsert.postgres))
 
         // 2. An issuer and its HTTP server on a fresh database.
         let opened = try await openDatabase("issuer")
@@ -107,15 +107,15 @@ struct WalletLoad: AsyncParsableCommand {
         } else {
             figures = try await measureOther(work, local: local)
         }
-        if let cpu = figures.cpu?.micros(per: figures.redemptions) {
-            log(String(format: "CPU per redemption %.0f µs (server and load %.0f, PostgreSQL %.0f)", cpu.total, cpu.own, cpu.postgres))
+        if let cpu = figures.cpu?.perOperation(figures.redemptions) {
+            log(String(format: "CPU per redemption %.0f µs (server and load %.0f, PostgreSQL %.0f)", cpu.both, cpu.own, cpu.postgres))
         }
         let problems = try await local.issuer.checkLedger()
         let rate = figures.rate
         if json {
             let out: [String: Any] = ["database": database, "clients": clients, "redemptions": redemptions, "redemptions_per_s": rate,
                                       "p50_ms": figures.latency.p50, "p99_ms": figures.latency.p99, "insert_ceiling_per_s": ceiling, "ratio": rate / ceiling,
-                                      "cpu_us_per_redemption": figures.cpu?.micros(per: figures.redemptions).total ?? 0, "cpu_us_per_insert": perInsert.total,
+                                      "cpu_us_per_redemption": figures.cpu?.perOperation(figures.redemptions).both ?? 0, "cpu_us_per_insert": perInsert.both,
                                       "failures": figures.failures, "ledger_problems": problems.count]
             print(String(decoding: try JSONSerialization.data(withJSONObject: out, options: [.sortedKeys]), as: UTF8.self))
         } else {
