@@ -85,24 +85,24 @@ enum Ledger {
         }
 
         func apply(_ conn: any SQLConnection) async throws {
-            if conn.dialect == .postgres, !journal.isEmpty {
-                let bulk = try BulkColumns(
-                    journal, columns: [.init(.bytea), .init(.bigint), .init(.bigint), .init(.text), .init(.bytea, nullable: true), .init(.bigint)])
-                try await conn.execute(
-                    "INSERT INTO journal(entry, account_id, amount, kind, reference, created_at) SELECT \(bulk.select) FROM \(bulk.from)", bulk.binds)
-                journal = []
+            let journalColumns = "entry, account_id, amount, kind, reference, created_at"
+            if conn.dialect == .postgres {
+                if !journal.isEmpty {
+                    let bulk = try BulkColumns(
+                        journal, columns: [.init(.bytea), .init(.bigint), .init(.bigint), .init(.text), .init(.bytea, nullable: true), .init(.bigint)])
+                    try await conn.execute("INSERT INTO journal(\(journalColumns)) SELECT \(bulk.select) FROM \(bulk.from)", bulk.binds)
+                }
+            } else {
+                for start in stride(from: 0, to: journal.count, by: 500) {
+                    let chunk = journal[start..<min(start + 500, journal.count)]
+                    try await conn.execute(
+                        "INSERT INTO journal(\(journalColumns)) VALUES " + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "),
+                        chunk.flatMap { $0 })
+                }
             }
-            for start in stride(from: 0, to: journal.count, by: 500) {
-                let chunk = journal[start..<min(start + 500, journal.count)]
-                try await conn.execute(
-                    "INSERT INTO journal(entry, account_id, amount, kind, reference, created_at) VALUES "
-                        + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "),
-                    chunk.flatMap { $0 })
-            }
-            let blob = conn.dialect == .sqlite ? "BLOB" : "BYTEA"
-            try await Self.addAll(conn, table: "account", key: "id", keyType: "BIGINT", column: "balance",
+            try await Self.addAll(conn, table: "account", key: "id", keyKind: .bigint, column: "balance",
                                   byAccount.filter { $0.value != 0 }.sorted { $0.key < $1.key }.map { ($0.key as any SQLBindable, $0.value) })
-            try await Self.addAll(conn, table: "issued_note", key: "note_id", keyType: blob, column: "redeemed",
+            try await Self.addAll(conn, table: "issued_note", key: "note_id", keyKind: .bytea, column: "redeemed",
                                   redeemedByNote.filter { $0.value != 0 }.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { ($0.key as any SQLBindable, $0.value) })
             // Shards last: every transaction locks account rows before shard rows.
             for (account, delta) in bySharded.sorted(by: { $0.key < $1.key }) where delta != 0 {
@@ -122,7 +122,7 @@ enum Ledger {
         /// an UPDATE of a non-key column takes): FOR UPDATE would also conflict with the KEY SHARE
         /// locks that journal inserts take through their foreign key, and two batches would
         /// deadlock on each other's journal rows.
-        static func addAll(_ conn: any SQLConnection, table: String, key: String, keyType: String, column: String,
+        static func addAll(_ conn: any SQLConnection, table: String, key: String, keyKind: BulkColumns.Kind, column: String,
                            _ changes: [(any SQLBindable, Int64)]) async throws {
             guard !changes.isEmpty else { return }
             var binds = changes.flatMap { change -> [any SQLBindable] in
@@ -135,7 +135,7 @@ enum Ledger {
             case .postgres:
                 let bulk = try BulkColumns(
                     stride(from: 0, to: binds.count, by: 4).map { Array(binds[$0..<($0 + 4)]) },
-                    columns: [.init(keyType == "BIGINT" ? .bigint : .bytea), .init(.bigint), .init(.bigint), .init(.bigint)])
+                    columns: [.init(keyKind), .init(.bigint), .init(.bigint), .init(.bigint)])
                 binds = bulk.binds
                 sql = """
                     WITH v(k, delta, low, high) AS (SELECT \(bulk.select) FROM \(bulk.from)),
@@ -144,6 +144,7 @@ enum Ledger {
                     WHERE \(table).\(key) = v.k AND \(table).\(column) BETWEEN v.low AND v.high RETURNING \(table).\(key)
                     """
             case .sqlite:
+                let keyType = keyKind == .bigint ? "BIGINT" : "BLOB"
                 let values = Array(repeating: "(CAST(? AS \(keyType)), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT))", count: changes.count)
                     .joined(separator: ", ")
                 sql = """
