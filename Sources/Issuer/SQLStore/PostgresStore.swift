@@ -12,8 +12,9 @@ public final class PostgresStore: SQLDatabase {
     private let runner: Task<Void, Never>
     private let logger: Logger
     private let retries = Atomic<Int>(0)
-    /// One closure watch per open connection, made on its first lease, dropped when it closes.
-    private let watches = Watches()
+    /// Per open connection, made on its first lease and dropped when it closes: the watch on its
+    /// closure and its prepared statements.
+    private let connections = ConnectionStates()
     public var dialect: SQLDialect { .postgres }
 
     /// Transactions rerun after a deadlock or serialization failure since start. Healthy
@@ -177,18 +178,19 @@ public final class PostgresStore: SQLDatabase {
                 // One attempt on one leased connection. It throws `ConnectionLost` when the
                 // connection closed before COMMIT was sent: nothing was committed.
                 return try await client.withConnection(isolation: #isolation) { connection in
-                    let conn = Connection(connection: connection, watch: watches.watch(connection), logger: logger)
+                    let state = connections.state(of: connection)
+                    let conn = Connection(connection: connection, watch: state.watch, statements: state.statements, logger: logger)
                     let value: T
                     do {
-                        try await conn.execute("BEGIN")
-                        if !durable { try await conn.execute("SET LOCAL synchronous_commit = off") }
+                        try await conn.control("BEGIN")
+                        if !durable { try await conn.control("SET LOCAL synchronous_commit = off") }
                         value = try await body(conn)
                     } catch {
                         // Whatever the body made of the error, a closed connection means the server
                         // ended the transaction without committing it: worth a rerun elsewhere.
                         if conn.connection.isClosed { throw ConnectionLost(cause: error) }
                         do {
-                            try await conn.execute("ROLLBACK")
+                            try await conn.control("ROLLBACK")
                         } catch {
                             // A connection left inside a transaction must not go back to the pool.
                             try? await conn.connection.close()
@@ -196,7 +198,7 @@ public final class PostgresStore: SQLDatabase {
                         throw error
                     }
                     do {
-                        try await conn.execute("COMMIT")
+                        try await conn.control("COMMIT")
                     } catch {
                         if conn.connection.isClosed || error is ConnectionLost {
                             throw SQLError.failed(
@@ -234,34 +236,89 @@ public final class PostgresStore: SQLDatabase {
     static func translate(_ error: any Error) -> any Error {
         if let e = error as? SQLError { return e }
         if let lost = error as? ConnectionLost { return SQLError.retryable(lost.description) }
-        if let psql = error as? PSQLError {
-            let code = psql.serverInfo?[.sqlState]
-            let message = psql.serverInfo?[.message] ?? String(describing: psql.code)
-            if code == "23505" { return SQLError.uniqueViolation(message) }
-            if code == "40P01" || code == "40001" { return SQLError.retryable(message) }
-            return SQLError.failed("postgres \(code ?? "?"): \(message)")
+        if let server = ServerError(error) {
+            if server.state == "23505" { return SQLError.uniqueViolation(server.message) }
+            if server.state == "40P01" || server.state == "40001" { return SQLError.retryable(server.message) }
+            return SQLError.failed("postgres \(server.state): \(server.message)")
         }
+        if let psql = error as? PSQLError { return SQLError.failed("postgres ?: \(String(describing: psql.code))") }
         return error
+    }
+
+    /// A refusal from the server, read from either of postgres-nio's error types: its
+    /// prepared-statement API (`PreparedQuery`) reports the older `PostgresError`, the rest `PSQLError`.
+    struct ServerError {
+        let state: String
+        let message: String
+
+        init?(_ error: any Error) {
+            if let psql = error as? PSQLError, let info = psql.serverInfo {
+                state = info[.sqlState] ?? "?"
+                message = info[.message] ?? String(describing: psql.code)
+            } else if case .server(let refusal)? = error as? PostgresError {
+                state = refusal.fields[.sqlState] ?? "?"
+                message = refusal.fields[.message] ?? "?"
+            } else {
+                return nil
+            }
+        }
     }
 
     struct Connection: SQLConnection {
         let connection: PostgresConnection
         let watch: ClosureWatch
+        let statements: StatementCache
         let logger: Logger
         var dialect: SQLDialect { .postgres }
 
         func execute(_ sql: String, _ binds: [any SQLBindable]) async throws {
-            _ = try await run(sql, binds)
+            _ = try await run(sql, binds, reuse: true)
         }
 
         func query(_ sql: String, _ binds: [any SQLBindable]) async throws -> [SQLRow] {
-            try await run(sql, binds)
+            try await run(sql, binds, reuse: true)
         }
 
-        private func run(_ sql: String, _ binds: [any SQLBindable]) async throws -> [SQLRow] {
-            var bindings = PostgresBindings(capacity: binds.count)
-            for bind in binds {
-                switch bind.sqlValue {
+        /// BEGIN, COMMIT, ROLLBACK and SET LOCAL: run as they are, never prepared.
+        func control(_ sql: String) async throws {
+            _ = try await run(sql, [], reuse: false)
+        }
+
+        private func run(_ sql: String, _ binds: [any SQLBindable], reuse: Bool) async throws -> [SQLRow] {
+            let values = binds.map(\.sqlValue)
+            let rows: [PostgresRow]
+            do {
+                rows = try await reuse ? reusing(sql, values) : once(sql, values)
+            } catch let lost as ConnectionLost {
+                throw lost
+            } catch {
+                if connection.isClosed || Self.isConnectionLoss(error) { throw ConnectionLost(cause: error) }
+                if Self.isStaleStatement(error) {
+                    // The transaction is aborted; its rerun prepares the statement afresh.
+                    statements.forgetAll()
+                    throw SQLError.retryable("a prepared statement no longer matched its tables (\(ServerError(error)?.message ?? "")): run again")
+                }
+                throw PostgresStore.translate(error)
+            }
+            guard let first = rows.first else { return [] }
+            // Every row of a result has the same columns: one array, shared by all its rows.
+            let names = first.map(\.columnName)
+            var out: [SQLRow] = []
+            out.reserveCapacity(rows.count)
+            for row in rows {
+                var values: [SQLValue] = []
+                values.reserveCapacity(names.count)
+                for cell in row { values.append(try Self.value(cell)) }
+                out.append(SQLRow(columns: names, values: values))
+            }
+            return out
+        }
+
+        /// Runs `sql` as the connection's unnamed statement: parsed and planned for this run only.
+        private func once(_ sql: String, _ values: [SQLValue]) async throws -> [PostgresRow] {
+            var bindings = PostgresBindings(capacity: values.count)
+            for value in values {
+                switch value {
                 case .integer(let v): bindings.append(v)
                 case .text(let s): bindings.append(s)
                 case .blob(let b): bindings.append(ByteBuffer(bytes: b))
@@ -272,43 +329,105 @@ public final class PostgresStore: SQLDatabase {
                 }
             }
             let query = PostgresQuery(unsafeSQL: Self.numberPlaceholders(sql), binds: bindings)
-            let result: PostgresQueryResult
-            do {
-                result = try await Self.untilClosed(connection, watch, query, logger: logger)
-            } catch let lost as ConnectionLost {
-                throw lost
-            } catch {
-                if connection.isClosed || Self.isConnectionLoss(error) { throw ConnectionLost(cause: error) }
-                throw PostgresStore.translate(error)
-            }
-            guard let first = result.rows.first else { return [] }
-            // Every row of a result has the same columns: one array, shared by all its rows.
-            let names = first.map(\.columnName)
-            var out: [SQLRow] = []
-            out.reserveCapacity(result.rows.count)
-            for row in result.rows {
-                var values: [SQLValue] = []
-                values.reserveCapacity(names.count)
-                for cell in row { values.append(try Self.value(cell)) }
-                out.append(SQLRow(columns: names, values: values))
-            }
-            return out
+            return try await Self.untilClosed(connection, watch) { connection.query(query, logger: logger) }.rows
         }
 
-        /// Runs `query` but gives up as soon as the connection closes. postgres-nio 1.33.2
-        /// writes a statement to the channel with no write promise; once the channel has closed,
-        /// its handlers are gone and the write fails unseen, so the statement's own promise is
-        /// never completed and awaiting it never ends. The channel removes its handlers and
-        /// completes `closeFuture` in the same event-loop turn, and a statement written before
-        /// that is failed by the handler, so one of the two always answers.
+        /// Runs `sql` as a statement prepared on this connection, preparing it the second time the
+        /// connection sees it (issue 13: parsing and planning anew was half of PostgreSQL's cost
+        /// per redemption batch). A statement seen once runs unnamed, with no extra round trip.
+        private func reusing(_ sql: String, _ values: [SQLValue]) async throws -> [PostgresRow] {
+            let key = Self.key(sql, values)
+            switch statements.use(key) {
+            case .unnamed:
+                return try await once(sql, values)
+            case .prepared(let statement):
+                return try await run(statement, values)
+            case .prepare:
+                let text = Self.numberPlaceholders(sql, typedAs: values)
+                let statement = try await Self.untilClosed(connection, watch) { connection.prepare(query: text) }
+                if let displaced = statements.keep(statement, for: key), !connection.isClosed {
+                    // Closed on the server in the background; a failure leaves only its memory there.
+                    _ = displaced.deallocate()
+                }
+                return try await run(statement, values)
+            }
+        }
+
+        private func run(_ statement: PreparedQuery, _ values: [SQLValue]) async throws -> [PostgresRow] {
+            let data = try values.map(Self.data)
+            return try await Self.untilClosed(connection, watch) { statement.execute(data) }
+        }
+
+        /// What a prepared statement is kept under: its text and the type of each value bound to
+        /// it (a statement prepared for a number must not receive text, nor one that left a
+        /// parameter's type to the server receive anything but NULL there).
+        static func key(_ sql: String, _ values: [SQLValue]) -> String {
+            var key = sql
+            key.unicodeScalars.append("\u{0}")
+            for value in values {
+                switch value {
+                case .integer: key.unicodeScalars.append("i")
+                case .text: key.unicodeScalars.append("t")
+                case .blob: key.unicodeScalars.append("b")
+                case .null: key.unicodeScalars.append("n")
+                case .blobs: key.unicodeScalars.append("B")
+                case .integers: key.unicodeScalars.append("I")
+                case .texts: key.unicodeScalars.append("T")
+                }
+            }
+            return key
+        }
+
+        /// The cast that types a parameter in a prepared statement's text. An unnamed statement
+        /// declares each parameter's type in its Parse message; postgres-nio prepares with none
+        /// declared, so the text carries them, and the server infers the same types as before.
+        /// NULL declares none in either case.
+        static func cast(_ value: SQLValue) -> String {
+            switch value {
+            case .integer: "::int8"
+            case .text: "::text"
+            case .blob: "::bytea"
+            case .null: ""
+            case .blobs: "::bytea[]"
+            case .integers: "::int8[]"
+            case .texts: "::text[]"
+            }
+        }
+
+        /// A value in the form postgres-nio's prepared-statement API binds: binary, typed as
+        /// the unnamed path types it.
+        static func data(_ value: SQLValue) throws -> PostgresData {
+            switch value {
+            case .integer(let v): try encoded(v)
+            case .text(let s): try encoded(s)
+            case .blob(let b): try encoded(ByteBuffer(bytes: b))
+            case .null: PostgresData.null
+            case .blobs(let v): try encoded(v.map { ByteBuffer(bytes: $0) })
+            case .integers(let v): try encoded(v)
+            case .texts(let v): try encoded(v)
+            }
+        }
+
+        private static func encoded<T: PostgresEncodable>(_ value: T) throws -> PostgresData {
+            var buffer = ByteBuffer()
+            try value.encode(into: &buffer, context: .default)
+            return PostgresData(type: T.psqlType, formatCode: T.psqlFormat, value: buffer)
+        }
+
+        /// Runs the statement `start` writes but gives up as soon as the connection closes.
+        /// postgres-nio 1.33.2 writes a statement to the channel with no write promise; once the
+        /// channel has closed, its handlers are gone and the write fails unseen, so the
+        /// statement's own promise is never completed and awaiting it never ends. The channel
+        /// removes its handlers and completes `closeFuture` in the same event-loop turn, and a
+        /// statement written before that is failed by the handler, so one of the two always answers.
         ///
-        /// The statement is postgres-nio's future-based query (all rows collected on the event
-        /// loop), and whichever of its future and the closure comes first resumes the caller
+        /// The statement is one of postgres-nio's future-based calls (all rows collected on the
+        /// event loop), and whichever of its future and the closure comes first resumes the caller
         /// straight from the event loop: no task per statement. A statement the closure beat is
         /// simply never answered; nothing waits for it.
-        static func untilClosed(
-            _ connection: PostgresConnection, _ watch: ClosureWatch, _ query: PostgresQuery, logger: Logger
-        ) async throws -> PostgresQueryResult {
+        static func untilClosed<T: Sendable>(
+            _ connection: PostgresConnection, _ watch: ClosureWatch, _ start: () -> EventLoopFuture<T>
+        ) async throws -> T {
             if connection.isClosed { throw ConnectionLost(cause: nil) }
             return try await withCheckedThrowingContinuation { continuation in
                 let outcome = FirstOutcome(continuation)
@@ -316,25 +435,45 @@ public final class PostgresStore: SQLDatabase {
                     outcome.resume(with: .failure(ConnectionLost(cause: nil)))
                     return
                 }
-                let answer: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: logger)
-                answer.whenComplete { result in
+                start().whenComplete { result in
                     watch.remove(token)
                     outcome.resume(with: result.mapError { $0 })
                 }
             }
         }
 
-        /// Connection failures as postgres-nio reports them, and the server's own notice that
-        /// it ends the session (57P01 from pg_terminate_backend, 57P02/57P03, class 08).
+        /// Connection failures as postgres-nio reports them (in either of its error types), and
+        /// the server's own notice that it ends the session (57P01 from pg_terminate_backend,
+        /// 57P02/57P03, class 08).
         static func isConnectionLoss(_ error: any Error) -> Bool {
-            guard let psql = error as? PSQLError else { return false }
-            if [.serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown].contains(psql.code) { return true }
-            guard let state = psql.serverInfo?[.sqlState] else { return false }
+            if let psql = error as? PSQLError,
+                [.serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown].contains(psql.code)
+            {
+                return true
+            }
+            switch error as? PostgresError {
+            case .connectionClosed?: return true
+            case .protocol(let message)? where message.contains("connection close"): return true
+            default: break
+            }
+            guard let state = ServerError(error)?.state else { return false }
             return ["57P01", "57P02", "57P03"].contains(state) || state.hasPrefix("08")
+        }
+
+        /// The server no longer holds the statement as it was prepared: a table under it changed
+        /// the shape of its result (0A000, "cached plan must not change result type"), or the
+        /// statement is gone (26000). The cache is stale; the transaction can run again.
+        static func isStaleStatement(_ error: any Error) -> Bool {
+            guard let server = ServerError(error) else { return false }
+            return server.state == "26000" || (server.state == "0A000" && server.message.contains("cached plan"))
         }
 
         static func value(_ cell: PostgresCell) throws -> SQLValue {
             guard cell.bytes != nil else { return .null }
+            var cell = cell
+            // postgres-nio asks for every result in binary; its prepared-statement API keeps the
+            // format the server's description gave before that choice (text), so say it again.
+            cell.format = .binary
             switch cell.dataType {
             case .int2, .int4, .int8: return .integer(try cell.decode(Int64.self))
             case .bool: return .integer(try cell.decode(Bool.self) ? 1 : 0)
@@ -345,11 +484,12 @@ public final class PostgresStore: SQLDatabase {
             }
         }
 
-        /// Rewrites `?` placeholders to PostgreSQL's `$1, $2, …` (the project's SQL has no `?` in literals).
-        /// Byte by byte: a batch's statement holds over a thousand placeholders, and walking it by
-        /// Character (grapheme breaking) showed in the load profile. `?` is one byte in UTF-8 and
-        /// never part of another character's encoding.
-        static func numberPlaceholders(_ sql: String) -> String {
+        /// Rewrites `?` placeholders to PostgreSQL's `$1, $2, …` (the project's SQL has no `?` in
+        /// literals), each followed by its value's cast when `values` are given (`cast(_:)`).
+        /// Byte by byte: a batch's statement may hold over a thousand placeholders, and walking it
+        /// by Character (grapheme breaking) showed in the load profile. `?` is one byte in UTF-8
+        /// and never part of another character's encoding.
+        static func numberPlaceholders(_ sql: String, typedAs values: [SQLValue]? = nil) -> String {
             var out: [UInt8] = []
             out.reserveCapacity(sql.utf8.count + 16)
             var n = 0
@@ -358,6 +498,7 @@ public final class PostgresStore: SQLDatabase {
                     n += 1
                     out.append(UInt8(ascii: "$"))
                     out += String(n).utf8
+                    if let values, n <= values.count { out += cast(values[n - 1]).utf8 }
                 } else {
                     out.append(byte)
                 }
@@ -368,12 +509,12 @@ public final class PostgresStore: SQLDatabase {
 }
 
 /// Resumes a continuation once, with whichever of a statement and the connection's closure ends first.
-private final class FirstOutcome: Sendable {
-    private let continuation: Mutex<CheckedContinuation<PostgresQueryResult, any Error>?>
+private final class FirstOutcome<T: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<T, any Error>?>
 
-    init(_ continuation: CheckedContinuation<PostgresQueryResult, any Error>) { self.continuation = Mutex(continuation) }
+    init(_ continuation: CheckedContinuation<T, any Error>) { self.continuation = Mutex(continuation) }
 
-    func resume(with result: Result<PostgresQueryResult, any Error>) {
+    func resume(with result: Result<T, any Error>) {
         continuation.withLock { c in
             defer { c = nil }
             return c
@@ -416,26 +557,101 @@ final class ClosureWatch: Sendable {
     }
 }
 
-/// The store's closure watches, by connection.
-final class Watches: Sendable {
-    private let byID = Mutex<[PostgresConnection.ID: ClosureWatch]>([:])
+/// What the store keeps for each open connection, by connection: the watch on its closure and
+/// its prepared statements. Made on a connection's first lease, dropped when it closes.
+final class ConnectionStates: Sendable {
+    final class State: Sendable {
+        let watch = ClosureWatch()
+        let statements = StatementCache()
+    }
 
-    func watch(_ connection: PostgresConnection) -> ClosureWatch {
-        let (watch, isNew) = byID.withLock { map in
-            if let w = map[connection.id] { return (w, false) }
-            let w = ClosureWatch()
-            map[connection.id] = w
-            return (w, true)
+    private let byID = Mutex<[PostgresConnection.ID: State]>([:])
+
+    func state(of connection: PostgresConnection) -> State {
+        let (state, isNew) = byID.withLock { map in
+            if let s = map[connection.id] { return (s, false) }
+            let s = State()
+            map[connection.id] = s
+            return (s, true)
         }
         if isNew {
             // Runs in the event-loop turn that removes the channel's handlers (see untilClosed).
             connection.closeFuture.whenComplete { _ in
                 self.byID.withLock { map in
-                    if map[connection.id] === watch { map[connection.id] = nil }
+                    if map[connection.id] === state { map[connection.id] = nil }
                 }
-                watch.close()
+                state.watch.close()
             }
         }
-        return watch
+        return state
     }
+}
+
+/// One connection's prepared statements, by SQL text and bind types (`Connection.key`). A
+/// statement is prepared the second time the connection runs it, so a one-off costs no extra
+/// round trip; at most `capacity` are kept, and the least recently used one is closed to make
+/// room. A connection is leased by one transaction at a time: the lock only makes this Sendable.
+final class StatementCache: Sendable {
+    enum Use {
+        /// Run it unnamed: the first sighting.
+        case unnamed
+        /// Prepare it, then run it: the second sighting.
+        case prepare
+        /// Run this statement, prepared earlier.
+        case prepared(PreparedQuery)
+    }
+
+    /// Statements kept prepared per connection: the hot paths use a few dozen.
+    static let capacity = 64
+    /// Texts remembered as seen once, before the memory is cleared and starts again.
+    static let remembered = 1_024
+
+    private struct State {
+        var seen: Set<String> = []
+        var prepared: [String: (statement: PreparedQuery, used: UInt64)] = [:]
+        var clock: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// How to run the statement under `key` now.
+    func use(_ key: String) -> Use {
+        state.withLock { s in
+            s.clock += 1
+            if let kept = s.prepared[key] {
+                s.prepared[key] = (kept.statement, s.clock)
+                return .prepared(kept.statement)
+            }
+            if s.seen.remove(key) != nil { return .prepare }
+            if s.seen.count >= Self.remembered { s.seen.removeAll(keepingCapacity: true) }
+            s.seen.insert(key)
+            return .unnamed
+        }
+    }
+
+    /// Keeps `statement` under `key`; returns the statement it displaced, for the caller to close.
+    func keep(_ statement: PreparedQuery, for key: String) -> PreparedQuery? {
+        state.withLock { s in
+            var displaced: PreparedQuery?
+            if s.prepared[key] == nil, s.prepared.count >= Self.capacity,
+                let oldest = s.prepared.min(by: { $0.value.used < $1.value.used })
+            {
+                displaced = oldest.value.statement
+                s.prepared[oldest.key] = nil
+            }
+            s.clock += 1
+            s.prepared[key] = (statement, s.clock)
+            return displaced
+        }
+    }
+
+    /// Forgets every statement (stale after a schema change); each is prepared again on use. The
+    /// old ones stay on the server, unused, until the connection closes: this happens only when
+    /// a table under them changed.
+    func forgetAll() {
+        state.withLock { $0 = State() }
+    }
+
+    /// Statements kept now.
+    var count: Int { state.withLock { $0.prepared.count } }
 }
