@@ -9,6 +9,10 @@ import Foundation
 import IssuerCore
 import SQLStore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// One row of the report.
 struct ReportRow: Sendable {
     let database: String
@@ -78,6 +82,7 @@ struct LoadReport {
             }
             try await ceiling()
             await Self.drop(ceilingDB)
+            await Self.settle(log: log)
         }
         let mean = ceilings.mapValues { $0.reduce(0, +) / Double($0.count) }
         let ok = rows.allSatisfy(\.ok)
@@ -113,6 +118,7 @@ struct LoadReport {
                 if prefill == nil { prefill = Prefill(db: db, template: try await PrefillTemplate.make(local.issuer, db)) }
                 log("\(database): prefilling the spent set to \(target) notes…")
                 seconds = try await prefill?.grow(to: target, log: log)
+                await Self.settle(log: log)
             }
             let before = (prefill?.notes ?? 0) + (prefill == nil ? 0 : 1) + measured
             let size = try await DatabaseSize.measure(db, sqlitePath: database == "sqlite" ? opened.location : nil)
@@ -151,6 +157,35 @@ struct LoadReport {
         if opened.db.dialect == .sqlite {
             try? FileManager.default.removeItem(at: URL(fileURLWithPath: opened.location).deletingLastPathComponent())
         }
+    }
+
+    /// Lets the machine finish what the last step left it (a prefill's dirty pages, the removal
+    /// of a 20 GB SQLite database) before the next measurement. Once, the PostgreSQL ceiling and
+    /// empty row measured right after SQLite's 10^7 database was removed ran at 0.6 and 0.3 of
+    /// their usual rates, and the rows after them did not. Flushes the page cache, waits until
+    /// less than 16 MB is dirty or under writeback (a minute at most), then 5 s more.
+    static func settle(log: @Sendable (String) -> Void) async {
+        let clock = ContinuousClock()
+        let start = clock.now
+        #if canImport(Glibc)
+        Glibc.sync()
+        #endif
+        while clock.now - start < .seconds(60), let kb = unwrittenKB(), kb > 16 * 1_024 {
+            try? await Task.sleep(for: .seconds(1))
+        }
+        try? await Task.sleep(for: .seconds(5))
+        let waited = (clock.now - start).components
+        log(String(format: "  (settled for %.1f s before measuring)", Double(waited.seconds) + Double(waited.attoseconds) / 1e18))
+    }
+
+    /// Dirty and under-writeback page cache, in kB (Linux's /proc/meminfo); nil elsewhere.
+    static func unwrittenKB() -> Int? {
+        guard let info = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8) else { return nil }
+        var total = 0
+        for line in info.split(separator: "\n") where line.hasPrefix("Dirty:") || line.hasPrefix("Writeback:") {
+            total += line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        }
+        return total
     }
 
     static func mb(_ bytes: Int64) -> String { String(format: "%.0f MB", Double(bytes) / 1_000_000) }
