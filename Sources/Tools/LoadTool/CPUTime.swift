@@ -6,8 +6,10 @@ import Foundation
 
 /// CPU time used so far (user + system, whole microseconds): by this process (with `children`, the
 /// wallet-server processes it started), and by every process named `postgres` that is alive now
-/// (the server's backends and background workers; a backend that has exited no longer counts,
-/// which is why the load keeps its connections open).
+/// (the server's backends and background workers) together with the children they have reaped:
+/// a backend that exits moves its CPU time into the postmaster's, so the sum never goes back
+/// (it did once, and a ceiling measured while the last phase's backends exited showed −17 µs
+/// per insert).
 struct CPUTime: Sendable {
     /// Microseconds of CPU: this process (and the children asked for), and PostgreSQL.
     var ownMicros: Int64
@@ -42,17 +44,19 @@ struct CPUTime: Sendable {
         CPUTime(ownMicros: a.ownMicros - b.ownMicros, postgresMicros: a.postgresMicros - b.postgresMicros)
     }
 
-    /// utime + stime of the processes named `postgres`, from /proc (0 where there is none).
+    /// utime + stime + cutime + cstime of the processes named `postgres`, from /proc (0 where
+    /// there is none).
     private static func postgresMicros() -> Int64 {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return 0 }
         return entries.reduce(0) { sum, pid in
             guard let id = Int32(pid) else { return sum }
-            return sum + (micros(of: id, named: "postgres") ?? 0)
+            return sum + (micros(of: id, named: "postgres", reapedChildren: true) ?? 0)
         }
     }
 
-    /// utime + stime of process `pid` from /proc/PID/stat, if it runs (and is called `named`).
-    private static func micros(of pid: Int32, named: String? = nil) -> Int64? {
+    /// utime + stime of process `pid` from /proc/PID/stat, if it runs (and is called `named`);
+    /// with `reapedChildren`, plus cutime + cstime: the CPU of the children it has waited for.
+    private static func micros(of pid: Int32, named: String? = nil, reapedChildren: Bool = false) -> Int64? {
         #if os(Linux)
         let ticks = Int64(sysconf(Int32(_SC_CLK_TCK)))
         guard ticks > 0, let stat = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return nil }
@@ -61,11 +65,17 @@ struct CPUTime: Sendable {
         guard let open = bytes.firstIndex(of: UInt8(ascii: "(")), let close = bytes.lastIndex(of: UInt8(ascii: ")")), open < close else { return nil }
         if let named, String(decoding: bytes[(open + 1)..<close], as: UTF8.self) != named { return nil }
         let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
-        // After the comm: state is field 3 of stat(5), utime 14 and stime 15, so index 11 and 12 here.
-        guard fields.count > 12, let utime = UInt64(String(decoding: fields[11], as: UTF8.self)),
-            let stime = UInt64(String(decoding: fields[12], as: UTF8.self))
-        else { return nil }
-        return Int64(clamping: utime + stime) * 1_000_000 / ticks
+        // After the comm: state is field 3 of stat(5), utime 14, stime 15, cutime 16 and cstime 17,
+        // so index 11 to 14 here.
+        let used = reapedChildren ? 11...14 : 11...12
+        guard fields.count > used.upperBound else { return nil }
+        var total: UInt64 = 0
+        for index in used {
+            // cutime and cstime are signed in stat(5); never negative in practice.
+            guard let value = Int64(String(decoding: fields[index], as: UTF8.self)), value >= 0 else { return nil }
+            total += UInt64(value)
+        }
+        return Int64(clamping: total) * 1_000_000 / ticks
         #else
         return nil
         #endif

@@ -162,7 +162,7 @@ struct LoadReport {
     /// Lets the machine finish what the last step left it (a prefill's dirty pages, the removal
     /// of a 20 GB SQLite database) before the next measurement. Once, the PostgreSQL ceiling and
     /// empty row measured right after SQLite's 10^7 database was removed ran at 0.6 and 0.3 of
-    /// their usual rates, and the rows after them did not. Flushes the page cache, waits until
+    /// their usual rates, and the rows after them did not. Writes out dirty pages (sync), waits until
     /// less than 16 MB is dirty or under writeback (a minute at most), then 5 s more.
     static func settle(log: @Sendable (String) -> Void) async {
         let clock = ContinuousClock()
