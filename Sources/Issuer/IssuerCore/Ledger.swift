@@ -125,17 +125,16 @@ enum Ledger {
         static func addAll(_ conn: any SQLConnection, table: String, key: String, keyKind: BulkColumns.Kind, column: String,
                            _ changes: [(any SQLBindable, Int64)]) async throws {
             guard !changes.isEmpty else { return }
-            var binds = changes.flatMap { change -> [any SQLBindable] in
+            let rows = changes.map { change -> [any SQLBindable] in
                 let (low, high) = Ledger.bounds(adding: change.1)
                 return [change.0, change.1, low, high]
             }
             // Rows whose sum would overflow fail the bounds and are not updated; the count shows it.
             let sql: String
+            let binds: [any SQLBindable]
             switch conn.dialect {
             case .postgres:
-                let bulk = try BulkColumns(
-                    stride(from: 0, to: binds.count, by: 4).map { Array(binds[$0..<($0 + 4)]) },
-                    columns: [.init(keyKind), .init(.bigint), .init(.bigint), .init(.bigint)])
+                let bulk = try BulkColumns(rows, columns: [.init(keyKind), .init(.bigint), .init(.bigint), .init(.bigint)])
                 binds = bulk.binds
                 sql = """
                     WITH v(k, delta, low, high) AS (SELECT \(bulk.select) FROM \(bulk.from)),
@@ -151,6 +150,7 @@ enum Ledger {
                     UPDATE \(table) SET \(column) = \(column) + v.column2 FROM (VALUES \(values)) AS v
                     WHERE \(table).\(key) = v.column1 AND \(table).\(column) BETWEEN v.column3 AND v.column4 RETURNING \(table).\(key)
                     """
+                binds = rows.flatMap { $0 }
             }
             let updated = try await conn.query(sql, binds)
             guard updated.count == changes.count else { throw IssuerError.amountOverflow }

@@ -317,17 +317,7 @@ public final class PostgresStore: SQLDatabase {
         /// Runs `sql` as the connection's unnamed statement: parsed and planned for this run only.
         private func once(_ sql: String, _ values: [SQLValue]) async throws -> [PostgresRow] {
             var bindings = PostgresBindings(capacity: values.count)
-            for value in values {
-                switch value {
-                case .integer(let v): bindings.append(v)
-                case .text(let s): bindings.append(s)
-                case .blob(let b): bindings.append(ByteBuffer(bytes: b))
-                case .null: bindings.appendNull()
-                case .blobs(let v): bindings.append(v.map { ByteBuffer(bytes: $0) })
-                case .integers(let v): bindings.append(v)
-                case .texts(let v): bindings.append(v)
-                }
-            }
+            for value in values { bindings.append(try Self.data(value)) }
             let query = PostgresQuery(unsafeSQL: Self.numberPlaceholders(sql), binds: bindings)
             return try await Self.untilClosed(connection, watch) { connection.query(query, logger: logger) }.rows
         }
@@ -394,8 +384,8 @@ public final class PostgresStore: SQLDatabase {
             }
         }
 
-        /// A value in the form postgres-nio's prepared-statement API binds: binary, typed as
-        /// the unnamed path types it.
+        /// A value as both paths bind it: binary, with its type (none for NULL), which an unnamed
+        /// statement declares in its Parse message and a prepared one carries as a cast (`cast(_:)`).
         static func data(_ value: SQLValue) throws -> PostgresData {
             switch value {
             case .integer(let v): try encoded(v)

@@ -56,6 +56,8 @@ struct LoadReport {
         var ceilings: [String: [Double]] = [:]
         var ceilingCPU: [String: [Double]] = [:]
         for database in databases {
+            // Not before the first: nothing of this run is left to settle then.
+            if database != databases.first { await Self.settle(log: log) }
             let ceilingDB = try await LoadDatabase.open(database, label: "ceiling", postgresURL: options.postgresURL, maxConnections: 40)
             func ceiling() async throws {
                 let measured = try await LoadSetup.ceiling(ceilingDB.db, clients: options.clients, inserts: options.redemptions)
@@ -82,7 +84,6 @@ struct LoadReport {
             }
             try await ceiling()
             await Self.drop(ceilingDB)
-            await Self.settle(log: log)
         }
         let mean = ceilings.mapValues { $0.reduce(0, +) / Double($0.count) }
         let ok = rows.allSatisfy(\.ok)
