@@ -4,10 +4,23 @@ import Foundation
 import OfflineNotes
 import SQLStore
 
-/// One chain to redeem, already verified (signatures are checked before the transaction).
+/// One chain to redeem, verified in full.
 struct RedemptionItem: Sendable {
     let account: Int64
     let state: VerifiedState
+    let entry: [UInt8]
+}
+
+/// One chain as the group commit queues it: verified before the transaction, except for the
+/// note's issuer signature when `verified` is nil. The batch settles that one against the
+/// note's record in `issued_note.note` (the issuer's own signature is not verified again:
+/// `AwaitingIssuerRecord`); a chain whose note differs from its record, or has none, gets its
+/// signature verified after the transaction, outside it, and is written by another.
+struct PendingRedemption: Sendable {
+    let account: Int64
+    let chain: AwaitingIssuerRecord
+    /// Set once the issuer signature was verified.
+    var verified: VerifiedState?
     let entry: [UInt8]
 }
 
@@ -70,25 +83,58 @@ extension Issuer {
 
     func redeemOne(account: Int64, bytes: [UInt8]) async throws -> RedeemResult {
         let now = UInt64(self.now)
-        let state: VerifiedState
+        let chain: AwaitingIssuerRecord
         do {
-            state = try verifier.verifyChain(bytes, now: now, checkExpiry: false)
+            chain = try verifier.verifyChainAwaitingIssuerRecord(bytes, now: now, checkExpiry: false)
         } catch {
             return .invalid(code: error.code, reason: error.description)
         }
-        guard now < state.expiresAt + config.redemptionGrace else {
+        // Written so that it cannot overflow: the note's signature is not verified yet, so its
+        // expiry can be anything.
+        guard now < chain.expiresAt || now - chain.expiresAt < config.redemptionGrace else {
+            // Verification comes before the issuer's own rules (§5): a forged note is refused as forged.
+            do { _ = try chain.confirmBySignature() } catch { return .invalid(code: error.code, reason: error.description) }
             return .invalid(code: "expired", reason: "the note expired and its redemption grace period is over")
         }
-        let item = RedemptionItem(account: account, state: state, entry: random(16))
+        let item = PendingRedemption(account: account, chain: chain, entry: random(16))
         return try await redemptions.submit(item) { batch, slot in
-            let results = try await self.database.transaction { conn in
-                let results = try await self.writeBatch(batch, conn, shard: self.shardOffset + slot)
-                CrashPoints.reach(.issuerRedeemInTransaction)
-                return results
+            let first = try await self.commitBatch(batch, slot: slot)
+            var results: [Result<RedeemResult, any Error>] = first.map { .success($0 ?? .invalid(code: "internal", reason: "not processed")) }
+            // Notes the record did not settle: their signatures are verified here, outside any
+            // transaction (a flood of forged notes must not hold one open), and those that pass
+            // are written by a second one. Honest chains get here only if their note's bytes
+            // differ from the record (another valid encoding of the same signature).
+            var again: [(index: Int, item: PendingRedemption)] = []
+            for i in first.indices where first[i] == nil {
+                do throws(VerificationError) {
+                    var item = batch[i]
+                    item.verified = try item.chain.confirmBySignature()
+                    again.append((i, item))
+                } catch {
+                    results[i] = .success(.invalid(code: error.code, reason: error.description))
+                }
             }
-            CrashPoints.reach(.issuerRedeemCommitted)
+            guard !again.isEmpty else { return results }
+            // The first transaction's chains are committed: a failure now is only these chains'.
+            do {
+                let written = try await self.commitBatch(again.map(\.item), slot: slot)
+                for (n, i) in again.map(\.index).enumerated() { results[i] = .success(written[n] ?? .invalid(code: "internal", reason: "not processed")) }
+            } catch {
+                for i in again.map(\.index) { results[i] = .failure(error) }
+            }
             return results
         }
+    }
+
+    /// One group-commit transaction: `writeBatch` and its crash points.
+    private func commitBatch(_ batch: [PendingRedemption], slot: Int) async throws -> [RedeemResult?] {
+        let results = try await database.transaction { conn in
+            let results = try await self.writeBatch(batch, conn, shard: self.shardOffset + slot)
+            CrashPoints.reach(.issuerRedeemInTransaction)
+            return results
+        }
+        CrashPoints.reach(.issuerRedeemCommitted)
+        return results
     }
 
     static let redeemMarker = Array("offline-wallet/v1/redeemed".utf8) + [0]
@@ -98,17 +144,23 @@ extension Issuer {
     /// Items whose states overlap inside the batch (the same chain twice, sibling outputs, a
     /// double spend) are written one by one afterwards, seeing what the batch wrote.
     /// `shard` is the float's balance shard this batch adds to (see `Ledger`).
-    func writeBatch(_ batch: [RedemptionItem], _ conn: any SQLConnection, shard: Int) async throws -> [RedeemResult] {
+    ///
+    /// A chain whose issuer signature is still unverified is settled against its note's record
+    /// first. If the record does not settle it, its result is nil and nothing of it is written:
+    /// the caller verifies the signature outside the transaction (see `redeemOne`).
+    func writeBatch(_ pending: [PendingRedemption], _ conn: any SQLConnection, shard: Int) async throws -> [RedeemResult?] {
         let now = self.now
         let deltas = Ledger.Deltas(shard: shard)
-        var results = [RedeemResult?](repeating: nil, count: batch.count)
+        var results = [RedeemResult?](repeating: nil, count: pending.count)
 
         // Lookups for the whole batch.
-        let notes = Array(Set(batch.map(\.state.noteID.bytes)))
-        let keys = Array(Set(batch.map(\.state.owner.bytes)))
+        let notes = Array(Set(pending.map(\.chain.noteID.bytes)))
+        let keys = Array(Set(pending.map(\.chain.holder.bytes)))
         var swept: [[UInt8]: Int64] = [:]
+        var records: [[UInt8]: [UInt8]] = [:]
         var owners: [[UInt8]: Int64] = [:]
-        // Both in one round trip: the notes' `swept` (side 0) and the held keys' accounts (side 1).
+        // Both in one round trip: the notes' `swept` and record (side 0) and the held keys'
+        // accounts (side 1).
         let lookup: (notes: String, keys: String, binds: [any SQLBindable])
         if conn.dialect == .postgres {
             lookup = ("= ANY(CAST(? AS BYTEA[]))", "= ANY(CAST(? AS BYTEA[]))", [SQLValue.blobs(notes), SQLValue.blobs(keys)])
@@ -118,14 +170,37 @@ extension Issuer {
         }
         for row in try await conn.query(
             """
-            SELECT 0 AS side, note_id AS k, swept AS v FROM issued_note WHERE note_id \(lookup.notes)
+            SELECT 0 AS side, note_id AS k, swept AS v, note AS n FROM issued_note WHERE note_id \(lookup.notes)
             UNION ALL
-            SELECT 1 AS side, public_key AS k, account_id AS v FROM wallet_key WHERE public_key \(lookup.keys)
+            SELECT 1 AS side, public_key AS k, account_id AS v, NULL AS n FROM wallet_key WHERE public_key \(lookup.keys)
             """, lookup.binds)
         {
-            if try row.int("side") == 0 { swept[try row.blob("k")] = try row.int("v") } else { owners[try row.blob("k")] = try row.int("v") }
+            if try row.int("side") == 0 {
+                swept[try row.blob("k")] = try row.int("v")
+                records[try row.blob("k")] = try row.blob("n")
+            } else {
+                owners[try row.blob("k")] = try row.int("v")
+            }
         }
 
+        // The issuer signatures: settled by the record, or left to the caller (result nil).
+        var batch: [RedemptionItem] = []
+        var positions: [Int] = []
+        for (i, item) in pending.enumerated() {
+            guard let state = item.verified ?? item.chain.matching(record: records[item.chain.noteID.bytes]) else { continue }
+            batch.append(RedemptionItem(account: item.account, state: state, entry: item.entry))
+            positions.append(i)
+        }
+        let written = try await writeVerified(batch, conn, deltas, swept: swept, owners: owners, now: now)
+        for (n, i) in positions.enumerated() { results[i] = written[n] }
+        return results
+    }
+
+    /// `writeBatch` for the chains verified in full, with the batch's lookups.
+    private func writeVerified(
+        _ batch: [RedemptionItem], _ conn: any SQLConnection, _ deltas: Ledger.Deltas, swept: [[UInt8]: Int64], owners: [[UInt8]: Int64], now: Int64
+    ) async throws -> [RedeemResult] {
+        var results = [RedeemResult?](repeating: nil, count: batch.count)
         // Items that touch no state another item touches go through the bulk insert.
         var seen = Set<[UInt8]>()
         var bulk: [Int] = []

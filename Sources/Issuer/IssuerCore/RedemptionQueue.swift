@@ -5,7 +5,7 @@ import Synchronization
 /// no timer: under light load a request commits alone, at once.
 final class RedemptionQueue: Sendable {
     struct Waiter {
-        let item: RedemptionItem
+        let item: PendingRedemption
         let continuation: CheckedContinuation<RedeemResult, any Error>
     }
 
@@ -26,11 +26,13 @@ final class RedemptionQueue: Sendable {
         state = Mutex(State(freeSlots: Array((0..<max(1, parallelism)).reversed())))
     }
 
-    /// Queues `item`; `flush` writes a batch in one transaction and returns one result per item.
-    /// Its second argument is the batch's slot, in `0..<parallelism`: no two batches running at
-    /// once have the same one (the issuer gives each slot its own float shard).
+    /// Queues `item`; `flush` writes a batch and returns one result per item: an error thrown
+    /// by `flush` goes to every item of the batch, an error in the results only to its own (a
+    /// batch can take two transactions, `Issuer.redeemOne`). Its second argument is the batch's
+    /// slot, in `0..<parallelism`: no two batches running at once have the same one (the issuer
+    /// gives each slot its own float shard).
     func submit(
-        _ item: RedemptionItem, flush: @escaping @Sendable ([RedemptionItem], Int) async throws -> [RedeemResult]
+        _ item: PendingRedemption, flush: @escaping @Sendable ([PendingRedemption], Int) async throws -> [Result<RedeemResult, any Error>]
     ) async throws -> RedeemResult {
         try await withCheckedThrowingContinuation { continuation in
             let slot = state.withLock { s -> Int? in
@@ -41,7 +43,7 @@ final class RedemptionQueue: Sendable {
         }
     }
 
-    private func drain(slot: Int, _ flush: @escaping @Sendable ([RedemptionItem], Int) async throws -> [RedeemResult]) async {
+    private func drain(slot: Int, _ flush: @escaping @Sendable ([PendingRedemption], Int) async throws -> [Result<RedeemResult, any Error>]) async {
         while true {
             let batch = state.withLock { s -> [Waiter] in
                 let take = Array(s.pending.prefix(maxBatch))
@@ -54,7 +56,7 @@ final class RedemptionQueue: Sendable {
                 let results = try await flush(batch.map(\.item), slot)
                 // Every waiter must be resumed exactly once, or its request hangs forever.
                 guard results.count == batch.count else { throw RedemptionQueueError.resultCountMismatch }
-                for (waiter, result) in zip(batch, results) { waiter.continuation.resume(returning: result) }
+                for (waiter, result) in zip(batch, results) { waiter.continuation.resume(with: result) }
             } catch {
                 for waiter in batch { waiter.continuation.resume(throwing: error) }
             }

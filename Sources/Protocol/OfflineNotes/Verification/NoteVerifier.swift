@@ -102,11 +102,20 @@ public struct NoteVerifier: Sendable {
 
     /// Phase 2 for one chain: the issuer signature, then each owner signature in order.
     func checkSignatures(_ state: VerifiedState) throws(VerificationError) {
-        let note = state.chain.note
+        try checkIssuerSignature(state.chain.note)
+        try checkOwnerSignatures(state)
+    }
+
+    /// Phase 2's first check: the note's signature with its issuing key.
+    func checkIssuerSignature(_ note: IssuedNote) throws(VerificationError) {
         guard let issuerKey = keyset.parsedKey(note.issuerKeyID) else { throw .unknownIssuerKey(note.issuerKeyID) }
         guard SignatureCheck.isValid(note.signature, context: .issuedNote, body: note.body, key: issuerKey) else {
             throw .badIssuerSignature
         }
+    }
+
+    /// Phase 2 after the issuer signature: each transfer's signature, in order.
+    func checkOwnerSignatures(_ state: VerifiedState) throws(VerificationError) {
         for edge in state.spends {
             // An owner key that is not a valid point can never have signed anything.
             guard let key = keyCache.key(for: edge.owner),
