@@ -178,6 +178,9 @@ struct StrictJSONMiddleware<Context: RequestContext>: RouterMiddleware {
     /// JSON media types, and no Content-Type at all (the generated decoder then assumes JSON).
     static func isJSON(_ contentType: String?) -> Bool {
         guard let contentType else { return true }
+        // What every client sends, answered without Foundation's character sets (which cost
+        // a few microseconds per request on Linux: 0.7 % of a redemption's CPU).
+        if contentType.utf8.elementsEqual("application/json".utf8) { return true }
         let media = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         return media.isEmpty || media == "application/json" || media.hasSuffix("+json")
     }
