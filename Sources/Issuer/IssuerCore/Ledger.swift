@@ -84,29 +84,25 @@ enum Ledger {
             self.shard = shard % Ledger.shardCount
         }
 
+        static let journalColumns = "entry, account_id, amount, kind, reference, created_at"
+
         func apply(_ conn: any SQLConnection) async throws {
-            let journalColumns = "entry, account_id, amount, kind, reference, created_at"
+            let accounts = byAccount.filter { $0.value != 0 }.sorted { $0.key < $1.key }.map { ($0.key as any SQLBindable, $0.value) }
+            let notes = redeemedByNote.filter { $0.value != 0 }.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { ($0.key as any SQLBindable, $0.value) }
+            // Shards last: every transaction locks account rows before shard rows.
+            let shards = bySharded.filter { $0.value != 0 }.sorted { $0.key < $1.key }
             if conn.dialect == .postgres {
-                if !journal.isEmpty {
-                    let bulk = try BulkColumns(
-                        journal, columns: [.init(.bytea), .init(.bigint), .init(.bigint), .init(.text), .init(.bytea, nullable: true), .init(.bigint)])
-                    try await conn.execute("INSERT INTO journal(\(journalColumns)) SELECT \(bulk.select) FROM \(bulk.from)", bulk.binds)
-                }
+                try await applyInOneStatement(conn, accounts: accounts, notes: notes, shards: shards)
             } else {
                 for start in stride(from: 0, to: journal.count, by: 500) {
                     let chunk = journal[start..<min(start + 500, journal.count)]
                     try await conn.execute(
-                        "INSERT INTO journal(\(journalColumns)) VALUES " + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "),
+                        "INSERT INTO journal(\(Self.journalColumns)) VALUES " + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "),
                         chunk.flatMap { $0 })
                 }
-            }
-            try await Self.addAll(conn, table: "account", key: "id", keyKind: .bigint, column: "balance",
-                                  byAccount.filter { $0.value != 0 }.sorted { $0.key < $1.key }.map { ($0.key as any SQLBindable, $0.value) })
-            try await Self.addAll(conn, table: "issued_note", key: "note_id", keyKind: .bytea, column: "redeemed",
-                                  redeemedByNote.filter { $0.value != 0 }.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { ($0.key as any SQLBindable, $0.value) })
-            // Shards last: every transaction locks account rows before shard rows.
-            for (account, delta) in bySharded.sorted(by: { $0.key < $1.key }) where delta != 0 {
-                try await Ledger.addToShard(conn, account: account, shard: shard, delta)
+                try await Self.addAll(conn, table: "account", key: "id", keyKind: .bigint, column: "balance", accounts)
+                try await Self.addAll(conn, table: "issued_note", key: "note_id", keyKind: .bytea, column: "redeemed", notes)
+                for (account, delta) in shards { try await Ledger.addToShard(conn, account: account, shard: shard, delta) }
             }
             byAccount = [:]
             bySharded = [:]
@@ -114,14 +110,74 @@ enum Ledger {
             journal = []
         }
 
+        /// PostgreSQL: the journal rows and every balance change of the batch in one statement
+        /// (each part a data-modifying CTE), not four: each statement is a round trip, and a
+        /// batch's fixed cost is mostly its round trips (docs/performance.md, fourth round).
+        /// The locks come in the order the separate statements took them: the accounts (in key
+        /// order, by their `locked` CTE), then the notes, then the shards, because the final
+        /// SELECT reads the three counts in that order and PostgreSQL runs a CTE when it is first
+        /// read; the journal insert, read by nothing, runs after them, and its foreign-key locks
+        /// (KEY SHARE) do not conflict with FOR NO KEY UPDATE. Any overflow leaves a count short
+        /// and throws, which rolls the whole batch back, as before.
+        func applyInOneStatement(
+            _ conn: any SQLConnection, accounts: [(any SQLBindable, Int64)], notes: [(any SQLBindable, Int64)], shards: [(key: Int64, value: Int64)]
+        ) async throws {
+            var ctes: [String] = []
+            var binds: [any SQLBindable] = []
+            var counts: [(column: String, expected: Int)] = []
+            if let part = try Ledger.addAllPart("a", table: "account", key: "id", keyKind: .bigint, column: "balance", accounts) {
+                ctes += part.ctes
+                binds += part.binds
+                counts.append(("a_upd", accounts.count))
+            }
+            if let part = try Ledger.addAllPart("n", table: "issued_note", key: "note_id", keyKind: .bytea, column: "redeemed", notes) {
+                ctes += part.ctes
+                binds += part.binds
+                counts.append(("n_upd", notes.count))
+            }
+            if !shards.isEmpty {
+                let rows = shards.map { change -> [any SQLBindable] in
+                    let (low, high) = Ledger.bounds(adding: change.value)
+                    return [change.key, change.value, low, high]
+                }
+                let bulk = try BulkColumns(rows, columns: [.init(.bigint), .init(.bigint), .init(.bigint), .init(.bigint)], alias: "s")
+                ctes.append("s_v(k, delta, low, high) AS (SELECT \(bulk.select) FROM \(bulk.from))")
+                ctes.append("""
+                    s_upd AS (UPDATE balance_shard SET balance = balance_shard.balance + s_v.delta FROM s_v
+                    WHERE balance_shard.account_id = s_v.k AND balance_shard.shard = CAST(? AS BIGINT)
+                    AND balance_shard.balance BETWEEN s_v.low AND s_v.high RETURNING balance_shard.account_id)
+                    """)
+                binds += bulk.binds + [Int64(shard)]
+                counts.append(("s_upd", shards.count))
+            }
+            if !journal.isEmpty {
+                let bulk = try BulkColumns(
+                    journal, columns: [.init(.bytea), .init(.bigint), .init(.bigint), .init(.text), .init(.bytea, nullable: true), .init(.bigint)], alias: "j")
+                ctes.append("j_ins AS (INSERT INTO journal(\(Self.journalColumns)) SELECT \(bulk.select) FROM \(bulk.from))")
+                binds += bulk.binds
+            }
+            guard !ctes.isEmpty else { return }
+            let select = counts.isEmpty ? "SELECT 0 AS none" : "SELECT " + counts.map { "(SELECT CAST(COUNT(*) AS BIGINT) FROM \($0.column)) AS \($0.column)" }.joined(separator: ", ")
+            guard let row = try await conn.query("WITH " + ctes.joined(separator: ",\n") + "\n" + select, binds).first else {
+                throw IssuerError.storage("the batch's balance statement returned no row")
+            }
+            for (column, expected) in counts where try row.int(column) != expected {
+                if column == "s_upd" {
+                    // As `addToShard` tells them apart: a missing row is a broken schema, not an overflow.
+                    for (account, _) in shards where try await conn.queryOne(
+                        "SELECT shard FROM balance_shard WHERE account_id = ? AND shard = ?", account, Int64(shard)) == nil
+                    {
+                        throw IssuerError.storage("balance shard \(shard) of account \(account) missing; migrations did not run")
+                    }
+                }
+                throw IssuerError.amountOverflow
+            }
+        }
+
         /// `column += delta` for many rows in one statement, refusing (`amountOverflow`, which
-        /// rolls the whole batch back) if any row would leave Int64. On PostgreSQL the statement
-        /// first locks the rows in key order (the `locked` CTE: a sorted scan under FOR NO KEY
-        /// UPDATE, whose rows the update joins, so it only ever updates rows it holds), so
-        /// concurrent batches always lock in the same order. The lock is FOR NO KEY UPDATE (what
-        /// an UPDATE of a non-key column takes): FOR UPDATE would also conflict with the KEY SHARE
-        /// locks that journal inserts take through their foreign key, and two batches would
-        /// deadlock on each other's journal rows.
+        /// rolls the whole batch back) if any row would leave Int64: on PostgreSQL with
+        /// `Ledger.addAllPart` (a batch uses `applyInOneStatement` instead), on SQLite with an
+        /// UPDATE … FROM VALUES.
         static func addAll(_ conn: any SQLConnection, table: String, key: String, keyKind: BulkColumns.Kind, column: String,
                            _ changes: [(any SQLBindable, Int64)]) async throws {
             guard !changes.isEmpty else { return }
@@ -134,14 +190,9 @@ enum Ledger {
             let binds: [any SQLBindable]
             switch conn.dialect {
             case .postgres:
-                let bulk = try BulkColumns(rows, columns: [.init(keyKind), .init(.bigint), .init(.bigint), .init(.bigint)])
-                binds = bulk.binds
-                sql = """
-                    WITH v(k, delta, low, high) AS (SELECT \(bulk.select) FROM \(bulk.from)),
-                    locked AS (SELECT t.\(key) AS k FROM \(table) t JOIN v ON t.\(key) = v.k ORDER BY t.\(key) FOR NO KEY UPDATE OF t)
-                    UPDATE \(table) SET \(column) = \(table).\(column) + v.delta FROM v JOIN locked ON locked.k = v.k
-                    WHERE \(table).\(key) = v.k AND \(table).\(column) BETWEEN v.low AND v.high RETURNING \(table).\(key)
-                    """
+                guard let part = try Ledger.addAllPart("x", table: table, key: key, keyKind: keyKind, column: column, changes) else { return }
+                binds = part.binds
+                sql = "WITH " + part.ctes.joined(separator: ",\n") + "\nSELECT 1 FROM x_upd"
             case .sqlite:
                 let keyType = keyKind == .bigint ? "BIGINT" : "BLOB"
                 let values = Array(repeating: "(CAST(? AS \(keyType)), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT))", count: changes.count)
@@ -214,6 +265,34 @@ enum Ledger {
             "INSERT INTO journal(entry, account_id, amount, kind, reference, created_at) VALUES "
                 + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: postings.count).joined(separator: ", "),
             binds)
+    }
+
+    /// PostgreSQL CTEs for `column += delta` on many rows of `table`, named `<name>_v` (the
+    /// changes), `<name>_locked` (the rows locked in key order: a sorted scan under FOR NO KEY
+    /// UPDATE, which the update joins, so it only ever updates rows it holds) and `<name>_upd`
+    /// (the update, returning a row per key it changed: fewer than the changes means one would
+    /// have left Int64). Nil without changes. Concurrent batches so lock in the same order. The
+    /// lock is FOR NO KEY UPDATE (what an UPDATE of a non-key column takes): FOR UPDATE would
+    /// also conflict with the KEY SHARE locks that journal inserts take through their foreign
+    /// key, and two batches would deadlock on each other's journal rows.
+    static func addAllPart(
+        _ name: String, table: String, key: String, keyKind: BulkColumns.Kind, column: String, _ changes: [(any SQLBindable, Int64)]
+    ) throws -> (ctes: [String], binds: [any SQLBindable])? {
+        guard !changes.isEmpty else { return nil }
+        let rows = changes.map { change -> [any SQLBindable] in
+            let (low, high) = bounds(adding: change.1)
+            return [change.0, change.1, low, high]
+        }
+        let bulk = try BulkColumns(rows, columns: [.init(keyKind), .init(.bigint), .init(.bigint), .init(.bigint)], alias: name)
+        let v = "\(name)_v", locked = "\(name)_locked"
+        return ([
+            "\(v)(k, delta, low, high) AS (SELECT \(bulk.select) FROM \(bulk.from))",
+            "\(locked) AS (SELECT t.\(key) AS k FROM \(table) t JOIN \(v) ON t.\(key) = \(v).k ORDER BY t.\(key) FOR NO KEY UPDATE OF t)",
+            """
+            \(name)_upd AS (UPDATE \(table) SET \(column) = \(table).\(column) + \(v).delta FROM \(v) JOIN \(locked) ON \(locked).k = \(v).k
+            WHERE \(table).\(key) = \(v).k AND \(table).\(column) BETWEEN \(v).low AND \(v).high RETURNING \(table).\(key))
+            """,
+        ], bulk.binds)
     }
 
     /// `balance_shard.balance += delta` for one shard, refusing (`amountOverflow`) a sum that
