@@ -298,6 +298,7 @@ let package = Package(
         .systemLibrary(name: "CQREncode", path: "Sources/System/CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CZBar", path: "Sources/System/CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CPNG", path: "Sources/System/CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CSpawn", path: "Sources/System/CSpawn"),
         .systemLibrary(name: "CSecp256k1", path: "Sources/System/CSecp256k1", pkgConfig: "libsecp256k1", providers: [.apt(["libsecp256k1-dev"])]),
 
         // MARK: - Testing: doubles and harnesses for tests, benchmarks and the demo (no product ships them)
@@ -305,6 +306,7 @@ let package = Package(
         // directories that clean up, and a real wallet-server process on a port the system picked.
         .target(
             name: "TestSupport",
+            dependencies: ["CSpawn"],
             path: "Sources/Testing/TestSupport"
         ),
         // Issuer-side test helpers: scratch databases that drop themselves (SQLite directory or

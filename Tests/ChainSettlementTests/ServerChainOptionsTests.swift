@@ -11,19 +11,11 @@ struct ServerChainOptionsTests {
     /// Runs wallet-server to its exit; returns its status and standard error.
     static func run(_ arguments: [String]) async throws -> (status: Int32, stderr: String) {
         let scratch = try TemporaryDirectory("chain-startup")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try BuiltProducts.path("wallet-server"))
-        process.arguments = ["serve", "--keys", scratch.path("keys"), "--database", scratch.path("db.sqlite"), "--port", "0"] + arguments
-        let stderr = Pipe()
-        process.standardError = stderr
-        process.standardOutput = FileHandle.nullDevice
-        let exited = AsyncStream<Void>.makeStream()
-        process.terminationHandler = { _ in exited.continuation.yield() }
-        try process.run()
-        let output = Task.detached { stderr.fileHandleForReading.readDataToEndOfFile() }
-        var iterator = exited.stream.makeAsyncIterator()
-        await iterator.next()
-        return (process.terminationStatus, String(decoding: await output.value, as: UTF8.self))
+        // ProgramRun (`Spawn`), not Foundation's `Process`: see `Spawn`.
+        let run = try ProgramRun.run(
+            try BuiltProducts.path("wallet-server"),
+            ["serve", "--keys", scratch.path("keys"), "--database", scratch.path("db.sqlite"), "--port", "0"] + arguments, in: scratch.path)
+        return (run.status, run.stderr)
     }
 
     @Test func chainModeThatCannotSettleSafelyIsRefusedAtStart() async throws {

@@ -18,42 +18,37 @@ import FoundationNetworking
         let exited: Bool
     }
 
-    /// A running `wallet-server` whose standard error is collected.
-    final class Launched: @unchecked Sendable {  // touched by the test's task only
-        let process = Process()
-        let exit = AsyncStream<Void>.makeStream()
-        let output: Task<Data, Never>
+    /// A running `wallet-server` whose standard error goes to a file (started with `Spawn`, not
+    /// Foundation's `Process`: see `Spawn`).
+    final class Launched: Sendable {
+        let pid: pid_t
         let scratch: TemporaryDirectory
+        var errorLog: String { scratch.path("stderr") }
 
         init(_ arguments: [String]) throws {
             scratch = try TemporaryDirectory("startup")
             let dir = scratch.path
-            process.executableURL = URL(fileURLWithPath: try BuiltProducts.path("wallet-server"))
-            process.arguments = ["serve", "--keys", dir + "/keys"] + arguments
-            process.currentDirectoryURL = URL(fileURLWithPath: dir)
-            let stderr = Pipe()
-            process.standardError = stderr
-            process.standardOutput = FileHandle.nullDevice
-            let continuation = exit.continuation
-            process.terminationHandler = { _ in continuation.yield() }
-            try process.run()
-            output = Task.detached { stderr.fileHandleForReading.readDataToEndOfFile() }
+            pid = try Spawn.start(
+                try BuiltProducts.path("wallet-server"), ["serve", "--keys", dir + "/keys"] + arguments, directory: dir,
+                standardError: dir + "/stderr")
         }
 
         /// Waits for the process to end; kills it if it is still running after `limit` seconds
         /// (the behaviour under test is that it does not need killing).
         func finish(limit: Double = 120) async -> Outcome {
-            let pid = process.processIdentifier
-            let watchdog = Task { () -> Bool in
-                do { try await Task.sleep(for: .seconds(limit)) } catch { return false }
-                kill(pid, SIGKILL)
-                return true
+            let deadline = ContinuousClock.now + .seconds(limit)
+            var status = Spawn.poll(pid)
+            while status == nil && ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(20))
+                status = Spawn.poll(pid)
             }
-            var iterator = exit.stream.makeAsyncIterator()
-            await iterator.next()
-            watchdog.cancel()
-            let killed = await watchdog.value
-            return Outcome(status: process.terminationStatus, stderr: String(decoding: await output.value, as: UTF8.self), exited: !killed)
+            let exited = status != nil
+            if !exited {
+                kill(pid, SIGKILL)
+                status = Spawn.wait(pid)
+            }
+            let stderr = (try? String(contentsOfFile: errorLog, encoding: .utf8)) ?? ""
+            return Outcome(status: status ?? -1, stderr: stderr, exited: exited)
         }
     }
 

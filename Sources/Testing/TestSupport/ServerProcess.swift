@@ -15,16 +15,11 @@ public final class ServerProcess: Sendable {
     public static let startLimit: Duration = .seconds(180)
 
     public let pid: Int32
-    private let process: Mutex<Process>
-    private let exit: ExitStatus
+    /// Its status once it has ended and been reaped (as `Spawn.wait` reports it).
+    private let exit = Mutex<Int32?>(nil)
     private let bound = Mutex<Int?>(nil)
     private let portFile: String
     private let errorLog: String
-
-    /// The exit status once the process has ended (set by its termination handler).
-    private final class ExitStatus: Sendable {
-        let status = Mutex<Int32?>(nil)
-    }
 
     /// Starts `wallet-server serve ARGUMENTS --port 0 --port-file DIRECTORY/…` and waits until
     /// it listens. Throws with its standard error if it exits first.
@@ -49,18 +44,16 @@ public final class ServerProcess: Sendable {
         portFile = directory + "/server-\(tag).port"
         errorLog = directory + "/server-\(tag).stderr"
         _ = FileManager.default.createFile(atPath: errorLog, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["serve"] + arguments + ["--port", "0", "--port-file", portFile]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorLog))
-        let exit = ExitStatus()
-        process.terminationHandler = { ended in exit.status.withLock { $0 = ended.terminationStatus } }
-        try process.run()
-        pid = process.processIdentifier
-        self.process = Mutex(process)
-        self.exit = exit
+        // Not Foundation's `Process`: see `Spawn`.
+        pid = try Spawn.start(binary, ["serve"] + arguments + ["--port", "0", "--port-file", portFile], standardError: errorLog)
+    }
+
+    /// Its status if it has ended (reaping it), nil while it runs.
+    private var ended: Int32? {
+        exit.withLock { status in
+            if status == nil { status = Spawn.poll(pid) }
+            return status
+        }
     }
 
     /// True once the port file names a port; throws if the process ended first or the
@@ -70,7 +63,7 @@ public final class ServerProcess: Sendable {
             bound.withLock { $0 = port }
             return true
         }
-        if let status = exit.status.withLock({ $0 }) {
+        if let status = ended {
             throw TestSupportError("wallet-server exited before listening (status \(status)): \(standardError)")
         }
         if ContinuousClock.now > deadline {
@@ -99,9 +92,10 @@ public final class ServerProcess: Sendable {
     public func stop() { send(SIGTERM) }
 
     private func send(_ number: Int32) {
-        process.withLock { process in
-            if process.isRunning { Foundation.kill(pid, number) }
-            process.waitUntilExit()
+        exit.withLock { status in
+            guard status == nil else { return }
+            Foundation.kill(pid, number)
+            status = Spawn.wait(pid)
         }
     }
 
