@@ -61,7 +61,12 @@ public final class Issuer: Sendable {
             authority: keyring.authority)
         verifier = NoteVerifier(keyset: keyset, limits: limits)
         redemptions = RedemptionQueue(
-            maxBatch: 128, parallelism: max(1, config.redemptionParallelism ?? (database.dialect == .sqlite ? 1 : 2)))
+            maxBatch: 128, parallelism: max(1, config.redemptionParallelism ?? Self.defaultRedemptionParallelism(database.dialect)))
+    }
+
+    /// `IssuerConfig.redemptionParallelism`'s default.
+    static func defaultRedemptionParallelism(_ dialect: SQLDialect, cores: Int = ProcessInfo.processInfo.activeProcessorCount) -> Int {
+        dialect == .sqlite || cores < 4 ? 1 : 2
     }
 
     var now: Int64 { Int64(clamping: clock()) }

@@ -21,10 +21,13 @@ public struct IssuerConfig: Sendable {
     public var devFunding: Bool
     /// Password hashing cost (scrypt); tests lower it.
     public var passwordCost: PasswordHasher.Cost
-    /// Redemption transactions in flight at once (group commit). Nil: 1 on SQLite (one writer),
-    /// 2 on PostgreSQL: one batch is written while the other commits. More are slower on a
-    /// small machine: every batch costs about 5 ms of CPU whatever its size, so more, smaller
-    /// batches cost more per redemption (docs/performance.md: 1, 2 and 4 measured on 2 cores).
+    /// Redemption transactions in flight at once (group commit). Nil: 1 on SQLite (one writer);
+    /// on PostgreSQL 2 (one batch is written while the other commits) on a machine of 4 cores or
+    /// more, 1 on a smaller one. Every batch has a fixed cost whatever its size (~1 ms of CPU,
+    /// mostly its round trips), so more, smaller batches cost more per redemption; on 2 cores the
+    /// second batch's overlap no longer paid for that once the cost per redemption fell
+    /// (docs/performance.md, fourth round: 1 did 5,103–5,532/s at 254–274 µs, 2 did
+    /// 5,004–5,168/s at 314 µs).
     /// Balances are applied at batch end in account order, and each slot adds to its own float
     /// shard, so parallel batches neither deadlock nor queue on one row.
     public var redemptionParallelism: Int?

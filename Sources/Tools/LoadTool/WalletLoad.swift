@@ -31,7 +31,7 @@ struct WalletLoad: AsyncParsableCommand {
     @Option(help: "Concurrent HTTP clients.") var clients: Int = 64
     @Option(help: "Redemptions in the measured run.") var redemptions: Int = 4_000
     @Flag(help: "Print JSON instead of text.") var json = false
-    @Option(help: "Redemption transactions in flight (default: 1 on SQLite, 2 on PostgreSQL).") var parallelism: Int?
+    @Option(help: "Redemption transactions in flight (default: 1 on SQLite; on PostgreSQL 2 with 4 cores or more, else 1).") var parallelism: Int?
     @Option(help: "HTTP client: nio (light, default) or urlsession (the generated client over Foundation's URLSession).")
     var client: String = "nio"
     @Flag(help: "Call the issuer directly instead of over HTTP (isolates the HTTP stack's cost).") var direct = false
