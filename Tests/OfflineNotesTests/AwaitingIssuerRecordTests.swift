@@ -36,10 +36,7 @@ import Testing
     }
 
     @Test func aForgedNoteIsRefusedUnlessTheRecordHoldsItsBytes() throws {
-        let forger = Impostor(claimed: f.issuer.issuingKey.publicKey, actual: SoftwareSigner())
-        let note = try IssuedNote.issue(
-            noteID: NoteID(uncheckedBytes: Array(repeating: 1, count: 16)), currency: f.eur, amount: 1_000,
-            owner: f.alice.publicKey, issuedAt: f.now, expiresAt: f.now + 100, issuer: forger)
+        let note = try f.forgedNote()
         let (payment, _) = try f.pay(Chain(note: note), from: f.alice, to: f.bob.publicKey, 1_000)
         let pending = try f.verifier.verifyChainAwaitingIssuerRecord(payment.encoded, now: f.now)
         #expect(VerificationError.code { try pending.confirm(record: nil) } == "bad_issuer_signature")

@@ -11,6 +11,16 @@ struct Impostor: MessageSigner {
     func sign(_ message: [UInt8]) throws -> [UInt8] { try actual.sign(message) }
 }
 
+extension Fixture {
+    /// A note of 1,000 to alice, id 1…1, claiming the issuer's key but signed with another.
+    func forgedNote() throws -> IssuedNote {
+        try IssuedNote.issue(
+            noteID: NoteID(uncheckedBytes: Array(repeating: 1, count: 16)), currency: eur, amount: 1_000,
+            owner: alice.publicKey, issuedAt: now, expiresAt: now + 100,
+            issuer: Impostor(claimed: issuer.issuingKey.publicKey, actual: SoftwareSigner()))
+    }
+}
+
 @Suite struct VerifierTests {
     let f: Fixture
     init() throws { f = try Fixture(maxHops: 4) }
@@ -49,11 +59,7 @@ struct Impostor: MessageSigner {
     }
 
     @Test func forgedIssuerSignatureIsRejected() throws {
-        let forger = Impostor(claimed: f.issuer.issuingKey.publicKey, actual: SoftwareSigner())
-        let note = try IssuedNote.issue(
-            noteID: NoteID(uncheckedBytes: Array(repeating: 1, count: 16)), currency: f.eur, amount: 1_000,
-            owner: f.alice.publicKey, issuedAt: f.now, expiresAt: f.now + 100, issuer: forger)
-        let (payment, _) = try f.pay(Chain(note: note), from: f.alice, to: f.bob.publicKey, 1_000)
+        let (payment, _) = try f.pay(Chain(note: try f.forgedNote()), from: f.alice, to: f.bob.publicKey, 1_000)
         #expect(verifyPayment([payment], try f.request(to: f.bob, 1_000)) == "bad_issuer_signature")
     }
 

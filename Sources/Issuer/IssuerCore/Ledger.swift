@@ -100,8 +100,8 @@ enum Ledger {
                         "INSERT INTO journal(\(Self.journalColumns)) VALUES " + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "),
                         chunk.flatMap { $0 })
                 }
-                try await Self.addAll(conn, table: "account", key: "id", keyKind: .bigint, column: "balance", accounts)
-                try await Self.addAll(conn, table: "issued_note", key: "note_id", keyKind: .bytea, column: "redeemed", notes)
+                try await Self.addAllOnSQLite(conn, table: "account", key: "id", keyKind: .bigint, column: "balance", accounts)
+                try await Self.addAllOnSQLite(conn, table: "issued_note", key: "note_id", keyKind: .bytea, column: "redeemed", notes)
                 for (account, delta) in shards { try await Ledger.addToShard(conn, account: account, shard: shard, delta) }
             }
             byAccount = [:]
@@ -174,36 +174,25 @@ enum Ledger {
             }
         }
 
-        /// `column += delta` for many rows in one statement, refusing (`amountOverflow`, which
-        /// rolls the whole batch back) if any row would leave Int64: on PostgreSQL with
-        /// `Ledger.addAllPart` (a batch uses `applyInOneStatement` instead), on SQLite with an
-        /// UPDATE … FROM VALUES.
-        static func addAll(_ conn: any SQLConnection, table: String, key: String, keyKind: BulkColumns.Kind, column: String,
+        /// SQLite: `column += delta` for many rows in one UPDATE … FROM VALUES, refusing
+        /// (`amountOverflow`, which rolls the whole batch back) if any row would leave Int64: such
+        /// a row fails its bounds and is not updated, and the count shows it. (PostgreSQL writes
+        /// a batch's changes with `applyInOneStatement`.)
+        static func addAllOnSQLite(_ conn: any SQLConnection, table: String, key: String, keyKind: BulkColumns.Kind, column: String,
                            _ changes: [(any SQLBindable, Int64)]) async throws {
             guard !changes.isEmpty else { return }
-            let rows = changes.map { change -> [any SQLBindable] in
+            let keyType = keyKind == .bigint ? "BIGINT" : "BLOB"
+            let values = Array(repeating: "(CAST(? AS \(keyType)), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT))", count: changes.count)
+                .joined(separator: ", ")
+            let binds = changes.flatMap { change -> [any SQLBindable] in
                 let (low, high) = Ledger.bounds(adding: change.1)
                 return [change.0, change.1, low, high]
             }
-            // Rows whose sum would overflow fail the bounds and are not updated; the count shows it.
-            let sql: String
-            let binds: [any SQLBindable]
-            switch conn.dialect {
-            case .postgres:
-                guard let part = try Ledger.addAllPart("x", table: table, key: key, keyKind: keyKind, column: column, changes) else { return }
-                binds = part.binds
-                sql = "WITH " + part.ctes.joined(separator: ",\n") + "\nSELECT 1 FROM x_upd"
-            case .sqlite:
-                let keyType = keyKind == .bigint ? "BIGINT" : "BLOB"
-                let values = Array(repeating: "(CAST(? AS \(keyType)), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT))", count: changes.count)
-                    .joined(separator: ", ")
-                sql = """
-                    UPDATE \(table) SET \(column) = \(column) + v.column2 FROM (VALUES \(values)) AS v
-                    WHERE \(table).\(key) = v.column1 AND \(table).\(column) BETWEEN v.column3 AND v.column4 RETURNING \(table).\(key)
-                    """
-                binds = rows.flatMap { $0 }
-            }
-            let updated = try await conn.query(sql, binds)
+            let updated = try await conn.query(
+                """
+                UPDATE \(table) SET \(column) = \(column) + v.column2 FROM (VALUES \(values)) AS v
+                WHERE \(table).\(key) = v.column1 AND \(table).\(column) BETWEEN v.column3 AND v.column4 RETURNING \(table).\(key)
+                """, binds)
             guard updated.count == changes.count else { throw IssuerError.amountOverflow }
         }
     }

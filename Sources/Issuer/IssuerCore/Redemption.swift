@@ -175,11 +175,12 @@ extension Issuer {
             SELECT 1 AS side, public_key AS k, account_id AS v, NULL AS n FROM wallet_key WHERE public_key \(lookup.keys)
             """, lookup.binds)
         {
+            let key = try row.blob("k")
             if try row.int("side") == 0 {
-                swept[try row.blob("k")] = try row.int("v")
-                records[try row.blob("k")] = try row.blob("n")
+                swept[key] = try row.int("v")
+                records[key] = try row.blob("n")
             } else {
-                owners[try row.blob("k")] = try row.int("v")
+                owners[key] = try row.int("v")
             }
         }
 
