@@ -7,7 +7,8 @@ import Synchronization
 
 /// The Offline Token Manager: accounts, the ledger, notes in and out, double-spend detection.
 /// Transport-free: the HTTP layer authenticates and calls these methods. Every value-moving
-/// operation is one database transaction; correctness comes from constraints inside it, so
+/// operation is one database transaction (on PostgreSQL a clean redemption batch is one
+/// statement, a transaction of its own); correctness comes from constraints inside it, so
 /// several processes may share one PostgreSQL database.
 public final class Issuer: Sendable {
     public let database: any SQLDatabase
@@ -26,6 +27,8 @@ public final class Issuer: Sendable {
     /// Where this process's redemption slots start among the float's balance shards: random,
     /// so several server processes on one database mostly write different shards.
     let shardOffset = Int.random(in: 0..<Ledger.shardCount)
+    /// How the redemption batches of this process were written (tests read it).
+    let redemptionBatches = RedemptionBatchCounts()
 
     /// Opens the issuer on `database`, applying migrations.
     /// - Parameter challengeSecret: keys the stateless key-registration challenges; share it

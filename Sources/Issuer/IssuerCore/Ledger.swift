@@ -86,13 +86,32 @@ enum Ledger {
 
         static let journalColumns = "entry, account_id, amount, kind, reference, created_at"
 
+        /// The batch's changes in the order their rows are locked: accounts, then notes (each
+        /// in key order), then shards (every transaction locks account rows before shard rows).
+        private func changes() -> Changes {
+            Changes(
+                accounts: byAccount.filter { $0.value != 0 }.sorted { $0.key < $1.key }.map { ($0.key as any SQLBindable, $0.value) },
+                notes: redeemedByNote.filter { $0.value != 0 }.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { ($0.key as any SQLBindable, $0.value) },
+                shards: bySharded.filter { $0.value != 0 }.sorted { $0.key < $1.key })
+        }
+
+        struct Changes {
+            let accounts: [(any SQLBindable, Int64)]
+            let notes: [(any SQLBindable, Int64)]
+            let shards: [(key: Int64, value: Int64)]
+        }
+
+        private func reset() {
+            byAccount = [:]
+            bySharded = [:]
+            redeemedByNote = [:]
+            journal = []
+        }
+
         func apply(_ conn: any SQLConnection) async throws {
-            let accounts = byAccount.filter { $0.value != 0 }.sorted { $0.key < $1.key }.map { ($0.key as any SQLBindable, $0.value) }
-            let notes = redeemedByNote.filter { $0.value != 0 }.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { ($0.key as any SQLBindable, $0.value) }
-            // Shards last: every transaction locks account rows before shard rows.
-            let shards = bySharded.filter { $0.value != 0 }.sorted { $0.key < $1.key }
+            let changes = changes()
             if conn.dialect == .postgres {
-                try await applyInOneStatement(conn, accounts: accounts, notes: notes, shards: shards)
+                try await applyInOneStatement(conn, changes)
             } else {
                 for start in stride(from: 0, to: journal.count, by: 500) {
                     let chunk = journal[start..<min(start + 500, journal.count)]
@@ -100,14 +119,60 @@ enum Ledger {
                         "INSERT INTO journal(\(Self.journalColumns)) VALUES " + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "),
                         chunk.flatMap { $0 })
                 }
-                try await Self.addAllOnSQLite(conn, table: "account", key: "id", keyKind: .bigint, column: "balance", accounts)
-                try await Self.addAllOnSQLite(conn, table: "issued_note", key: "note_id", keyKind: .bytea, column: "redeemed", notes)
-                for (account, delta) in shards { try await Ledger.addToShard(conn, account: account, shard: shard, delta) }
+                try await Self.addAllOnSQLite(conn, table: "account", key: "id", keyKind: .bigint, column: "balance", changes.accounts)
+                try await Self.addAllOnSQLite(conn, table: "issued_note", key: "note_id", keyKind: .bytea, column: "redeemed", changes.notes)
+                for (account, delta) in changes.shards { try await Ledger.addToShard(conn, account: account, shard: shard, delta) }
             }
-            byAccount = [:]
-            bySharded = [:]
-            redeemedByNote = [:]
-            journal = []
+            reset()
+        }
+
+        /// A batch's changes as data-modifying CTEs of one statement, and the number of rows
+        /// each update must reach: a short count is an overflow (a row out of its bounds is not
+        /// updated) or a note refunded after expiry since it was read (`swept`; the sweep locks
+        /// the notes it refunds, so this is decided by whichever commits first).
+        struct Statement {
+            var ctes: [String] = []
+            var binds: [any SQLBindable] = []
+            var counts: [(column: String, expected: Int)] = []
+        }
+
+        private func statement(_ changes: Changes) throws -> Statement {
+            var out = Statement()
+            if let part = try Ledger.addAllPart("a", table: "account", key: "id", keyKind: .bigint, column: "balance", changes.accounts) {
+                out.ctes += part.ctes
+                out.binds += part.binds
+                out.counts.append(("a_upd", changes.accounts.count))
+            }
+            if let part = try Ledger.addAllPart(
+                "n", table: "issued_note", key: "note_id", keyKind: .bytea, column: "redeemed", changes.notes,
+                condition: "issued_note.swept = 0")
+            {
+                out.ctes += part.ctes
+                out.binds += part.binds
+                out.counts.append(("n_upd", changes.notes.count))
+            }
+            if !changes.shards.isEmpty {
+                let rows = changes.shards.map { change -> [any SQLBindable] in
+                    let (low, high) = Ledger.bounds(adding: change.value)
+                    return [change.key, change.value, low, high]
+                }
+                let bulk = try BulkColumns(rows, columns: [.init(.bigint), .init(.bigint), .init(.bigint), .init(.bigint)], alias: "s")
+                out.ctes.append("s_v(k, delta, low, high) AS (SELECT \(bulk.select) FROM \(bulk.from))")
+                out.ctes.append("""
+                    s_upd AS (UPDATE balance_shard SET balance = balance_shard.balance + s_v.delta FROM s_v
+                    WHERE balance_shard.account_id = s_v.k AND balance_shard.shard = CAST(? AS BIGINT)
+                    AND balance_shard.balance BETWEEN s_v.low AND s_v.high RETURNING balance_shard.account_id)
+                    """)
+                out.binds += bulk.binds + [Int64(shard)]
+                out.counts.append(("s_upd", changes.shards.count))
+            }
+            if !journal.isEmpty {
+                let bulk = try BulkColumns(
+                    journal, columns: [.init(.bytea), .init(.bigint), .init(.bigint), .init(.text), .init(.bytea, nullable: true), .init(.bigint)], alias: "j")
+                out.ctes.append("j_ins AS (INSERT INTO journal(\(Self.journalColumns)) SELECT \(bulk.select) FROM \(bulk.from))")
+                out.binds += bulk.binds
+            }
+            return out
         }
 
         /// PostgreSQL: the journal rows and every balance change of the batch in one statement
@@ -118,53 +183,28 @@ enum Ledger {
         /// SELECT reads the three counts in that order and PostgreSQL runs a CTE when it is first
         /// read; the journal insert, read by nothing, runs after them, and its foreign-key locks
         /// (KEY SHARE) do not conflict with FOR NO KEY UPDATE. Any overflow leaves a count short
-        /// and throws, which rolls the whole batch back, as before.
-        func applyInOneStatement(
-            _ conn: any SQLConnection, accounts: [(any SQLBindable, Int64)], notes: [(any SQLBindable, Int64)], shards: [(key: Int64, value: Int64)]
-        ) async throws {
-            var ctes: [String] = []
-            var binds: [any SQLBindable] = []
-            var counts: [(column: String, expected: Int)] = []
-            if let part = try Ledger.addAllPart("a", table: "account", key: "id", keyKind: .bigint, column: "balance", accounts) {
-                ctes += part.ctes
-                binds += part.binds
-                counts.append(("a_upd", accounts.count))
-            }
-            if let part = try Ledger.addAllPart("n", table: "issued_note", key: "note_id", keyKind: .bytea, column: "redeemed", notes) {
-                ctes += part.ctes
-                binds += part.binds
-                counts.append(("n_upd", notes.count))
-            }
-            if !shards.isEmpty {
-                let rows = shards.map { change -> [any SQLBindable] in
-                    let (low, high) = Ledger.bounds(adding: change.value)
-                    return [change.key, change.value, low, high]
-                }
-                let bulk = try BulkColumns(rows, columns: [.init(.bigint), .init(.bigint), .init(.bigint), .init(.bigint)], alias: "s")
-                ctes.append("s_v(k, delta, low, high) AS (SELECT \(bulk.select) FROM \(bulk.from))")
-                ctes.append("""
-                    s_upd AS (UPDATE balance_shard SET balance = balance_shard.balance + s_v.delta FROM s_v
-                    WHERE balance_shard.account_id = s_v.k AND balance_shard.shard = CAST(? AS BIGINT)
-                    AND balance_shard.balance BETWEEN s_v.low AND s_v.high RETURNING balance_shard.account_id)
-                    """)
-                binds += bulk.binds + [Int64(shard)]
-                counts.append(("s_upd", shards.count))
-            }
-            if !journal.isEmpty {
-                let bulk = try BulkColumns(
-                    journal, columns: [.init(.bytea), .init(.bigint), .init(.bigint), .init(.text), .init(.bytea, nullable: true), .init(.bigint)], alias: "j")
-                ctes.append("j_ins AS (INSERT INTO journal(\(Self.journalColumns)) SELECT \(bulk.select) FROM \(bulk.from))")
-                binds += bulk.binds
-            }
-            guard !ctes.isEmpty else { return }
+        /// and throws, which rolls the whole batch back, as before; so does a note the expiry
+        /// sweep refunded since the batch's lookup, as `SQLError.retryable`.
+        private func applyInOneStatement(_ conn: any SQLConnection, _ changes: Changes) async throws {
+            let statement = try statement(changes)
+            guard !statement.ctes.isEmpty else { return }
+            let counts = statement.counts
             let select = counts.isEmpty ? "SELECT 0 AS none" : "SELECT " + counts.map { "(SELECT CAST(COUNT(*) AS BIGINT) FROM \($0.column)) AS \($0.column)" }.joined(separator: ", ")
-            guard let row = try await conn.query("WITH " + ctes.joined(separator: ",\n") + "\n" + select, binds).first else {
+            guard let row = try await conn.query("WITH " + statement.ctes.joined(separator: ",\n") + "\n" + select, statement.binds).first else {
                 throw IssuerError.storage("the batch's balance statement returned no row")
             }
             for (column, expected) in counts where try row.int(column) != expected {
+                if column == "n_upd", try await conn.queryOne(
+                    "SELECT 1 AS swept FROM issued_note WHERE note_id = ANY(CAST(? AS BYTEA[])) AND swept <> 0",
+                    SQLValue.blobs(redeemedByNote.keys.map { $0 })) != nil
+                {
+                    // The expiry sweep refunded a note after the batch read it: run the batch
+                    // again, and its lookup answers the note's chains `expired`.
+                    throw SQLError.retryable("a note was refunded after expiry while the batch was written")
+                }
                 if column == "s_upd" {
                     // As `addToShard` tells them apart: a missing row is a broken schema, not an overflow.
-                    for (account, _) in shards where try await conn.queryOne(
+                    for (account, _) in changes.shards where try await conn.queryOne(
                         "SELECT shard FROM balance_shard WHERE account_id = ? AND shard = ?", account, Int64(shard)) == nil
                     {
                         throw IssuerError.storage("balance shard \(shard) of account \(account) missing; migrations did not run")
@@ -173,6 +213,33 @@ enum Ledger {
                 throw IssuerError.amountOverflow
             }
         }
+
+        /// PostgreSQL, outside a transaction (`SQLDatabase.outsideTransaction`): `leading`, CTEs
+        /// whose one named `leading.name` must return `leading.expected` rows, and then the
+        /// batch's journal and balance changes, all in **one statement that commits alone**. Every
+        /// count, the leading one's included, is checked inside the statement: if any falls
+        /// short (a row already there, an overflow, a note refunded since it was read, a
+        /// missing shard), the statement fails with `SQLError.failed` and has written nothing.
+        /// It never reports why: the caller writes the batch again in a transaction, which does.
+        /// The locks come in the order `applyInOneStatement` takes them, after the leading CTE's.
+        func applyCommittingAlone(_ conn: any SQLConnection, leading: (ctes: [String], name: String, binds: [any SQLBindable], expected: Int)) async throws {
+            var statement = try statement(changes())
+            statement.ctes.insert(contentsOf: leading.ctes, at: 0)
+            statement.binds.insert(contentsOf: leading.binds, at: 0)
+            let counts = [(leading.name, leading.expected)] + statement.counts
+            // The expected counts are parameters, so the text (and its prepared plan) is the same
+            // for every batch. The CAST of the message fails the statement: PostgreSQL has no
+            // way to raise an error from plain SQL, and the CASE is not a constant, so it is not
+            // folded at planning.
+            let all = counts.map { "(SELECT COUNT(*) FROM \($0.0)) = CAST(? AS BIGINT)" }.joined(separator: " AND ")
+            let select = "SELECT CAST(CASE WHEN \(all) THEN '0' ELSE '\(Self.shortCountMessage)' END AS BIGINT) AS ok"
+            _ = try await conn.query(
+                "WITH " + statement.ctes.joined(separator: ",\n") + "\n" + select, statement.binds + counts.map { Int64($0.1) as any SQLBindable })
+            reset()
+        }
+
+        /// What PostgreSQL's error quotes when `applyCommittingAlone` refuses a batch.
+        static let shortCountMessage = "offline-wallet: a count of the batch fell short, nothing was written"
 
         /// SQLite: `column += delta` for many rows in one UPDATE … FROM VALUES, refusing
         /// (`amountOverflow`, which rolls the whole batch back) if any row would leave Int64: such
@@ -263,9 +330,11 @@ enum Ledger {
     /// have left Int64). Nil without changes. Concurrent batches so lock in the same order. The
     /// lock is FOR NO KEY UPDATE (what an UPDATE of a non-key column takes): FOR UPDATE would
     /// also conflict with the KEY SHARE locks that journal inserts take through their foreign
-    /// key, and two batches would deadlock on each other's journal rows.
+    /// key, and two batches would deadlock on each other's journal rows. `condition` is one
+    /// more the updated rows must meet (a row that fails it is not updated, and counts short).
     static func addAllPart(
-        _ name: String, table: String, key: String, keyKind: BulkColumns.Kind, column: String, _ changes: [(any SQLBindable, Int64)]
+        _ name: String, table: String, key: String, keyKind: BulkColumns.Kind, column: String, _ changes: [(any SQLBindable, Int64)],
+        condition: String? = nil
     ) throws -> (ctes: [String], binds: [any SQLBindable])? {
         guard !changes.isEmpty else { return nil }
         let rows = changes.map { change -> [any SQLBindable] in
@@ -279,7 +348,7 @@ enum Ledger {
             "\(locked) AS (SELECT t.\(key) AS k FROM \(table) t JOIN \(v) ON t.\(key) = \(v).k ORDER BY t.\(key) FOR NO KEY UPDATE OF t)",
             """
             \(name)_upd AS (UPDATE \(table) SET \(column) = \(table).\(column) + \(v).delta FROM \(v) JOIN \(locked) ON \(locked).k = \(v).k
-            WHERE \(table).\(key) = \(v).k AND \(table).\(column) BETWEEN \(v).low AND \(v).high RETURNING \(table).\(key))
+            WHERE \(table).\(key) = \(v).k AND \(table).\(column) BETWEEN \(v).low AND \(v).high\(condition.map { " AND " + $0 } ?? "") RETURNING \(table).\(key))
             """,
         ], bulk.binds)
     }

@@ -222,13 +222,31 @@ public final class PostgresStore: SQLDatabase {
         }
     }
 
+    /// Statements outside a transaction on one leased connection (see the protocol). A
+    /// connection lost under a statement throws `SQLError.outcomeUnknown` from that statement.
+    public func outsideTransaction<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T {
+        do {
+            return try await client.withConnection(isolation: #isolation) { connection in
+                let state = connections.state(of: connection)
+                return try await body(Connection(connection: connection, watch: state.watch, statements: state.statements, logger: logger, inTransaction: false))
+            }
+        } catch let lost as ConnectionLost {
+            // Lost before a statement was sent (leasing, or a closure that beat it): unknown all the same.
+            throw SQLError.outcomeUnknown(lost.why)
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
     /// The connection closed under a statement (cut by pg_terminate_backend, the server
     /// restarted, the network failed): the statement has no answer and never will.
     struct ConnectionLost: Error, CustomStringConvertible {
         var cause: (any Error)?
         var description: String {
-            "the connection to PostgreSQL was lost mid-transaction (\(cause.map { Endpoint.describe($0) } ?? "closed")); the transaction was rolled back: retry"
+            "the connection to PostgreSQL was lost mid-transaction (\(why)); the transaction was rolled back: retry"
         }
+        /// The cause alone, for `SQLError.outcomeUnknown`.
+        var why: String { "connection to PostgreSQL lost: " + (cause.map { Endpoint.describe($0) } ?? "closed") }
     }
 
     static let maxAttempts = 6
@@ -269,6 +287,8 @@ public final class PostgresStore: SQLDatabase {
         let watch: ClosureWatch
         let statements: StatementCache
         let logger: Logger
+        /// False under `outsideTransaction`: a lost connection is then `SQLError.outcomeUnknown`.
+        var inTransaction = true
         var dialect: SQLDialect { .postgres }
 
         func execute(_ sql: String, _ binds: [any SQLBindable]) async throws {
@@ -290,9 +310,14 @@ public final class PostgresStore: SQLDatabase {
             do {
                 rows = try await reuse ? reusing(sql, values) : once(sql, values)
             } catch let lost as ConnectionLost {
+                if !inTransaction { throw SQLError.outcomeUnknown(lost.why) }
                 throw lost
             } catch {
-                if connection.isClosed || Self.isConnectionLoss(error) { throw ConnectionLost(cause: error) }
+                if connection.isClosed || Self.isConnectionLoss(error) {
+                    let lost = ConnectionLost(cause: error)
+                    if !inTransaction { throw SQLError.outcomeUnknown(lost.why) }
+                    throw lost
+                }
                 if Self.isStaleStatement(error) {
                     // The transaction is aborted; its rerun prepares the statement afresh.
                     statements.forgetAll()

@@ -46,6 +46,9 @@ public enum SQLError: Error, Equatable, Sendable, CustomStringConvertible {
     /// overflowing integer addition as REAL). Never converted: that could trap or round.
     case nonInteger(column: String, value: Double)
     case failed(String)
+    /// The connection closed before a statement run outside a transaction
+    /// (`SQLDatabase.outsideTransaction`) was answered: whether it committed is unknown.
+    case outcomeUnknown(String)
 
     public var description: String {
         switch self {
@@ -57,6 +60,7 @@ public enum SQLError: Error, Equatable, Sendable, CustomStringConvertible {
         case .nonInteger(let c, let v):
             "column \(c) holds the non-integer value \(v) where only integers belong (an overflowed sum written by an old version; see docs/server.md)"
         case .failed(let m): m
+        case .outcomeUnknown(let m): "the connection was lost before the database answered, so whether the write committed is unknown: \(m)"
         }
     }
 }
@@ -156,12 +160,25 @@ public protocol SQLDatabase: Sendable {
     /// - Parameter durable: false only for data whose loss in a crash is harmless (rate-limit
     ///   counters): the commit then skips the wait for stable storage. Never for money.
     func transaction<T: Sendable>(durable: Bool, _ body: (any SQLConnection) async throws -> T) async throws -> T
+    /// Runs `body` on one connection outside any transaction: each statement is a transaction
+    /// of its own, committed durably when it returns, and a statement that fails has written
+    /// nothing. For a write that fits in one statement, this saves the round trips of BEGIN
+    /// and COMMIT. A statement whose connection is lost before it is answered throws
+    /// `SQLError.outcomeUnknown`. Nothing is retried.
+    ///
+    /// The default runs `body` in one durable transaction, which is stronger (SQLite, where
+    /// a transaction costs no round trip).
+    func outsideTransaction<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T
     func close() async
 }
 
 extension SQLDatabase {
     /// A durable transaction.
     public func transaction<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T {
+        try await transaction(durable: true, body)
+    }
+
+    public func outsideTransaction<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T {
         try await transaction(durable: true, body)
     }
 }

@@ -138,6 +138,9 @@ public struct CleaningDatabase: SQLDatabase {
     public func transaction<T: Sendable>(durable: Bool, _ body: (any SQLConnection) async throws -> T) async throws -> T {
         try await base.transaction(durable: durable, body)
     }
+    public func outsideTransaction<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T {
+        try await base.outsideTransaction(body)
+    }
     public func close() async { await base.close() }
 
     /// Removes the scratch database now (see `ScratchDatabase.remove`).
