@@ -80,7 +80,7 @@ public enum CrashPoint: String, CaseIterable, Sendable {
         case .walletRestoreKeyCreated: "new key created | restored states marked for the online exchange"
         case .walletRestoreCommitted: "restored wallet committed | settings (server) saved"
         case .issuerPurchaseCommitted: "purchase committed (account debited, note issued, idempotent answer stored) | answer sent"
-        case .issuerRedeemInTransaction: "redemption batch written, not committed | commit"
+        case .issuerRedeemInTransaction: "redemption batch written in its transaction, or built as the one statement of a clean batch (PostgreSQL), not committed | commit"
         case .issuerRedeemCommitted: "redemption batch committed (spends, credits) | answers sent"
         case .issuerAnnounceCommitted: "announced transfer committed | answer sent"
         case .issuerFraudInTransaction: "fraud case inserted, cheater frozen, not committed | commit"
