@@ -196,7 +196,7 @@ enum Ledger {
             for (column, expected) in counts where try row.int(column) != expected {
                 if column == "n_upd", try await conn.queryOne(
                     "SELECT 1 AS swept FROM issued_note WHERE note_id = ANY(CAST(? AS BYTEA[])) AND swept <> 0",
-                    SQLValue.blobs(redeemedByNote.keys.map { $0 })) != nil
+                    SQLValue.blobs(Array(redeemedByNote.keys))) != nil
                 {
                     // The expiry sweep refunded a note after the batch read it: run the batch
                     // again, and its lookup answers the note's chains `expired`.

@@ -11,6 +11,13 @@ struct RedemptionItem: Sendable {
     let entry: [UInt8]
 }
 
+extension RedemptionItem {
+    /// Every state the redemption writes: each spend of the chain, then the held state. Two
+    /// items of a batch that share one are written one by one (or, on PostgreSQL, the batch is
+    /// not clean).
+    var states: [[UInt8]] { state.spends.map(\.state.bytes) + [state.ref.bytes] }
+}
+
 /// One chain as the group commit queues it: verified before the transaction, except for the
 /// note's issuer signature when `verified` is nil. The batch settles that one against the
 /// note's record in `issued_note.note` (the issuer's own signature is not verified again:
@@ -178,13 +185,13 @@ extension Issuer {
                 var items: [RedemptionItem] = []
                 var seen = Set<[UInt8]>()
                 for item in batch {
-                    guard let state = item.verified ?? item.chain.matching(record: found.records[item.chain.noteID.bytes]),
+                    guard let state = found.settle(item),
                         found.swept[state.noteID.bytes] == 0, found.owners[state.owner.bytes] == item.account
                     else { return .notWritten }
-                    let refs = state.spends.map(\.state.bytes) + [state.ref.bytes]
-                    guard !refs.contains(where: seen.contains) else { return .notWritten }
-                    seen.formUnion(refs)
-                    items.append(RedemptionItem(account: item.account, state: state, entry: item.entry))
+                    let redemption = RedemptionItem(account: item.account, state: state, entry: item.entry)
+                    guard !redemption.states.contains(where: seen.contains) else { return .notWritten }
+                    seen.formUnion(redemption.states)
+                    items.append(redemption)
                 }
                 let deltas = Ledger.Deltas(shard: self.shardOffset + slot)
                 let float = try await self.systemAccount(conn, .float)
@@ -233,6 +240,12 @@ extension Issuer {
         var records: [[UInt8]: [UInt8]] = [:]
         /// The account each held key is registered to.
         var owners: [[UInt8]: Int64] = [:]
+
+        /// The chain's state once its issuer signature is settled: verified already, or its
+        /// note equal to the record. Nil: the record does not settle it (see `redeemOne`).
+        func settle(_ item: PendingRedemption) -> VerifiedState? {
+            item.verified ?? item.chain.matching(record: records[item.chain.noteID.bytes])
+        }
     }
 
     /// The notes' `swept` and records (side 0) and the held keys' accounts (side 1) of a batch.
@@ -287,7 +300,7 @@ extension Issuer {
         var batch: [RedemptionItem] = []
         var positions: [Int] = []
         for (i, item) in pending.enumerated() {
-            guard let state = item.verified ?? item.chain.matching(record: found.records[item.chain.noteID.bytes]) else { continue }
+            guard let state = found.settle(item) else { continue }
             batch.append(RedemptionItem(account: item.account, state: state, entry: item.entry))
             positions.append(i)
         }
@@ -306,7 +319,7 @@ extension Issuer {
         var bulk: [Int] = []
         var oneByOne: [Int] = []
         for (i, item) in batch.enumerated() {
-            let refs = item.state.spends.map(\.state.bytes) + [item.state.ref.bytes]
+            let refs = item.states
             let prepared = Prepared(swept: swept[item.state.noteID.bytes], owner: owners[item.state.owner.bytes])
             guard prepared.swept == 0, prepared.owner == item.account else {
                 results[i] = try await write(item, conn, deltas, prepared: Prepared(swept: prepared.swept, owner: prepared.owner, inserted: []))
