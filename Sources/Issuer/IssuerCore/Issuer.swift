@@ -18,7 +18,7 @@ public final class Issuer: Sendable {
     public let limits: Limits
     let verifier: NoteVerifier
     let clock: @Sendable () -> Timestamp
-    let challengeSecret: SymmetricKey
+    let challengeSecret: SendableKey<SymmetricKey>
     let redemptions: RedemptionQueue
     let settlement: any SettlementAdapter
     let rateLimiter = RateLimiter()
@@ -52,7 +52,7 @@ public final class Issuer: Sendable {
         self.config = config
         self.keyring = keyring
         self.clock = clock
-        self.challengeSecret = SymmetricKey(data: challengeSecret)
+        self.challengeSecret = SendableKey(SymmetricKey(data: challengeSecret))
         let now = clock()
         keyset = try Keyset.sign(
             sequence: keyring.sequence, issuedAt: now,
@@ -209,7 +209,7 @@ public final class Issuer: Sendable {
         var w = ByteWriter()
         w.raw(withUnsafeBytes(of: UInt64(now).bigEndian, Array.init))
         w.raw(random(16))
-        let tag = HMAC<SHA256>.authenticationCode(for: w.bytes + withUnsafeBytes(of: account.bigEndian, Array.init), using: challengeSecret)
+        let tag = HMAC<SHA256>.authenticationCode(for: w.bytes + withUnsafeBytes(of: account.bigEndian, Array.init), using: challengeSecret.value)
         return w.bytes + Array(tag).prefix(16)
     }
 
@@ -218,7 +218,7 @@ public final class Issuer: Sendable {
     public func registerWalletKey(account: Int64, key: PublicKeyBytes, challenge: [UInt8], signature: [UInt8]) async throws(IssuerError) {
         guard challenge.count == 40 else { throw .badChallenge("wrong length") }
         let accountBytes = withUnsafeBytes(of: account.bigEndian, Array.init)
-        let expected = HMAC<SHA256>.authenticationCode(for: Array(challenge.prefix(24)) + accountBytes, using: challengeSecret)
+        let expected = HMAC<SHA256>.authenticationCode(for: Array(challenge.prefix(24)) + accountBytes, using: challengeSecret.value)
         guard Array(expected).prefix(16).elementsEqual(challenge.suffix(16)) else { throw .badChallenge("not issued to this account") }
         let issued = challenge.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         guard UInt64(now) >= issued, UInt64(now) - issued <= 300 else { throw .badChallenge("expired") }

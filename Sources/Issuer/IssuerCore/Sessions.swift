@@ -70,7 +70,7 @@ extension Issuer {
 
     /// The token that replaces `token` on rotation (see `rotateRefreshToken`).
     func successor(of token: [UInt8]) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: Array("offline-wallet/v1/refresh-successor".utf8) + [0] + token, using: challengeSecret))
+        Array(HMAC<SHA256>.authenticationCode(for: Array("offline-wallet/v1/refresh-successor".utf8) + [0] + token, using: challengeSecret.value))
     }
 
     /// Revokes the family of a refresh token (logout).

@@ -15,7 +15,7 @@ public struct AccessTokens: Sendable {
         public let exp: Int64
     }
 
-    let key: SymmetricKey
+    let key: SendableKey<SymmetricKey>
     public let lifetime: Int64
     let clock: @Sendable () -> Int64
     /// Tokens already verified (a client sends the same one for 15 minutes). Bounded; a
@@ -34,7 +34,7 @@ public struct AccessTokens: Sendable {
     }
 
     public init(secret: [UInt8], lifetime: Int64 = 900, clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
-        key = SymmetricKey(data: secret)
+        key = SendableKey(SymmetricKey(data: secret))
         self.lifetime = lifetime
         self.clock = clock
     }
@@ -46,7 +46,7 @@ public struct AccessTokens: Sendable {
         let claims = Claims(sub: account, role: role, iat: now, exp: now + lifetime)
         let payload = Base64URL.encode(Array((try? JSONEncoder().encode(claims)) ?? Data()))
         let signingInput = Self.header + "." + payload
-        let mac = HMAC<SHA256>.authenticationCode(for: Array(signingInput.utf8), using: key)
+        let mac = HMAC<SHA256>.authenticationCode(for: Array(signingInput.utf8), using: key.value)
         return signingInput + "." + Base64URL.encode(Array(mac))
     }
 
@@ -61,7 +61,7 @@ public struct AccessTokens: Sendable {
     func verifyUncached(_ token: String) -> Claims? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0] == Self.header, let mac = Base64URL.decode(String(parts[2])),
-            HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Array("\(parts[0]).\(parts[1])".utf8), using: key),
+            HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Array("\(parts[0]).\(parts[1])".utf8), using: key.value),
             let payload = Base64URL.decode(String(parts[1])),
             let claims = try? JSONDecoder().decode(Claims.self, from: Data(payload)), claims.exp > clock()
         else { return nil }

@@ -10,8 +10,8 @@ import OfflineNotes
 public struct SessionKeys: Sendable {
     /// SHA-256 over the request and the hello; the receipt signs it.
     public let transcriptHash: Digest32
-    let payerToPayee: SymmetricKey
-    let payeeToPayer: SymmetricKey
+    let payerToPayee: SendableKey<SymmetricKey>
+    let payeeToPayer: SendableKey<SymmetricKey>
 
     /// The 8 bytes that name the session when a link is resumed.
     public var sessionID: [UInt8] { Array(transcriptHash.bytes.prefix(8)) }
@@ -36,15 +36,15 @@ public struct SessionKeys: Sendable {
         do { secret = try own.sharedSecretFromKeyAgreement(with: peer) } catch { throw .handshake("key agreement failed") }
         transcriptHash = Self.transcriptHash(request: request, hello: hello)
         let salt = transcriptHash.bytes
-        payerToPayee = secret.hkdfDerivedSymmetricKey(
-            using: SHA256.self, salt: salt, sharedInfo: Self.payerInfo, outputByteCount: 32)
-        payeeToPayer = secret.hkdfDerivedSymmetricKey(
-            using: SHA256.self, salt: salt, sharedInfo: Self.payeeInfo, outputByteCount: 32)
+        payerToPayee = SendableKey(
+            secret.hkdfDerivedSymmetricKey(using: SHA256.self, salt: salt, sharedInfo: Self.payerInfo, outputByteCount: 32))
+        payeeToPayer = SendableKey(
+            secret.hkdfDerivedSymmetricKey(using: SHA256.self, salt: salt, sharedInfo: Self.payeeInfo, outputByteCount: 32))
     }
 
     /// The raw key bytes, for test vectors.
     public var rawKeys: (payerToPayee: [UInt8], payeeToPayer: [UInt8]) {
-        (payerToPayee.withUnsafeBytes { Array($0) }, payeeToPayer.withUnsafeBytes { Array($0) })
+        (payerToPayee.value.withUnsafeBytes { Array($0) }, payeeToPayer.value.withUnsafeBytes { Array($0) })
     }
 }
 
@@ -57,7 +57,7 @@ public enum Direction: UInt8, Sendable {
 /// Seals and opens the records of one direction with a counter nonce:
 /// 8-byte big-endian direction identifier ‖ 4-byte big-endian counter starting at 1.
 struct RecordCipher: Sendable {
-    let key: SymmetricKey
+    let key: SendableKey<SymmetricKey>
     let direction: Direction
     private(set) var counter: UInt32 = 0
 
@@ -76,7 +76,7 @@ struct RecordCipher: Sendable {
         guard counter < UInt32.max else { throw .protocolViolation("record counter exhausted") }
         counter += 1
         do {
-            let box = try AES.GCM.seal(plaintext, using: key, nonce: AES.GCM.Nonce(data: Self.nonce(direction, counter)))
+            let box = try AES.GCM.seal(plaintext, using: key.value, nonce: AES.GCM.Nonce(data: Self.nonce(direction, counter)))
             return Array(box.ciphertext) + Array(box.tag)
         } catch {
             throw .protocolViolation("sealing failed")
@@ -91,7 +91,7 @@ struct RecordCipher: Sendable {
             let box = try AES.GCM.SealedBox(
                 nonce: AES.GCM.Nonce(data: Self.nonce(direction, counter)), ciphertext: record.dropLast(16),
                 tag: record.suffix(16))
-            return Array(try AES.GCM.open(box, using: key))
+            return Array(try AES.GCM.open(box, using: key.value))
         } catch {
             throw .decryptionFailed
         }

@@ -261,7 +261,7 @@ public final class NearbyReceiver: Sendable {
     }
 
     public let request: PaymentRequest
-    private let ephemeral: P256.KeyAgreement.PrivateKey
+    private let ephemeral: SendableKey<P256.KeyAgreement.PrivateKey>
     private let options: SessionOptions
     private let state = Mutex(State())
 
@@ -269,7 +269,7 @@ public final class NearbyReceiver: Sendable {
     public init(request: PaymentRequest, ephemeral: P256.KeyAgreement.PrivateKey, options: SessionOptions = SessionOptions()) throws(NearbyError) {
         _ = try NearbyPayee(request: request, ephemeral: ephemeral)
         self.request = request
-        self.ephemeral = ephemeral
+        self.ephemeral = SendableKey(ephemeral)
         self.options = options
     }
 
@@ -349,7 +349,7 @@ public final class NearbyReceiver: Sendable {
                 machine = parked
             }
         case .data:
-            do { machine = try NearbyPayee(request: request, ephemeral: ephemeral) } catch { return }
+            do { machine = try NearbyPayee(request: request, ephemeral: ephemeral.value) } catch { return }
         case .ack(0):
             // A payer that has only this listener's address asks for the request (§12.7).
             var outbox = Outbox()

@@ -151,7 +151,7 @@ public struct NearbyPayer: SessionMachine {
 /// The payee's side of one session, without I/O.
 public struct NearbyPayee: SessionMachine {
     public let request: PaymentRequest
-    private let ephemeral: P256.KeyAgreement.PrivateKey
+    private let ephemeral: SendableKey<P256.KeyAgreement.PrivateKey>
     public private(set) var keys: SessionKeys?
     private var outbox = Outbox()
     private var inbox = Inbox()
@@ -173,7 +173,7 @@ public struct NearbyPayee: SessionMachine {
             throw .handshake("the session key does not belong to this request")
         }
         self.request = request
-        self.ephemeral = ephemeral
+        self.ephemeral = SendableKey(ephemeral)
     }
 
     public mutating func handle(_ frame: LinkFrame, now: Duration) throws(NearbyError) -> SessionEvent? {
@@ -192,7 +192,7 @@ public struct NearbyPayee: SessionMachine {
                 switch recordsSeen {
                 case 1:
                     let payerKey = try Hello.decode(record)
-                    let keys = try SessionKeys(own: ephemeral, peer: payerKey, request: request.encoded, hello: record)
+                    let keys = try SessionKeys(own: ephemeral.value, peer: payerKey, request: request.encoded, hello: record)
                     self.keys = keys
                     opener = RecordCipher(keys: keys, direction: .payerToPayee)
                     sealer = RecordCipher(keys: keys, direction: .payeeToPayer)

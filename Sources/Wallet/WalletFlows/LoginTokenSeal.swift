@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import OfflineNotes
 import WalletCore
 
 /// Keeps the saved login (the issuer's refresh token) in `config.json` encrypted whenever the
@@ -17,7 +18,7 @@ import WalletCore
 /// Without a passphrase the key file itself is stored unencrypted (mode 0600), so sealing the
 /// token under it would protect nothing: the token stays plain, in a mode-0600 file.
 public struct LoginTokenSeal: Sendable {
-    let key: SymmetricKey
+    let key: SendableKey<SymmetricKey>
     let associatedData: [UInt8]
     /// The key file is encrypted, so new tokens are saved sealed.
     public let sealsNewTokens: Bool
@@ -30,15 +31,16 @@ public struct LoginTokenSeal: Sendable {
     public init?(wallet: Wallet, directory: String) {
         guard let raw = wallet.identity.exportableKey else { return nil }
         let keyFile = FileManager.default.contents(atPath: directory + "/" + Wallet.keyFileName).map(Array.init) ?? []
-        key = HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: SymmetricKey(data: raw), salt: Self.label, info: wallet.publicKey.bytes, outputByteCount: 32)
+        key = SendableKey(
+            HKDF<SHA256>.deriveKey(
+                inputKeyMaterial: SymmetricKey(data: raw), salt: Self.label, info: wallet.publicKey.bytes, outputByteCount: 32))
         associatedData = Self.label + wallet.publicKey.bytes
         sealsNewTokens = keyFile.starts(with: Self.encryptedKeyMagic)
     }
 
     /// base64(nonce ‖ ciphertext ‖ tag).
     public func seal(_ token: String) throws(FlowStoreError) -> String {
-        guard let box = try? AES.GCM.seal(Array(token.utf8), using: key, authenticating: associatedData), let combined = box.combined
+        guard let box = try? AES.GCM.seal(Array(token.utf8), using: key.value, authenticating: associatedData), let combined = box.combined
         else { throw .cannotSeal }
         return combined.base64EncodedString()
     }
@@ -47,7 +49,7 @@ public struct LoginTokenSeal: Sendable {
     public func open(_ sealed: String) -> String? {
         guard let data = Data(base64Encoded: sealed),
             let box = try? AES.GCM.SealedBox(combined: data),
-            let plain = try? AES.GCM.open(box, using: key, authenticating: associatedData)
+            let plain = try? AES.GCM.open(box, using: key.value, authenticating: associatedData)
         else { return nil }
         return String(validating: Array(plain), as: UTF8.self)
     }

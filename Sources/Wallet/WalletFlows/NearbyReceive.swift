@@ -25,7 +25,7 @@ public enum NearbyReceiveProgress: Sendable, Equatable {
 /// storage: the request is good for this process's listener only.
 public struct NearbyRequest: Sendable {
     public let request: PaymentRequest
-    let ephemeral: P256.KeyAgreement.PrivateKey
+    let ephemeral: SendableKey<P256.KeyAgreement.PrivateKey>
 }
 
 /// A payment received over a nearby session.
@@ -107,7 +107,7 @@ public struct NearbyReceiveFlow: Sendable {
         let request = try wallet.createRequest(
             amount: amount, payeeName: payeeName, expiresIn: expiresIn, hints: hints,
             sessionKey: PublicKeyBytes(uncheckedBytes: Array(ephemeral.publicKey.compressedRepresentation)))
-        return NearbyRequest(request: request, ephemeral: ephemeral)
+        return NearbyRequest(request: request, ephemeral: SendableKey(ephemeral))
     }
 
     /// Serves `nearby` on `listener` until a payment is verified and its receipt delivered
@@ -130,7 +130,7 @@ public struct NearbyReceiveFlow: Sendable {
         }
         let kept = Mutex<[ReceivedPayment]>([])
         let receiver: NearbyReceiver
-        do { receiver = try NearbyReceiver(request: nearby.request, ephemeral: nearby.ephemeral, options: options) } catch {
+        do { receiver = try NearbyReceiver(request: nearby.request, ephemeral: nearby.ephemeral.value, options: options) } catch {
             throw NearbyReceiveError(outcome: .nothingReceived, cause: error)
         }
         let watched = WatchedListener(inner: listener, progress: progress)

@@ -28,13 +28,13 @@ public struct Keyset: Sendable, Hashable {
     public let body: [UInt8]
     public let signature: [UInt8]
     /// Points decompressed once, so chain verification never re-parses issuer keys.
-    let parsed: [KeyID: P256.Signing.PublicKey]
+    let parsed: [KeyID: SendableKey<P256.Signing.PublicKey>]
 
     public var encoded: [UInt8] { body + signature }
 
     public func key(_ id: KeyID) -> IssuerKey? { keys.first { $0.keyID == id } }
 
-    func parsedKey(_ id: KeyID) -> P256.Signing.PublicKey? { parsed[id] }
+    func parsedKey(_ id: KeyID) -> P256.Signing.PublicKey? { parsed[id]?.value }
 
     public static func sign(
         sequence: UInt64, issuedAt: Timestamp, keys: [IssuerKey], authority: some MessageSigner
@@ -76,7 +76,7 @@ public struct Keyset: Sendable, Hashable {
             throw .malformed("key count \(count) is outside 1...\(Self.maxKeys)")
         }
         var keys: [IssuerKey] = []
-        var parsed: [KeyID: P256.Signing.PublicKey] = [:]
+        var parsed: [KeyID: SendableKey<P256.Signing.PublicKey>] = [:]
         for _ in 0..<count {
             let id = try r.fixed(KeyID.self)
             let publicKey = try PublicKeyBytes.read(&r)
@@ -85,7 +85,7 @@ public struct Keyset: Sendable, Hashable {
             guard publicKey.keyID == id else { throw .malformed("key id does not match its key") }
             guard parsed[id] == nil else { throw .malformed("key \(id) listed twice") }
             guard from < until else { throw .malformed("key \(id) has an empty validity window") }
-            parsed[id] = try publicKey.signingKey()
+            parsed[id] = SendableKey(try publicKey.signingKey())
             keys.append(IssuerKey(publicKey: publicKey, validFrom: from, validUntil: until))
         }
         self.keys = keys

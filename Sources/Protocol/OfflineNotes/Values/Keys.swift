@@ -78,11 +78,14 @@ public enum SigningError: Error, Equatable, Sendable {
 
 /// A P-256 private key held in memory (Linux, tests, the issuer).
 public struct SoftwareSigner: MessageSigner {
-    public let privateKey: P256.Signing.PrivateKey
+    private let key: SendableKey<P256.Signing.PrivateKey>
     public let publicKey: PublicKeyBytes
 
+    /// The private key.
+    public var privateKey: P256.Signing.PrivateKey { key.value }
+
     public init(_ privateKey: P256.Signing.PrivateKey = .init()) {
-        self.privateKey = privateKey
+        self.key = SendableKey(privateKey)
         self.publicKey = PublicKeyBytes(privateKey.publicKey)
     }
 
@@ -92,7 +95,7 @@ public struct SoftwareSigner: MessageSigner {
     }
 
     public func sign(_ message: [UInt8]) throws -> [UInt8] {
-        Array(try privateKey.signature(for: message).rawRepresentation)
+        Array(try key.value.signature(for: message).rawRepresentation)
     }
 }
 

@@ -8,7 +8,7 @@ import Synchronization
 /// counterparties, the payers a server sees). Bounded: when full it is emptied, which keeps
 /// memory fixed without bookkeeping on the hot path. Safe to share between threads.
 public final class PublicKeyCache: Sendable {
-    private let entries = Mutex<[PublicKeyBytes: P256.Signing.PublicKey]>([:])
+    private let entries = Mutex<[PublicKeyBytes: SendableKey<P256.Signing.PublicKey>]>([:])
     public let capacity: Int
 
     public init(capacity: Int = 4_096) {
@@ -17,11 +17,12 @@ public final class PublicKeyCache: Sendable {
 
     /// The decompressed key, or nil when the bytes are not a valid point.
     public func key(for bytes: PublicKeyBytes) -> P256.Signing.PublicKey? {
-        if let hit = entries.withLock({ $0[bytes] }) { return hit }
+        if let hit = entries.withLock({ $0[bytes] }) { return hit.value }
         guard let key = try? bytes.signingKey() else { return nil }
+        let shared = SendableKey(key)
         entries.withLock { cache in
             if cache.count >= capacity { cache.removeAll(keepingCapacity: true) }
-            cache[bytes] = key
+            cache[bytes] = shared
         }
         return key
     }

@@ -184,7 +184,7 @@ public final class Wallet: Sendable {
             var currency = verifier.limits.currency
             for chain in chains {
                 let state: VerifiedState
-                do { state = try verifier.verify(chain, now: now) } catch let e as VerificationError { throw WalletError.rejected(e) }
+                do throws(VerificationError) { state = try verifier.verify(chain, now: now) } catch { throw WalletError.rejected(error) }
                 guard state.owner == publicKey else { throw WalletError.notOwnedByWallet }
                 currency = state.currency
                 try Self.recordSpends(db, state)
@@ -431,7 +431,7 @@ extension Wallet {
         var added: UInt64 = 0
         for chain in chains {
             let state: VerifiedState
-            do { state = try verifier.verify(chain, now: now) } catch let e as VerificationError { throw WalletError.rejected(e) }
+            do throws(VerificationError) { state = try verifier.verify(chain, now: now) } catch { throw WalletError.rejected(error) }
             guard state.owner == publicKey else { throw WalletError.notOwnedByWallet }
             try Self.recordSpends(db, state)
             // Fresh notes from the issuer are a purchase paid with the notes handed back.

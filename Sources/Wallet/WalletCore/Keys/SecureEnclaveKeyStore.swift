@@ -61,7 +61,7 @@ public struct SecureEnclaveKeyStore: KeyStore {
             if status == errSecDuplicateItem { throw .walletExists("\(service)/\(account)") }
             throw .storage("Keychain error \(status) saving the Secure Enclave key's handle")
         }
-        return WalletIdentity(signer: SecureEnclaveSigner(key: key), exportableKey: nil)
+        return WalletIdentity(signer: SecureEnclaveSigner(key: SendableKey(key)), exportableKey: nil)
     }
 
     /// Secure Enclave keys cannot be imported; a restored wallet gets a new key and has its
@@ -92,19 +92,23 @@ public struct SecureEnclaveKeyStore: KeyStore {
         guard status == errSecSuccess, let data = item as? Data else { throw .walletMissing("\(service)/\(account)") }
         do {
             let key = try SecureEnclave.P256.Signing.PrivateKey(dataRepresentation: data)
-            return WalletIdentity(signer: SecureEnclaveSigner(key: key), exportableKey: nil)
+            return WalletIdentity(signer: SecureEnclaveSigner(key: SendableKey(key)), exportableKey: nil)
         } catch {
             throw .corruptFile("Secure Enclave key handle is invalid (\(error)); restore the wallet from a backup")
         }
     }
 }
 
-struct SecureEnclaveSigner: MessageSigner, @unchecked Sendable {
-    let key: SecureEnclave.P256.Signing.PrivateKey
-    var publicKey: PublicKeyBytes { PublicKeyBytes(key.publicKey) }
+/// A Secure Enclave key is an immutable handle: signing sends the message to the enclave and
+/// returns a new signature, and nothing in the handle changes after it is made.
+extension SecureEnclave.P256.Signing.PrivateKey: ImmutableKey {}
+
+struct SecureEnclaveSigner: MessageSigner {
+    let key: SendableKey<SecureEnclave.P256.Signing.PrivateKey>
+    var publicKey: PublicKeyBytes { PublicKeyBytes(key.value.publicKey) }
 
     func sign(_ message: [UInt8]) throws -> [UInt8] {
-        Array(try key.signature(for: message).rawRepresentation)
+        Array(try key.value.signature(for: message).rawRepresentation)
     }
 }
 #endif
