@@ -37,20 +37,7 @@ struct SettingsView: View {
             security
             backupAndRestore
             ServerSection(model: model, app: app, focused: $focused)
-            if let warning = app.backgroundSyncWarning {
-                Section {
-                    Label(warning, systemImage: "exclamationmark.triangle")
-                        .foregroundStyle(.orange)
-                } header: {
-                    Text("Background sync")
-                }
-            }
-            if let problem = model.errorText(for: .general) {
-                Section {
-                    Label(problem, systemImage: "exclamationmark.circle")
-                        .foregroundStyle(.red)
-                }
-            }
+            notices
             Section {
                 Button("Log out", role: .destructive) { confirmingLogout = true }
                     .accessibilityHint("Forgets the login on this phone; the wallet and its notes stay")
@@ -87,6 +74,25 @@ struct SettingsView: View {
             if let restore = model.restore {
                 NavigationStack { RestoreView(model: restore) }
                     .coveredWhileLocked(app.lock)
+            }
+        }
+    }
+
+    /// The background-sync warning and the last general error, when there are any. (Its own
+    /// property: a `Form` takes at most ten children in every SDK's `ViewBuilder`.)
+    @ViewBuilder private var notices: some View {
+        if let warning = app.backgroundSyncWarning {
+            Section {
+                Label(warning, systemImage: "exclamationmark.triangle")
+                    .foregroundStyle(.orange)
+            } header: {
+                Text("Background sync")
+            }
+        }
+        if let problem = model.errorText(for: .general) {
+            Section {
+                Label(problem, systemImage: "exclamationmark.circle")
+                    .foregroundStyle(.red)
             }
         }
     }
