@@ -618,26 +618,30 @@ let package = Package(
 // The app's CoreBluetooth adapter (App/Sources/Adapters/Bluetooth), built on Linux only,
 // against a simulated CoreBluetooth, so its queue, waits, routing and backpressure run real
 // payments in tests. (On a Mac `CoreBluetooth` is Apple's framework and Xcode builds the adapter
-// in the app; these targets do not exist there.)
-package.targets += [
-    // A simulated CoreBluetooth: the API the adapter uses, behaving as Apple documents it.
-    .target(
-        name: "CoreBluetooth",
-        path: "Sources/Testing/CoreBluetoothSimulator"
-    ),
-    .target(
-        name: "BluetoothAdapter",
-        dependencies: ["CoreBluetooth", "NearbyGATT", "NearbySession", "OfflineNotes", "WalletAppModels"],
-        path: "App/Sources/Adapters/Bluetooth",
-        exclude: ["README.md"]
-    ),
-    .testTarget(
-        name: "BluetoothAdapterTests",
-        dependencies: [
-            "BluetoothAdapter", "CoreBluetooth", "NearbyGATT", "NearbySession", "OfflineNotes", "WalletAppModels", "WalletCore",
-            "WalletFlows", "WalletTestSupport",
-        ],
-        path: "Tests/BluetoothAdapterTests"
-    ),
-]
+// in the app; these targets do not exist there.) The manifest is read on the host even when a
+// build cross-compiles for Apple's SDK, so scripts/check-app-sdk sets OW_APPLE_SDK_BUILD: there
+// the simulator would stand in for Apple's framework.
+if Context.environment["OW_APPLE_SDK_BUILD"] == nil {
+    package.targets += [
+        // A simulated CoreBluetooth: the API the adapter uses, behaving as Apple documents it.
+        .target(
+            name: "CoreBluetooth",
+            path: "Sources/Testing/CoreBluetoothSimulator"
+        ),
+        .target(
+            name: "BluetoothAdapter",
+            dependencies: ["CoreBluetooth", "NearbyGATT", "NearbySession", "OfflineNotes", "WalletAppModels"],
+            path: "App/Sources/Adapters/Bluetooth",
+            exclude: ["README.md"]
+        ),
+        .testTarget(
+            name: "BluetoothAdapterTests",
+            dependencies: [
+                "BluetoothAdapter", "CoreBluetooth", "NearbyGATT", "NearbySession", "OfflineNotes", "WalletAppModels", "WalletCore",
+                "WalletFlows", "WalletTestSupport",
+            ],
+            path: "Tests/BluetoothAdapterTests"
+        ),
+    ]
+}
 #endif

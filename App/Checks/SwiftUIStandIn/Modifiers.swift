@@ -34,6 +34,10 @@ extension View {
     ) -> some View { _modified() }
     public nonisolated func safeAreaPadding(_ edges: Edge.Set = .all, _ length: CGFloat? = nil) -> some View { _modified() }
     public nonisolated func containerRelativeFrame(_ axes: Axis.Set, alignment: Alignment = .center) -> some View { _modified() }
+    /// Newer than the deployment target: App/Checks/lint-availability.py requires `#available`
+    /// around every use (the self-test's AvailabilityUses.swift).
+    @available(iOS 26.0, *)
+    public nonisolated func backgroundExtensionEffect() -> some View { _modified() }
 
     public nonisolated func background<S: ShapeStyle>(_ style: S, ignoresSafeAreaEdges edges: Edge.Set = .all) -> some View {
         _modified()

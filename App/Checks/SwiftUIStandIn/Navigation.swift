@@ -106,11 +106,67 @@ extension Optional: ToolbarContent where Wrapped: ToolbarContent {
 public enum ToolbarContentBuilder {
     public static func buildExpression<Content: ToolbarContent>(_ content: Content) -> Content { content }
     public static func buildBlock<Content: ToolbarContent>(_ content: Content) -> Content { content }
-    public static func buildBlock<each Content: ToolbarContent>(
-        _ content: repeat each Content
-    )
-        -> _TupleToolbarContent<(repeat each Content)>
-    {
+    // Two to ten children, as Apple's SDKs declare them (C0...C9): a body with eleven does not
+    // compile against the iOS 17.0 SDK, so it must not compile here either. Group the extra ones.
+    public static func buildBlock<C0: ToolbarContent, C1: ToolbarContent>(
+        _ c0: C0, _ c1: C1
+    ) -> _TupleToolbarContent<(C0, C1)> {
+        _TupleToolbarContent()
+    }
+    public static func buildBlock<C0: ToolbarContent, C1: ToolbarContent, C2: ToolbarContent>(
+        _ c0: C0, _ c1: C1, _ c2: C2
+    ) -> _TupleToolbarContent<(C0, C1, C2)> {
+        _TupleToolbarContent()
+    }
+    public static func buildBlock<C0: ToolbarContent, C1: ToolbarContent, C2: ToolbarContent, C3: ToolbarContent>(
+        _ c0: C0, _ c1: C1, _ c2: C2, _ c3: C3
+    ) -> _TupleToolbarContent<(C0, C1, C2, C3)> {
+        _TupleToolbarContent()
+    }
+    public static func buildBlock<
+        C0: ToolbarContent, C1: ToolbarContent, C2: ToolbarContent, C3: ToolbarContent, C4: ToolbarContent
+    >(
+        _ c0: C0, _ c1: C1, _ c2: C2, _ c3: C3, _ c4: C4
+    ) -> _TupleToolbarContent<(C0, C1, C2, C3, C4)> {
+        _TupleToolbarContent()
+    }
+    public static func buildBlock<
+        C0: ToolbarContent, C1: ToolbarContent, C2: ToolbarContent, C3: ToolbarContent, C4: ToolbarContent, C5: ToolbarContent
+    >(
+        _ c0: C0, _ c1: C1, _ c2: C2, _ c3: C3, _ c4: C4, _ c5: C5
+    ) -> _TupleToolbarContent<(C0, C1, C2, C3, C4, C5)> {
+        _TupleToolbarContent()
+    }
+    public static func buildBlock<
+        C0: ToolbarContent, C1: ToolbarContent, C2: ToolbarContent, C3: ToolbarContent, C4: ToolbarContent, C5: ToolbarContent,
+        C6: ToolbarContent
+    >(
+        _ c0: C0, _ c1: C1, _ c2: C2, _ c3: C3, _ c4: C4, _ c5: C5, _ c6: C6
+    ) -> _TupleToolbarContent<(C0, C1, C2, C3, C4, C5, C6)> {
+        _TupleToolbarContent()
+    }
+    public static func buildBlock<
+        C0: ToolbarContent, C1: ToolbarContent, C2: ToolbarContent, C3: ToolbarContent, C4: ToolbarContent, C5: ToolbarContent,
+        C6: ToolbarContent, C7: ToolbarContent
+    >(
+        _ c0: C0, _ c1: C1, _ c2: C2, _ c3: C3, _ c4: C4, _ c5: C5, _ c6: C6, _ c7: C7
+    ) -> _TupleToolbarContent<(C0, C1, C2, C3, C4, C5, C6, C7)> {
+        _TupleToolbarContent()
+    }
+    public static func buildBlock<
+        C0: ToolbarContent, C1: ToolbarContent, C2: ToolbarContent, C3: ToolbarContent, C4: ToolbarContent, C5: ToolbarContent,
+        C6: ToolbarContent, C7: ToolbarContent, C8: ToolbarContent
+    >(
+        _ c0: C0, _ c1: C1, _ c2: C2, _ c3: C3, _ c4: C4, _ c5: C5, _ c6: C6, _ c7: C7, _ c8: C8
+    ) -> _TupleToolbarContent<(C0, C1, C2, C3, C4, C5, C6, C7, C8)> {
+        _TupleToolbarContent()
+    }
+    public static func buildBlock<
+        C0: ToolbarContent, C1: ToolbarContent, C2: ToolbarContent, C3: ToolbarContent, C4: ToolbarContent, C5: ToolbarContent,
+        C6: ToolbarContent, C7: ToolbarContent, C8: ToolbarContent, C9: ToolbarContent
+    >(
+        _ c0: C0, _ c1: C1, _ c2: C2, _ c3: C3, _ c4: C4, _ c5: C5, _ c6: C6, _ c7: C7, _ c8: C8, _ c9: C9
+    ) -> _TupleToolbarContent<(C0, C1, C2, C3, C4, C5, C6, C7, C8, C9)> {
         _TupleToolbarContent()
     }
     public static func buildIf<Content: ToolbarContent>(_ content: Content?) -> Content? { content }
