@@ -17,8 +17,8 @@ import os
 import re
 import sys
 
-AVAILABLE = re.compile(r"@available\(\s*iOS\s+(\d+(?:\.\d+)?)")
-IF_AVAILABLE = re.compile(r"#available\(\s*iOS\s+(\d+(?:\.\d+)?)")
+AVAILABLE = re.compile(r"@available\([^)]*?\biOS\s+(\d+(?:\.\d+)?)")
+IF_AVAILABLE = re.compile(r"#available\([^)]*?\biOS\s+(\d+(?:\.\d+)?)")
 DECL_NAME = re.compile(r"\b(?:func|var|let|case|struct|class|enum|protocol|typealias)\s+`?(\w+)`?")
 
 
@@ -64,14 +64,21 @@ def strip(line):
 def check(path, names):
     findings = []
     scopes = []  # the iOS version each open brace guarantees (None: nothing more than its parent)
-    pending = None
+    pending = None  # the version an `if #available` / `@available` gives the next brace it opens
+    declarations_since = 0  # declarations read since that attribute: a second one ends it unused
     with open(path, encoding="utf-8") as f:
         for number, raw in enumerate(f, 1):
             line = strip(raw)
+            depth = len(scopes)
             guaranteed = max([v for v in scopes if v] or [()])
-            a = AVAILABLE.search(line) or IF_AVAILABLE.search(line)
+            guard = re.search(r"\bguard\s+#available", line)
+            a = AVAILABLE.search(line) or (None if guard else IF_AVAILABLE.search(line))
             if a:
-                pending = version(a.group(1))
+                pending, declarations_since = version(a.group(1)), 0
+            if pending and DECL_NAME.search(line):
+                declarations_since += 1
+                if declarations_since > 1 and not a:
+                    pending = None  # the attribute belonged to a declaration without a body
             here = max(guaranteed, pending or ())
             for name, needed in names.items():
                 for use in re.finditer(r"(?<![\w])\.?" + name + r"\b", line):
@@ -80,19 +87,16 @@ def check(path, names):
                     if here < needed:
                         findings.append(f"{path}:{number}: '{name}' needs iOS {'.'.join(map(str, needed))}, above the "
                                         f"deployment target: wrap it in `if #available(iOS {'.'.join(map(str, needed))}, *)`")
-            guard = re.search(r"\bguard\s+#available", line)
             for ch in line:
                 if ch == "{":
                     scopes.append(pending)
                     pending = None
                 elif ch == "}" and scopes:
                     scopes.pop()
-            if DECL_NAME.search(line) and "{" not in line:
-                pending = None  # an attribute on a declaration without a body ends with it
-            if guard and IF_AVAILABLE.search(line):
-                # `guard #available(...) else { return }`: the rest of the enclosing scope has it.
-                if scopes:
-                    scopes[-1] = max(scopes[-1] or (), version(IF_AVAILABLE.search(line).group(1)))
+            if guard and depth > 0:
+                # `guard #available(...) else { ... }`: the rest of the scope the guard is in has it,
+                # not its else block (which may still be open on the lines after this one).
+                scopes[depth - 1] = max(scopes[depth - 1] or (), version(IF_AVAILABLE.search(line).group(1)))
     return findings
 
 

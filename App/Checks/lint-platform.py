@@ -11,7 +11,8 @@ keys          In every Swift file of the package (Sources/) and the app (App/Sou
               are not, so a `Sendable` type storing one compiles here and stops Xcode. A `Mutex`
               is no way out: it is `Sendable`, but a non-Sendable value put into it cannot be used
               afterwards (its closure takes the value `inout sending`), so a key cached in one and
-              also returned is an error in Xcode. Locals and parameters are not shared state.
+              also returned is an error in Xcode. Locals and parameters are not shared state, and
+              an actor or a main-actor type may hold what is not Sendable: neither is flagged.
 cast-pattern  A `case` that matches a value with `X as T` where X is not a binding
               (`case (kSecAttrKeyTypeRSA as String, 2048)`): that is a cast pattern, which tests
               the matched value's type, not a comparison with X converted to T. With Security's
@@ -28,14 +29,18 @@ KEY = re.compile(
     r"\b(?:(?:SecureEnclave\.)?P(?:256|384|521)\.(?:Signing|KeyAgreement)\.(?:PrivateKey|PublicKey)"
     r"|Curve25519\.(?:Signing|KeyAgreement)\.(?:PrivateKey|PublicKey)|SymmetricKey|SharedSecret)\b")
 WRAPPERS = ("SendableKey",)
-# A switch case or an if/guard/for/while case pattern, up to its colon or `=`.
-CASE = re.compile(r"^\s*(?:case|(?:if|guard|for|while)\s+case)\s+(?P<pattern>[^:=]*)")
+# A switch case, or a case pattern after if/guard/while/for or a comma of their conditions, up
+# to its colon, `=`, `where` or `in`.
+CASE = re.compile(r"(?:^\s*|\b(?:if|guard|while|for)\s+|,\s*)case\s+(?P<pattern>(?:(?!\bwhere\b|\bin\b)[^:=])*)")
 # `X as T` where X is an expression (a name or a dotted path), not a `let`/`var` binding.
 CAST = re.compile(r"(?<![\w.])(?<!let )(?<!var )([A-Za-z_][\w.]*)\s+as\s+([A-Z][\w.]*)")
-TYPE_DECL = re.compile(r"\b(struct|class|actor|enum|extension|protocol)\b[^{]*$")
+# A type declaration's head, from the start of its line (`for actor in actors {` is not one).
+TYPE_DECL = re.compile(
+    r"^\s*(?:@[\w.]+(?:\([^)]*\))?\s+)*(?:(?:public|private|fileprivate|internal|package|open|final|nonisolated|"
+    r"indirect|distributed)\s+)*(?P<kind>struct|class|actor|enum|extension|protocol)\s+\w[^{]*$")
 STORED = re.compile(
     r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|private|fileprivate|internal|package|open|nonisolated|final|"
-    r"lazy|weak|unowned|private\(set\)|fileprivate\(set\)|internal\(set\)|public\(set\)|package\(set\))\s+)*"
+    r"lazy|weak|unowned|static|class|private\(set\)|fileprivate\(set\)|internal\(set\)|public\(set\)|package\(set\))\s+)*"
     r"(?:let|var)\s+\w+\s*(?::\s*(?P<type>[^={]+?)\s*)?(?:=\s*(?P<value>.*?))?(?P<brace>\{)?\s*$")
 
 
@@ -84,7 +89,9 @@ def unwrapped(type_text):
 def check(path):
     findings = []
     state = {"block": False}
-    scopes = []  # "type" or "code", one per open brace
+    # One per open brace: "type" (a type's body), "isolated" (an actor's or a global actor's
+    # type body: it may hold what is not Sendable) or "code" (functions, closures, accessors...).
+    scopes = []
     with open(path, encoding="utf-8") as f:
         for number, raw in enumerate(f, 1):
             line = strip(raw.rstrip("\n"), state)
@@ -93,21 +100,29 @@ def check(path):
             declared = m and (m.group("type") or (m.group("value") or "").split("(", 1)[0])
             # Top-level code of a main.swift runs on the main actor: its variables are not shared.
             top_level_main = not scopes and os.path.basename(path) == "main.swift"
-            if m and not top_level_main and (not scopes or scopes[-1] == "type") and KEY.search(declared) and unwrapped(declared):
+            function_type = declared and "->" in declared
+            if m and not top_level_main and not function_type and (not scopes or scopes[-1] == "type") and KEY.search(declared) \
+                and unwrapped(declared):
                 computed = m.group("brace") and "=" not in line
                 if not computed:
                     findings.append(f"{path}:{number}: [keys] stored property of CryptoKit key type '{declared.strip()}': "
                                     "Apple's CryptoKit keys are not Sendable; store it as SendableKey<...> (OfflineNotes)")
-            c = CASE.search(line)
-            if c and scopes and scopes[-1] == "code" and not re.match(r"\s*(let|var)\b", c.group("pattern")):
+            for c in CASE.finditer(line):
+                if not scopes or scopes[-1] != "code" or re.match(r"\s*(let|var)\b", c.group("pattern")):
+                    continue
                 for cast in CAST.finditer(c.group("pattern")):
                     findings.append(f"{path}:{number}: [cast-pattern] '{cast.group(0).strip()}' in a case is a cast pattern, "
                                     f"not a comparison: bind `{cast.group(1)} as {cast.group(2)}` to a name first and match the name")
             # Track what each brace opens: a type body, or code (functions, closures, accessors...).
             for i, ch in enumerate(line):
                 if ch == "{":
-                    head = line[:i]
-                    scopes.append("type" if TYPE_DECL.search(head) and not re.search(r"\b(func|init|var|let)\b", head.split("{")[-1]) else "code")
+                    t = TYPE_DECL.match(line[:i])
+                    if not t:
+                        scopes.append("code")
+                    elif t.group("kind") == "actor" or re.search(r"@\w*Actor\b", line[:i]):
+                        scopes.append("isolated")
+                    else:
+                        scopes.append("type")
                 elif ch == "}" and scopes:
                     scopes.pop()
     return findings

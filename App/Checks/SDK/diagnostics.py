@@ -32,6 +32,7 @@ def main():
     ap.add_argument("--targets", required=True, help="comma-separated module names of this package and App/")
     ap.add_argument("--jobs", required=True)
     ap.add_argument("--strict-deps", action="store_true")
+    ap.add_argument("--built", default="", help="comma-separated project modules the build compiled: each needs a job record")
     ap.add_argument("logs", nargs="*")
     a = ap.parse_args()
     root = os.path.realpath(a.root) + "/"
@@ -56,16 +57,17 @@ def main():
             name = path[m.end():m.end() + int(m.group(1))]
             return ("project", name + " (macro expansion)") if name in own else ("dependencies", name)
         real = os.path.realpath(path) if os.path.isabs(path) else os.path.realpath(os.path.join(root, path))
-        m = re.search(r"/checkouts/([^/]+)/", real)
-        if m:
+        if not real.startswith(root):
+            return "elsewhere", path
+        rel = real[len(root):]
+        m = re.match(r"\.build[^/]*/[^/]+/checkouts/([^/]+)/", rel)
+        if m:  # SwiftPM's copies of the dependencies, in the check's scratch folder
             return "dependencies", m.group(1)
-        if real.startswith(root):
-            rel = real[len(root):]
-            if rel.startswith("App/Checks/SDKBackfill/"):
-                return "backfill", rel
-            if not rel.startswith("."):
-                return "project", rel
-        return "elsewhere", path
+        if rel.startswith("App/Checks/SDKBackfill/"):
+            return "backfill", rel
+        # The repository's files, and what the build generates from them (the OpenAPI types of
+        # WalletAPI, resource accessors): this repository's code either way.
+        return "project", rel
 
     groups = collections.defaultdict(list)
     for key in sorted(seen):
@@ -75,6 +77,7 @@ def main():
         groups[where].append((name, f"{shown}:{ln}:{col}: {kind}: {msg}", kind))
 
     failed = False
+    recorded = set()
     bad_jobs = []
     blocked = {}  # project module -> dependency modules whose broken build its compile tripped on
     for path in job_files:
@@ -84,6 +87,8 @@ def main():
         if len(parts) != 5 or parts[:2] != ["#", "job"]:
             continue
         module, kind, rc = parts[2], parts[3], int(parts[4])
+        if kind == "compile":
+            recorded.add(module)
         if module in own and kind == "compile" and rc != 0:
             # A dependency written with errors (keep-going) can crash the compile of a module
             # that imports it, while the compiler reads the broken declarations back.
@@ -107,6 +112,9 @@ def main():
                   "its later diagnostic passes did not run (the build log above says where)")
             failed = True
     failed |= bool(project)
+    for module in sorted(set(filter(None, a.built.split(","))) - recorded):
+        print(f"  {module}: no record of its compile (the keep-going frontend did not run it): its diagnostics were not seen")
+        failed = True
     for module, deps in sorted(blocked.items()):
         print(f"  {module}: not checked to the end: its compile crashed reading {', '.join(sorted(deps))}, "
               f"which did not build against this SDK (see dependencies)")

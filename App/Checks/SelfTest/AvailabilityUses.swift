@@ -25,4 +25,30 @@ struct SelfTestAvailabilityView: View {
         _ = Text("after the guard").backgroundExtensionEffect()
         return true
     }
+
+    func guardedOverLines() -> Bool {
+        guard #available(iOS 26.0, *) else {
+            return false
+        }
+        _ = Text("after a longer guard").backgroundExtensionEffect()
+        return true
+    }
+
+    @available(iOS 26.0, *)
+    func braceOnItsOwnLine() -> some View {
+        Text("marked").backgroundExtensionEffect()
+    }
+
+    func otherPlatformsFirst(_ value: Int?) -> some View {
+        if #available(macOS 26.0, iOS 26.0, *),
+            let value
+        {
+            _ = Text("\(value)").backgroundExtensionEffect()
+        }
+        return Text("unchecked").backgroundExtensionEffect()  // availability:
+    }
+
+    @available(iOS 26.0, *)
+    let markedConstant = 1
+    var afterAMarkedConstant: some View { Text("not marked").backgroundExtensionEffect() }  // availability:
 }

@@ -32,6 +32,33 @@ func plantedHeader(type: String, bits: Int) -> Int {
     default: break
     }
     if case kSecAttrKeyTypeRSA as String = type { return 1 }  // platform:
+    if bits < 0 {
+        return 2
+    } else if case kSecAttrKeyTypeRSA as String = type {  // platform:
+        return 3
+    }
     if case let value as String = type as Any { return value.count }
-    return 0
+    switch bits as Any {
+    case let size as Int where size as Int > 0: return size
+    default: return 0
+    }
+}
+
+struct PlantedCache: Sendable {
+    static let shared = SymmetricKey(size: .bits256)  // platform:
+    let derive: @Sendable ([UInt8]) -> SymmetricKey
+
+    func keys(of actors: [PlantedKeeper]) async -> [SymmetricKey] {
+        var found: [SymmetricKey] = []
+        for actor in actors {
+            let key: SymmetricKey = await actor.key
+            found.append(key)
+        }
+        return found
+    }
+}
+
+/// An actor may hold what is not Sendable: not flagged.
+actor PlantedKeeper {
+    let key = SymmetricKey(size: .bits256)
 }
