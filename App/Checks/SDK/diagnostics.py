@@ -13,6 +13,8 @@ Each distinct `file:line:col: error|warning: message` counts once, however many 
                 the compiler they are artifacts (a package taking a newer compiler's path against
                 the SDK's older standard library); --strict-deps (an SDK as new as the deployment
                 target) makes them fail too
+  generated     code the build generates from this repository (the OpenAPI generator's types):
+                its errors fail; its warnings are the generator's style and are only counted
   backfill      App/Checks/SDKBackfill: errors there are the check's own bug, and fail
 Exit status 1 when anything fails."""
 import argparse
@@ -65,8 +67,13 @@ def main():
             return "dependencies", m.group(1)
         if rel.startswith("App/Checks/SDKBackfill/"):
             return "backfill", rel
-        # The repository's files, and what the build generates from them (the OpenAPI types of
-        # WalletAPI, resource accessors): this repository's code either way.
+        m = re.match(r"\.build[^/]*/.*/Modules/(\w+)\.swiftmodule", rel)
+        if m:  # a built module, named by an error while it is read back
+            return ("project", rel) if m.group(1) in own else ("dependencies", m.group(1))
+        if rel.startswith(".build"):
+            # What the build generates from the repository (WalletAPI's OpenAPI types, resource
+            # accessors): its errors are this repository's, its style is the generator's.
+            return "generated", rel
         return "project", rel
 
     groups = collections.defaultdict(list)
@@ -134,6 +141,13 @@ def main():
         print(f"         {n:4d}  {short}")
     failed |= a.strict_deps and bool(deps)
 
+    generated = groups["generated"]
+    if generated:
+        errors = [t for _, t, k in generated if k == "error"]
+        print(f"generated from this repository: {len(errors)} errors, {len(generated) - len(errors)} warnings (the generator's)")
+        for t in errors:
+            print(f"  {t}")
+        failed |= bool(errors)
     for where in ("backfill", "elsewhere"):
         items = [t for _, t, k in groups[where] if k == "error"]
         if items:
