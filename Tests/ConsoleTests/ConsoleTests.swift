@@ -100,7 +100,8 @@ import Testing
         }
     }
 
-    /// Cookies are Secure when the console is served over TLS or behind a TLS proxy.
+    /// Cookies are Secure when the console is served over TLS or behind a TLS proxy, and every
+    /// answer then carries HSTS; over plain HTTP neither.
     @Test func cookiesAreSecureBehindTLS() async throws {
         var settings = HTTPSettings(port: 0)
         settings.consoleSecureCookies = true
@@ -108,8 +109,14 @@ import Testing
             let b = h.browser()
             let form = try await b.get("/console/login")
             #expect(form.setCookies.first?.contains("; Secure") == true)
+            #expect(form.headers["strict-transport-security"] == "max-age=31536000")
             let login = try await b.logIn(h.admin.email)
             #expect(login.setCookies.first { $0.hasPrefix("ow_console=") }?.contains("; Secure") == true)
+            #expect(login.headers["strict-transport-security"] == "max-age=31536000")
+        }
+        try await ConsoleHarness.with { h in
+            let plain = try await h.browser().get("/console/login")
+            #expect(plain.headers["strict-transport-security"] == nil)
         }
     }
 
@@ -302,6 +309,21 @@ import Testing
             let limited = try await b.logIn(h.admin.email)
             #expect(limited.status == 429 && limited.headers["retry-after"] != nil)
             #expect(b.cookies["ow_console"] == nil)
+        }
+    }
+
+    /// The per-address login limit counts every spelling of the address that reaches the
+    /// account: after ten wrong passwords, the right one through another spelling is refused.
+    @Test func theConsoleLoginLimitHoldsForEverySpellingOfTheAddress() async throws {
+        let now = UInt64(Date().timeIntervalSince1970)
+        try await ConsoleHarness.with(settings: HTTPSettings(port: 0, loginsPerMinutePerIP: 1_000), clock: TestClock(now - now % 300)) { h in
+            let b = h.browser()
+            for attempt in 1...10 { #expect(try await b.logIn(h.admin.email, password: "wrong password \(attempt)").status == 401) }
+            for spelling in [" \(h.admin.email)", "\(h.admin.email) ", h.admin.email.uppercased()] {
+                let limited = try await b.logIn(spelling)
+                #expect(limited.status == 429, "\(spelling.debugDescription) was not limited")
+                #expect(b.cookies["ow_console"] == nil)
+            }
         }
     }
 }

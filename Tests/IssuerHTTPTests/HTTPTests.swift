@@ -135,6 +135,36 @@ import FoundationNetworking
         }
     }
 
+    /// After ten wrong passwords for an address, every spelling of it that reaches the same
+    /// account is refused too (spaces around it, other letter case, decomposed accents), the
+    /// right password included; another account is not limited.
+    @Test func theLoginLimitHoldsForEverySpellingOfTheAddress() async throws {
+        let start = Timestamp(Date().timeIntervalSince1970)
+        let settings = HTTPSettings(port: 0, writesPerMinutePerIP: 1_000, loginsPerMinutePerIP: 1_000)
+        try await HTTPHarness.with(.sqlite, settings: settings, clock: { start - start % 300 }) { h in
+            let id = UUID().uuidString.prefix(8).lowercased()
+            let email = "v\u{00EF}ctim-\(id)@example.com"  // "ï" composed
+            let password = "the right password"
+            _ = try await h.client().register(body: .json(.init(email: email, password: password))).created
+            func login(_ address: String, _ password: String) async throws -> Int {
+                let body = try JSONSerialization.data(withJSONObject: ["email": address, "password": password])
+                return try await rawRequest(h.baseURL.appendingPathComponent("v1/auth/login"), body: body).status
+            }
+            for attempt in 1...10 { #expect(try await login(email, "wrong \(attempt)") == 401) }
+            #expect(try await login(email, password) == 429)
+            let spellings = [
+                " \(email)", "\(email) ", "  \(email)  ", email.uppercased(), "V\u{00CF}CTIM-\(id)@Example.COM",
+                "vi\u{0308}ctim-\(id)@example.com",  // "ï" decomposed
+            ]
+            for spelling in spellings {
+                #expect(try await login(spelling, "wrong again") == 429, "\(spelling.debugDescription) got its own limit")
+                #expect(try await login(spelling, password) == 429, "\(spelling.debugDescription) logged in past the limit")
+            }
+            let (_, _, other) = try await h.user("bystander")
+            #expect(try await login(other, "correct horse battery") == 200)
+        }
+    }
+
     @Test func refreshTokensRotateAndReuseRevokesTheFamily() async throws {
         try await HTTPHarness.with { h in
             let (_, tokens, _) = try await h.user("alice")

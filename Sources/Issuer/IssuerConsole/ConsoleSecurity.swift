@@ -24,6 +24,10 @@ enum ConsoleSecurity {
         (.cacheControl, "no-store"),
     ]
 
+    /// HSTS on every answer of a console served over TLS: HTTPS only for this host for a year.
+    /// Not `includeSubDomains`: the console's host says nothing of its neighbours.
+    static let strictTransportSecurity = (name: HTTPField.Name("Strict-Transport-Security")!, value: "max-age=31536000")
+
     /// `Set-Cookie` for `name`: HttpOnly, SameSite=Strict, Path=/console, Secure over TLS.
     /// `maxAge` 0 deletes the cookie.
     static func cookie(_ name: String, _ value: String, maxAge: Int64, secure: Bool) -> String {

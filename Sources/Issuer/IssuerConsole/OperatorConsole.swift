@@ -92,6 +92,9 @@ public struct OperatorConsole: Sendable {
             response = message(.internalServerError, title: "Console error", text: "The console failed: \(type(of: error)). The server logged nothing secret; try again.")
         }
         for (name, value) in ConsoleSecurity.headers { response.headers[name] = value }
+        // Over TLS (or behind a TLS proxy, the same setting as Secure cookies) the browser is told
+        // to use HTTPS only, so a later visit cannot be downgraded to plain HTTP and its cookies read.
+        if settings.secureCookies { response.headers[ConsoleSecurity.strictTransportSecurity.name] = ConsoleSecurity.strictTransportSecurity.value }
         return response
     }
 
@@ -252,7 +255,7 @@ public struct OperatorConsole: Sendable {
         let email = form.text("email") ?? ""
         // The API's buckets: a guesser gains nothing by alternating between the two doors.
         try await limit("ip-auth:\(address)", settings.loginsPerMinutePerIP, 60)
-        try await limit("login:\(email.lowercased())", 10, 300)
+        try await limit(Issuer.loginBucket(email: email), 10, 300)
         let account: Account
         do {
             account = try await issuer.login(email: email, password: form["password"] ?? "")

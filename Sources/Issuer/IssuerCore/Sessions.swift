@@ -83,6 +83,16 @@ extension Issuer {
         }
     }
 
+    /// The rate-limit bucket of login attempts for `email`: the address as the account lookup
+    /// normalizes it (`EmailAddress`), so every spelling that reaches one account (spaces around
+    /// it, letter case, composed or decomposed accents) shares one limit. Text that is not an
+    /// address reaches no account and is never checked against a password; it all shares one
+    /// bucket of its own.
+    public static func loginBucket(email: String) -> String {
+        guard let address = try? EmailAddress(email) else { return "login-not-an-address" }
+        return "login:" + address.normalized
+    }
+
     /// Counts a hit in a fixed window. Returns nil when allowed, else seconds until the window
     /// ends. Counted locally and shared through the database in batches (`RateLimiter`).
     public func rateLimit(bucket: String, limit: Int, windowSeconds: Int64) async throws(IssuerError) -> Int64? {

@@ -156,7 +156,7 @@ public struct IssuerAPI: APIProtocol {
 
     public func login(_ input: Operations.Login.Input) async throws -> Operations.Login.Output {
         guard case .json(let body) = input.body else { throw HTTPProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send JSON.") }
-        if let retry = try await issuer.rateLimit(bucket: "login:\(body.email.lowercased())", limit: 10, windowSeconds: 300) {
+        if let retry = try await issuer.rateLimit(bucket: Issuer.loginBucket(email: body.email), limit: 10, windowSeconds: 300) {
             throw HTTPProblem(.tooManyRequests, code: "rate_limited", detail: "Too many login attempts; retry in \(retry) s.", retryAfter: retry)
         }
         let account = try await issuer.login(email: body.email, password: body.password)
