@@ -205,6 +205,30 @@ import WalletTestSupport
     }
 }
 
+/// A payee's name is the payee's own text: its control characters are shown, never acted on.
+@MainActor
+@Suite struct OtherPartyTextTests {
+    @Test func aHostilePayeeNameIsShownWithItsControlCharactersVisible() async throws {
+        try await IssuerHarness.with { h in
+            let (alice, _) = try await h.loggedIn("hostile-alice", funds: 10_000)
+            let (bob, _) = try await h.loggedIn("hostile-bob")
+            _ = try await alice.purchase(5_000)
+            let name = "Stall\u{1B}[2J\r\nFAKE: Paid\u{202E}"
+            let request = try await AsyncWallet(bob.wallet).createRequest(amount: 300, payeeName: name)
+            _ = try await AsyncWallet(alice.wallet).pay(request, method: .qr)
+            let history = HistoryModel(wallet: alice.wallet)
+            history.appear()
+            defer { history.disappear() }
+            #expect(await untilTrue { history.rows.contains { $0.direction == .sent } })
+            let sent = try #require(history.rows.first { $0.direction == .sent })
+            let visible = "Stall\u{241B}[2J\u{240D}\u{240A}FAKE: Paid<U+202E>"
+            #expect(sent.counterpartyText == visible)
+            #expect(sent.accessibilitySummary.contains(visible), "\(sent.accessibilitySummary)")
+            #expect(sent.counterparty == name, "the stored line keeps the name as signed")
+        }
+    }
+}
+
 /// Settings, Back up and Restore words: the appearance titles, errors under their own section,
 /// the passphrase rule and the progress lines.
 @MainActor

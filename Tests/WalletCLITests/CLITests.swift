@@ -250,8 +250,16 @@ struct CLITests {
         #expect(try cli.run(["fund", "--json", "--wallet", payer, "10.00"]).status == 0)
         #expect(try cli.run(["purchase", "--json", "--wallet", payer, "10.00"]).status == 0)
 
-        // Nobody listens at the address: the request is never fetched, nothing is signed.
+        // A key id prefix is refused before anything is asked: a key can be made to match any
+        // 8 or 12 hex digits; only the whole id (16) or the whole key is taken.
         let port = try TestServer.freePort()
+        for prefix in ["01234567", "0123456789ab", "0123456789abcdef0", "0123456789abcdeg"] {
+            let refused = try cli.run(["pay", "--json", "--wallet", payer, "127.0.0.1:\(port)", "--payee", prefix, "--timeout", "2"])
+            #expect(refused.status == 2 && refused.errorCode == "payee_required", "--payee \(prefix): \(refused.status) \(refused.errorMessage)")
+            #expect(refused.errorMessage.contains("16 hex digits"))
+        }
+
+        // Nobody listens at the address: the request is never fetched, nothing is signed.
         let unfetched = try cli.run(["pay", "--json", "--wallet", payer, "127.0.0.1:\(port)", "--payee", "0123456789abcdef", "--timeout", "2"])
         #expect(unfetched.status == 7, "\(unfetched.errorMessage)")
         #expect(unfetched.errorMessage.hasSuffix("Nothing was signed; nothing left this wallet."))

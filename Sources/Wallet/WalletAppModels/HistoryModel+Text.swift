@@ -25,9 +25,10 @@ extension HistoryModel.Row {
         }
     }
 
-    /// The counterparty line: the name, or what the line is when there is none ("Issuer").
+    /// The counterparty line: the name (another party wrote it: control characters made
+    /// visible), or what the line is when there is none ("Issuer").
     public var counterpartyText: String {
-        if !counterparty.isEmpty { return counterparty }
+        if !counterparty.isEmpty { return DisplayText.visible(counterparty) }
         return [.purchased, .funded, .refunded, .charged].contains(direction) ? "Issuer" : "Unknown"
     }
 

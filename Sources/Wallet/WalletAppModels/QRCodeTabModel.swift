@@ -1,6 +1,7 @@
 import Foundation
 import Observation
 import OfflineNotes
+import WalletCore
 
 /// The QR Code tab: Scan / Generate, and the last payment request scanned there with its amount
 /// and age, which "Send payment" opens on Send prefilled (an empty action in the original
@@ -33,7 +34,7 @@ public final class QRCodeTabModel {
 
     /// Who asks: the payee's name, or "Scanned request" when it has none.
     public var payeeText: String? {
-        lastRequest.map { $0.payeeName.isEmpty ? "Scanned request" : $0.payeeName }
+        lastRequest.map { $0.payeeName.isEmpty ? "Scanned request" : DisplayText.visible($0.payeeName) }
     }
 
     /// "12.00 EUR", or "Any amount" for an open request.

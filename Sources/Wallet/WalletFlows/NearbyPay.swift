@@ -98,7 +98,7 @@ public struct NearbyPayError: Error, Sendable, CustomStringConvertible {
         case .wallet(let e): e.description
         case .session(let e): e.description
         case .payeeKeyRequired:
-            "Paying an address needs --payee with the payee's key id (8+ hex digits from its screen): a request fetched from the network could come from anyone."
+            "Paying an address needs --payee with the payee's whole key id (the 16 hex digits its screen shows): a request fetched from the network could come from anyone, and a shorter prefix can be matched by a key made for it."
         case .payeeMismatch(let expected, let found): "The request at that address is for key \(found), not \(expected)."
         }
     }
@@ -144,8 +144,8 @@ public struct NearbyPayFlow: Sendable {
     }
 
     /// Pays the payee listening behind `dialer` (an address, not a scanned request): fetches
-    /// its request and pays it only if its key id starts with `payee`, the key id the payee's
-    /// screen shows. A mismatch is refused before anything is signed. Fetching the request is
+    /// its request and pays it only if its key id is `payee`, the whole key id the payee's
+    /// screen shows (`expectedPayee`). A mismatch is refused before anything is signed. Fetching the request is
     /// part of the payment, so it is bounded by the same `options.timeout`.
     public func pay(
         listenerAt dialer: any LinkDialer, payee: String?, amount: UInt64? = nil,
@@ -157,38 +157,53 @@ public struct NearbyPayFlow: Sendable {
         return try await pay(request, amount: amount, dialer: dialer, progress: progress)
     }
 
-    /// Checks the key id a person typed for `pay(listenerAt:)`: at least 8 hex digits, or the
-    /// whole key. Returns it lowercased.
+    /// Checks the key id a person typed for `pay(listenerAt:)`: the whole key id (16 hex
+    /// digits, as the payee's screen shows it) or the whole key (66). Returns it lowercased.
+    ///
+    /// Not a prefix: whoever answers at the address chooses the request's key, and making P-256
+    /// keys until one's id starts with given digits takes about 2^(4·digits) tries, which for 8
+    /// digits (32 bits) is minutes of a laptop's time. The whole id is 64 bits.
     public static func expectedPayee(_ text: String?) throws(NearbyPayError) -> String {
-        guard let expected = text?.lowercased(), expected.count >= 8, expected.allSatisfy(\.isHexDigit) else {
+        guard let expected = text?.lowercased(), expected.allSatisfy({ $0.isASCII && $0.isHexDigit }),
+            [KeyID.byteCount * 2, PublicKeyBytes.byteCount * 2].contains(expected.count)
+        else {
             throw NearbyPayError(.nothingSigned, .payeeKeyRequired)
         }
         return expected
     }
 
-    /// The key-id match rule (the command line's `--payee`, the app's nearby devices list):
-    /// `expected`, as `expectedPayee` returns it (8+ lowercase hex digits), matches `key` when
-    /// it is the whole key in hex or a prefix of the key id. The key id is what a payee's
-    /// screen shows, so a person compares what they read with what the network offers.
+    /// The key-id match rule: `expected` (lowercase hex) matches `key` when it is the whole key
+    /// in hex or a prefix of the key id. `expectedPayee` only lets whole key ids through; a
+    /// Bluetooth advertisement carries the id's first 8 digits (`payee(_:matchesText:)`).
     public static func payee(_ key: PublicKeyBytes, matches expected: String) -> Bool {
         key.hex == expected || key.keyID.hex.hasPrefix(expected)
     }
 
-    /// `payee(_:matches:)` for text as typed or advertised: false when it is not a usable key
-    /// id (fewer than 8 hex digits), so an unreadable advertisement never matches.
+    /// `payee(_:matches:)` for a key id as a nearby payee's phone advertises it (the app's nearby
+    /// devices list): at least its first 8 hex digits, which is all a Bluetooth LE advertisement
+    /// is sure to carry. False when the text is not that, so an unreadable advertisement never
+    /// matches. This only pairs an advertisement with the request its device hands out; the
+    /// person still compares the request's whole key id with the payee's screen.
     public static func payee(_ key: PublicKeyBytes, matchesText text: String?) -> Bool {
-        guard let expected = try? expectedPayee(text) else { return false }
+        guard let expected = advertisedKeyID(text) else { return false }
         return payee(key, matches: expected)
     }
 
-    /// Asks a listener for its request (§12.7) and keeps it only if it is for `payee` (a key id
-    /// prefix of 8+ hex digits, or the whole key): the network is not the payee's screen.
-    /// `timeout` bounds the fetch: the caller's payment timeout, since fetching the request is
-    /// part of paying.
+    /// `text` lowercased when it is at least 8 hex digits (a key id as advertised, or longer).
+    private static func advertisedKeyID(_ text: String?) -> String? {
+        guard let text = text?.lowercased(), text.count >= 8, text.allSatisfy({ $0.isASCII && $0.isHexDigit }) else { return nil }
+        return text
+    }
+
+    /// Asks a listener for its request (§12.7) and keeps it only if it is for `payee`: a key
+    /// id as `pay(listenerAt:)` takes it (`expectedPayee`: the whole id), or as a nearby phone
+    /// advertises it (its first 8+ hex digits, `payee(_:matchesText:)`), or the whole key. The
+    /// network is not the payee's screen. `timeout` bounds the fetch: the caller's payment
+    /// timeout, since fetching the request is part of paying.
     public static func fetchRequest(
         from dialer: any LinkDialer, payee: String?, timeout: Duration
     ) async throws(NearbyPayError) -> PaymentRequest {
-        let expected = try expectedPayee(payee)
+        guard let expected = advertisedKeyID(payee) else { throw NearbyPayError(.nothingSigned, .payeeKeyRequired) }
         let request: PaymentRequest
         do { request = try await NearbyPayment.fetchRequest(from: dialer, timeout: timeout) } catch {
             throw NearbyPayError(.nothingSigned, .session(error))

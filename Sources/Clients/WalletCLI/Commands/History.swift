@@ -46,7 +46,7 @@ struct HistoryList: AsyncParsableCommand {
             }
             let lines = entries.map { e -> String in
                 let date = Date(timeIntervalSince1970: TimeInterval(e.createdAt))
-                return "\(String(e.id).padding(toLength: 5, withPad: " ", startingAt: 0)) \(date)  \(e.direction.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(money(e).padding(toLength: 14, withPad: " ", startingAt: 0)) \(e.method.padding(toLength: 9, withPad: " ", startingAt: 0)) \(e.status.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(e.counterparty)"
+                return "\(String(e.id).padding(toLength: 5, withPad: " ", startingAt: 0)) \(date)  \(e.direction.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(money(e).padding(toLength: 14, withPad: " ", startingAt: 0)) \(e.method.padding(toLength: 9, withPad: " ", startingAt: 0)) \(e.status.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(DisplayText.visible(e.counterparty))"
             }
             out.result(
                 ["entries": rows],
@@ -133,11 +133,12 @@ struct HistoryShow: AsyncParsableCommand {
     }
 }
 
-/// The other side as screens show it: a name when the payee gave one, and the key id. (Lines
-/// without a name store the first 16 hex digits of the public key, which nothing else shows.)
+/// The other side as screens show it: a name when the payee gave one (its control characters
+/// made visible), and the key id. (Lines without a name store the first 16 hex digits of the
+/// public key, which nothing else shows.)
 private func counterparty(_ d: HistoryDetail) -> String {
-    guard let key = d.counterpartyKey else { return d.entry.counterparty }
-    let name = d.entry.counterparty
+    let name = DisplayText.visible(d.entry.counterparty)
+    guard let key = d.counterpartyKey else { return name }
     let isKeyPrefix = name.count == 16 && name.allSatisfy(\.isHexDigit)
     return isKeyPrefix ? "key \(key)" : "\(name) (key \(key))"
 }

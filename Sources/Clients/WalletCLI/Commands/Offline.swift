@@ -55,7 +55,7 @@ struct Pay: AsyncParsableCommand {
     @OptionGroup var common: CommonOptions
     @Argument(help: "The request: its QR text, a text file, PNG image(s), or the HOST:PORT of a payee listening nearby (with --payee).")
     var request: [String]
-    @Option(help: "With a HOST:PORT request: the payee's key or key id (at least 8 hex digits), as its screen shows it.")
+    @Option(help: "With a HOST:PORT request: the payee's whole key id (16 hex digits) or key, as its screen shows it.")
     var payee: String?
     @Option(help: "qr or nearby (default: nearby when the request offers a session).") var via: Via?
     @Option(help: "Amount for an open-amount request.") var amount: String?
@@ -97,7 +97,8 @@ struct Pay: AsyncParsableCommand {
                 ?? parsed.hints.lazy.compactMap(\.tcpAddress).first.map { $0.host.contains(":") ? "[\($0.host)]:\($0.port)" : "\($0.host):\($0.port)" }
             let method = via ?? (parsed.sessionKey != nil && tcpHint != nil ? .nearby : .qr)
             let value = try amount.map { try MoneyText.parse($0, currency: currency) }
-            let who = parsed.payeeName.isEmpty ? "key \(parsed.payee.keyID)" : "\(parsed.payeeName) (key \(parsed.payee.keyID))"
+            // The payee wrote the name: shown with its control characters made visible.
+            let who = parsed.payeeName.isEmpty ? "key \(parsed.payee.keyID)" : "\(DisplayText.visible(parsed.payeeName)) (key \(parsed.payee.keyID))"
 
             switch method {
             case .qr:
