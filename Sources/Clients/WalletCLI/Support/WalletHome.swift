@@ -52,12 +52,15 @@ struct WalletHome {
     }
 
     /// For `init` and `restore`: makes the directory (mode 0700) and takes its lock before a
-    /// wallet is created in it.
+    /// wallet is created in it. A directory that already exists is made 0700 too (the mode only
+    /// applies to what `createDirectory` creates), so a wallet made in a 0755 or 0777 folder is
+    /// not readable or replaceable by other users.
     func prepareNew() throws {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory)
         } catch {
-            throw CLIError("storage", "Cannot create \(directory): \(error.localizedDescription)", exit: .failure)
+            throw CLIError("storage", "Cannot create \(directory) as a private folder (mode 0700): \(error.localizedDescription)", exit: .failure)
         }
         try DirectoryLock.acquire(directory)
     }

@@ -2,10 +2,17 @@ import Foundation
 import GRDB
 import OfflineNotes
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The wallet's SQLite file: WAL mode, `synchronous = FULL` (a payment acknowledged to the
 /// user survives power loss), schema managed by migrations.
 enum WalletDatabase {
     static func open(path: String) throws(WalletError) -> DatabasePool {
+        try restrictToOwner(path)
         var config = Configuration()
         // Clients serialize on their own lock (the CLI's directory flock); this is the backstop
         // for anything that does not, instead of failing at once with "database is locked".
@@ -19,6 +26,28 @@ enum WalletDatabase {
             return pool
         } catch {
             throw .storage("cannot open \(path): \(error)")
+        }
+    }
+
+    /// The database and its WAL and shared-memory files hold the wallet's notes and history:
+    /// mode 0600, whatever the umask. SQLite gives the `-wal` and `-shm` files the database
+    /// file's mode, so the file is made 0600 before SQLite first opens it, and a file left wider
+    /// (a wallet made before this rule, a copy) is narrowed to it.
+    static func restrictToOwner(_ path: String) throws(WalletError) {
+        // O_CREAT without O_TRUNC: an existing database is opened as it is. (`open` alone would
+        // name `WalletDatabase.open(path:)` here.)
+        #if canImport(Glibc)
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        #else
+        let fd = Darwin.open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        #endif
+        guard fd >= 0 else { throw .storage("cannot create \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        guard fchmod(fd, 0o600) == 0 else { throw .storage("cannot make \(path) private (mode 0600): \(String(cString: strerror(errno)))") }
+        for companion in [path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: companion) {
+            guard chmod(companion, 0o600) == 0 else {
+                throw .storage("cannot make \(companion) private (mode 0600): \(String(cString: strerror(errno)))")
+            }
         }
     }
 
