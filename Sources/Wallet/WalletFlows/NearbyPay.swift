@@ -145,8 +145,9 @@ public struct NearbyPayFlow: Sendable {
 
     /// Pays the payee listening behind `dialer` (an address, not a scanned request): fetches
     /// its request and pays it only if its key id is `payee`, the whole key id the payee's
-    /// screen shows (`expectedPayee`). A mismatch is refused before anything is signed. Fetching the request is
-    /// part of the payment, so it is bounded by the same `options.timeout`.
+    /// screen shows (`expectedPayee`). A mismatch is refused before anything is signed.
+    /// Fetching the request is part of the payment, so it is bounded by the same
+    /// `options.timeout`.
     public func pay(
         listenerAt dialer: any LinkDialer, payee: String?, amount: UInt64? = nil,
         progress: @escaping @Sendable (NearbyProgress) -> Void = { _ in }
