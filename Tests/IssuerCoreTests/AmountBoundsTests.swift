@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 import WalletCore
 
-/// Issue 15 item 3, DESIGN §2.1/§2.7: amounts at the edges — 0, 2^63 (one past the ceiling),
+/// DESIGN §2.1/§2.7: amounts at the edges — 0, 2^63 (one past the ceiling),
 /// 2^64 − 1 — through the wallet (request, pay, receive), the verifier's bundle total, and the
 /// issuer's value-moving calls. Each is refused with its own error, the wallet and the books
 /// are exactly as before (full snapshots), and then the good path still works.

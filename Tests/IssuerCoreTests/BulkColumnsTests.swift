@@ -3,7 +3,7 @@ import IssuerTesting
 import SQLStore
 import Testing
 
-/// Issue 13: on PostgreSQL a redemption batch's bulk statements pass one array per column, and
+/// On PostgreSQL a redemption batch's bulk statements pass one array per column, and
 /// NULL travels as a stand-in turned back by NULLIF. A real value equal to the stand-in would be
 /// stored as NULL, so it is refused instead.
 @Suite struct BulkColumnsTests {

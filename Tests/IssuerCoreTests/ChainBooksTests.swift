@@ -5,7 +5,7 @@ import OfflineNotes
 import SQLStore
 import Testing
 
-/// The books of chain settlement (issue 11): deposits credited exactly once, withdrawals
+/// The books of chain settlement: deposits credited exactly once, withdrawals
 /// debited once and settled once, payout nonces never shared — on SQLite and PostgreSQL, with
 /// a second "process" (its own connections) where concurrency matters.
 @Suite struct ChainBooksTests {

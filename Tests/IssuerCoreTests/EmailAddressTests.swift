@@ -5,7 +5,7 @@ import SQLStore
 import TestSupport
 import Testing
 
-/// Issue 8 §7: one address is one account; no address hides characters, and no account
+/// One address is one account; no address hides characters, and no account
 /// looks like another.
 @Suite struct EmailAddressTests {
     static let password = "long enough password"

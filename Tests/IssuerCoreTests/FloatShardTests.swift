@@ -6,7 +6,7 @@ import SQLStore
 import Synchronization
 import Testing
 
-/// Issue 13: the float's cached balance lives in `balance_shard` rows (schema v8), so redemption
+/// The float's cached balance lives in `balance_shard` rows (schema v8), so redemption
 /// batches and purchases running at once, in one process or several, do not queue on the float
 /// account's row lock until each one's COMMIT (which made four server processes slower than one).
 @Suite struct FloatShardTests {

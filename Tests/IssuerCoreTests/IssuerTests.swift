@@ -159,7 +159,7 @@ import WalletCore
         try await h.expectBooksBalance()
     }
 
-    /// Issue 3 §4: 100 concurrent redemptions of one chain from 2 accounts through 2 issuer
+    /// 100 concurrent redemptions of one chain from 2 accounts through 2 issuer
     /// instances sharing one database credit exactly once.
     @Test(arguments: Backend.available)
     func concurrentRedemptionsFromTwoProcessesCreditOnce(_ backend: Backend) async throws {

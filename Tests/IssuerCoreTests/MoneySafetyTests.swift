@@ -5,8 +5,8 @@ import OfflineNotes
 import SQLStore
 import Testing
 
-/// Issue 8 §1: no balance leaves Int64, no non-integer reaches a money column, and no value
-/// read from the database can trap the server. §10: amounts in messages are money.
+/// No balance leaves Int64, no non-integer reaches a money column, and no value
+/// read from the database can trap the server. Amounts in messages are money.
 @Suite struct MoneySafetyTests {
     /// Funding Int64.max and then 1 used to kill the server (SQLite made the sum a REAL).
     @Test(arguments: Backend.available)
@@ -138,7 +138,7 @@ import Testing
         #expect(try await h.balance(other) == 100)
     }
 
-    /// Issue 8 §10: refusals show money in the issuer's currency; codes are unchanged.
+    /// Refusals show money in the issuer's currency; codes are unchanged.
     @Test func messagesShowAmountsAsMoney() throws {
         let eur = try #require(Currency("EUR"))
         let jpy = try #require(Currency("JPY"))

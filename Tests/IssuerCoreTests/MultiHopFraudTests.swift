@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 import WalletCore
 
-/// Issue 15 item 3, DESIGN §2.5: a double spend by the *middle* of a chain. Alice buys a note
+/// DESIGN §2.5: a double spend by the *middle* of a chain. Alice buys a note
 /// and pays Bob; Bob pays Carol, then a tampered copy of Bob's wallet signs the same state again
 /// to Dave, and once more to Carol. The proofs and every case name Bob — never Alice, whose key
 /// signed the first hop of every chain involved — and Alice, Carol and Dave stay unfrozen with

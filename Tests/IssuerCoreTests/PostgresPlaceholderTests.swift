@@ -1,8 +1,8 @@
 @testable import SQLStore
 import Testing
 
-/// `?` placeholders become `$1, $2, …` byte by byte (issue 13: the Character walk showed in the
-/// load profile); text around them, non-ASCII included, is kept as it was.
+/// `?` placeholders become `$1, $2, …` byte by byte (a walk over Characters showed
+/// in the load profile); text around them, non-ASCII included, is kept as it was.
 @Suite struct PostgresPlaceholderTests {
     @Test func numbersPlaceholdersInOrderAndKeepsTheRest() {
         #expect(PostgresStore.Connection.numberPlaceholders("SELECT 1") == "SELECT 1")

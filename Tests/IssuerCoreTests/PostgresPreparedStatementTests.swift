@@ -5,8 +5,8 @@ import PostgresNIO
 import Synchronization
 import Testing
 
-/// Issue 13: PostgreSQL parsed and planned every statement anew, half of its cost per redemption
-/// batch. A connection now prepares a statement the second time it runs it and reuses it after.
+/// Parsing and planning every statement anew would be half of PostgreSQL's cost per redemption
+/// batch: a connection prepares a statement the second time it runs it and reuses it after.
 /// These tests watch the server's own list (`pg_prepared_statements`, per connection: the stores
 /// here have one) and check that the prepared path answers exactly as the unnamed one did.
 @Suite(.enabled(if: Backend.url != nil)) struct PostgresPreparedStatementTests {

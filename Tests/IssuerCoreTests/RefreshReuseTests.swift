@@ -3,7 +3,7 @@ import Foundation
 import IssuerTesting
 import Testing
 
-/// Issue 8 §6: a lost answer to a refresh does not log the user out; a real reuse still
+/// A lost answer to a refresh does not log the user out; a real reuse still
 /// revokes the login and raises the alarm.
 @Suite struct RefreshReuseTests {
     func alarms(_ h: IssuerHarness) async throws -> Int {

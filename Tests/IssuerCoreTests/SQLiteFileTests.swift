@@ -3,7 +3,7 @@ import SQLStore
 import TestSupport
 import Testing
 
-/// Issue 8 §8 (server) and §1: the server's SQLite file is private, and what SQLite hands
+/// The server's SQLite file is private, and what SQLite hands
 /// back is read without trapping.
 @Suite struct SQLiteFileTests {
     func mode(_ path: String) throws -> Int {

@@ -2,7 +2,7 @@ import IssuerTesting
 import SQLStore
 import Testing
 
-/// Issue 13: the lookups that must stay index searches however many notes are live. With 10^6
+/// The lookups that must stay index searches however many notes are live. With 10^6
 /// notes prefilled (`wallet-load --report`) each purchase read every unswept note for the
 /// account's outstanding total, and the expiry sweep would read the whole spent set per note.
 /// Checked on the query plans, not on time: on PostgreSQL with sequential scans priced out, so

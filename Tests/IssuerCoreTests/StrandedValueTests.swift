@@ -5,7 +5,7 @@ import OfflineNotes
 import Testing
 import WalletCore
 
-/// Issue 8 items 2, 3 and 5: no signed value ends up unreachable, a restore never makes an
+/// No signed value ends up unreachable, a restore never makes an
 /// honest user look like a cheater, and a payment whose receipt was lost is settled from the
 /// issuer's records (docs/protocol.md §5.2).
 @Suite struct StrandedValueTests {

@@ -8,8 +8,8 @@ import WalletAPI
 import FoundationNetworking
 #endif
 
-/// What schemathesis found fuzzing the API from openapi.yaml (issue 12, item 4;
-/// docs/reliability.md §4), each pinned here so it cannot come back.
+/// What schemathesis found fuzzing the API from openapi.yaml
+/// (docs/reliability.md §4), each pinned here so it cannot come back.
 @Suite struct APIFuzzFindingsTests {
     /// The routes the document secures with `bearer` that only exist in chain mode.
     static let chainRoutes: [(method: String, path: String, body: String?)] = [

@@ -12,7 +12,7 @@ import WalletSync
 import FoundationNetworking
 #endif
 
-/// Issue 15 item 3, DESIGN §2.1/§2.7 over the wire: amounts written into raw JSON bodies
+/// DESIGN §2.1/§2.7 over the wire: amounts written into raw JSON bodies
 /// (zero, negatives, one past Int64, 2^64 − 1, fractions, exponents, strings) for every call
 /// that moves money by amount, and the wallet's client asked for amounts the API cannot carry.
 /// Decision: an exponent or fraction that denotes an integer in range (5e2, 100.0) is that

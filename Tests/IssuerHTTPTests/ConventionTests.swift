@@ -8,7 +8,7 @@ import WalletAPI
 import FoundationNetworking
 #endif
 
-/// The server's HTTP conventions (issue 8 item 14): the document it serves, 405, strict JSON
+/// The server's HTTP conventions: the document it serves, 405, strict JSON
 /// bodies, query ranges, and metrics labelled by the status the client really got.
 @Suite struct ConventionTests {
     /// The raw answer to a request: status, headers (lower-cased names) and body bytes.

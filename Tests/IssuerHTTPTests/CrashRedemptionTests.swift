@@ -16,7 +16,7 @@ import WalletTestSupport
 import FoundationNetworking
 #endif
 
-/// Issue 15 item 3, DESIGN §2.3: the server credits any note state at most once, under any
+/// DESIGN §2.3: the server credits any note state at most once, under any
 /// concurrency, crash or retry — for redemptions and refreshes, not only purchases.
 @Suite struct CrashRedemptionTests {
     /// A real `wallet-server` is SIGKILLed while eight clients redeem and refresh 48 notes, at

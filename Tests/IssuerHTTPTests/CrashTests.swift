@@ -91,7 +91,7 @@ import FoundationNetworking
     }
 }
 
-/// Issue 3 §4, literally: two `wallet-server` processes sharing one PostgreSQL (and one key
+/// Two `wallet-server` processes sharing one PostgreSQL (and one key
 /// directory), 100 concurrent redemptions of one chain from two accounts: exactly one credit.
 @Suite struct TwoProcessTests {
     /// Skipped (and shown as skipped) without PostgreSQL; `scripts/test` always has it.

@@ -4,7 +4,8 @@ import Testing
 import WalletCore
 import WalletSync
 
-/// Issue 8 items 3 and 5 through the wallet's online client and a real server on loopback.
+/// Restored notes and payments whose receipt was lost, settled through the wallet's online
+/// client and a real server on loopback.
 @Suite struct SettlementSyncTests {
     /// Item 5: the payee redeemed, the receipt never reached the payer: sync settles the
     /// payment from the issuer's records instead of leaving it reserved forever.

@@ -2,7 +2,7 @@ import Foundation
 import OfflineNotes
 import Testing
 
-/// The byte-level Base64URL (issue 13: Foundation's took 13 % of a loaded server's CPU) must
+/// The byte-level Base64URL (Foundation's was a visible share of a loaded server's CPU) must
 /// accept and write exactly what the Foundation-based version did, canonical spellings only.
 @Suite struct Base64URLTests {
     /// The previous implementation, kept as the reference.

@@ -92,7 +92,7 @@ func pick<T: Sendable>(_ values: [T]) -> Generator<T, Shrink.Integer<Int>> {
     }
 }
 
-/// The rest of the issue's amount-entry rules (issue 9, item 3): "too much" against a screen's
+/// The rest of the amount-entry rules: "too much" against a screen's
 /// maximum, anything but ASCII digits refused, whitespace around ignored, the balance line exact.
 extension AmountEntryProperties {
     /// With a maximum (what Send may spend, what Buy may buy), an amount parses exactly when it

@@ -11,7 +11,7 @@ import WalletFlows
 import WalletSync
 import WalletTestSupport
 
-/// The app's engine end to end (issue 9, item 4): whole app stacks (`AppStack`: AppModel, the
+/// The app's engine end to end: whole app stacks (`AppStack`: AppModel, the
 /// screen models, real wallets, real sessions) for Alice, Bob and sometimes Carol, against a
 /// real `wallet-server` on loopback — SQLite always, PostgreSQL too when OW_TEST_POSTGRES_URL
 /// is set — one server per test. Nearby payments go over the simulated link at MTU 185.

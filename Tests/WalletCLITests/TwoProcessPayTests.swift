@@ -6,7 +6,7 @@ import WalletCore
 
 @testable import WalletCLI
 
-/// Issue 15 item 3, DESIGN §2.4: an honest wallet never signs two transfers of one note state —
+/// DESIGN §2.4: an honest wallet never signs two transfers of one note state —
 /// not even when two `wallet pay` processes are started at once on one wallet directory.
 /// Each round starts two real processes paying two payees from the same wallet; the payments
 /// they print, and the wallet's own records afterwards, never spend one state twice.

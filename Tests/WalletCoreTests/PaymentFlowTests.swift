@@ -141,7 +141,7 @@ import WalletCore
         #expect(try bob.receive(sent.bundle, for: open.nonce).amount == 420)
     }
 
-    /// Issue 8 item 4: such notes show apart in the balance ("needs sync") and `pay` says to
+    /// Such notes show apart in the balance ("needs sync") and `pay` says to
     /// sync, never "purchase notes" while the wallet holds the value.
     @Test func notesNearExpiryOrAtTheHopLimitAreNotUsedAndSayToSync() throws {
         let h = try Harness(maxHops: 1)
@@ -165,7 +165,7 @@ import WalletCore
             == .insufficientFunds(available: 0, requested: 100, currency: h.eur))
     }
 
-    /// Issue 8 item 4: "risk budget left" is exactly what `receive` still accepts (received
+    /// "Risk budget left" is exactly what `receive` still accepts (received
     /// notes counted once, reserved value not at all); it showed 10.00 left and took 50.00.
     @Test func riskBudgetIsWhatReceiveAccepts() throws {
         let h = try Harness(maxOfflineHolding: 10_000)
@@ -189,7 +189,7 @@ import WalletCore
         #expect(try bob.balance().riskBudgetLeft == 0)
     }
 
-    /// Issue 8 item 5: a pending payment ends from the issuer's records, never stays reserved
+    /// A pending payment ends from the issuer's records, never stays reserved
     /// forever; a receipt that still arrives later completes it as usual.
     @Test func pendingPaymentsEndFromTheIssuersRecords() throws {
         let h = try Harness()

@@ -66,7 +66,7 @@ import WalletCore
                 for _ in 0..<25 {
                     let payer = Int.random(in: 0..<4, using: &rng)
                     let payee = (payer + Int.random(in: 1...3, using: &rng)) % 4
-                    // Whatever status calls payable in one payment, `pay` pays (issue 8 item 4).
+                    // Whatever status calls payable in one payment, `pay` pays.
                     let payable = try wallets[payer].balance().largestPayment
                     guard payable > 0 else { continue }
                     let amount = UInt64.random(in: 1...payable, using: &rng)
@@ -99,7 +99,7 @@ import WalletCore
         }
     }
 
-    /// Issue 8 item 4: the status lines always add up to the total, the total is what the wallet
+    /// The status lines always add up to the total, the total is what the wallet
     /// holds or has in flight, and `pay` accepts every amount up to what status calls payable
     /// and refuses one unit more with an error that points at the right remedy.
     @Test func balanceLinesAddUpAndSpendableIsPayable() async throws {

@@ -133,7 +133,7 @@ import Glibc
         #expect(try bob.balance().spendable == 2_000)
 
         // A payee who never saw the first spend cannot know offline; it accepts (the server
-        // catches it at redemption, issue 3).
+        // catches it at redemption).
         let carol = try h.wallet("carol")
         let r2 = try carol.createRequest(amount: 5_000)
         let third = try Transfer.sign(
@@ -165,7 +165,7 @@ import Glibc
 }
 
 @Suite struct BackupTests {
-    /// Issue 8 item 3: a restored wallet has a new key and exchanges restored notes online;
+    /// A restored wallet has a new key and exchanges restored notes online;
     /// an online "unspent" answer never releases them for offline spending, because the old
     /// device may still spend them with the old key.
     @Test func restoredNotesAreExchangedUnderANewKeyNeverReleased() throws {

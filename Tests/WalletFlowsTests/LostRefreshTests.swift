@@ -7,7 +7,7 @@ import WalletFlows
 import WalletSync
 import WalletTestSupport
 
-/// Issue 15 item 3, DESIGN §2.3 and §2.6: a refresh whose answer is lost after the issuer
+/// DESIGN §2.3 and §2.6: a refresh whose answer is lost after the issuer
 /// committed it. The issuer took the old notes and issued fresh ones; the wallet never saw them.
 /// The next sync must recover the fresh notes: the value neither vanishes (old notes retired,
 /// fresh ones never fetched) nor doubles (old notes released and fresh ones added), counted

@@ -2,8 +2,8 @@ import SQLStore
 
 /// Many rows as PostgreSQL array parameters, one array per column, read back with `unnest`.
 /// A redemption batch's bulk statements then have one short text whatever the batch size:
-/// PostgreSQL parses and plans ten parameters instead of a VALUES list of thousands (issue 13;
-/// that was a quarter of the server's CPU in a redemption). SQLite keeps the VALUES lists:
+/// PostgreSQL parses and plans ten parameters instead of a VALUES list of thousands (parse
+/// and plan were a quarter of the server's CPU in a redemption). SQLite keeps the VALUES lists:
 /// it has no arrays, and it prepares statements itself.
 ///
 /// Array parameters carry no NULL elements, so a nullable column stands NULL for a value none

@@ -2,7 +2,7 @@ import Crypto
 import OfflineNotes
 import SQLStore
 
-/// The books of settlement on an EVM chain (issue 11): deposit references, crediting escrow
+/// The books of settlement on an EVM chain: deposit references, crediting escrow
 /// deposits, withdrawals and their payout transactions. The chain I/O lives in ChainSettlement,
 /// which calls these; each call is one database transaction, and every balance change in it is
 /// a balanced journal entry, so several server processes may drive one database.

@@ -1,7 +1,7 @@
 import SQLStore
 
 extension Schema {
-    /// Version 5: settlement on an EVM chain (issue 11).
+    /// Version 5: settlement on an EVM chain.
     ///
     /// - `chain_account_ref`: the 32-byte reference a depositor passes to the escrow per account.
     /// - `chain_deposit`: every escrow Deposit log seen, keyed by (tx_hash, log_index): a deposit

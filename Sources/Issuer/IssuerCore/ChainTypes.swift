@@ -1,7 +1,7 @@
 import Foundation
 import OfflineNotes
 
-// The issuer's side of settlement on an EVM chain (issue 11): the values the chain monitor
+// The issuer's side of settlement on an EVM chain: the values the chain monitor
 // (module ChainSettlement) hands to the books and reads back. No chain I/O here.
 
 /// One `Deposit(account_ref, sender, amount)` log of the escrow, as the monitor saw it with

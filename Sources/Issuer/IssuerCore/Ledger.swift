@@ -13,7 +13,7 @@ import SQLStore
 /// keeps part of its cached balance in `balance_shard` rows: its balance is `account.balance`
 /// plus the sum of its shards (`balance(of:)`). A posting marked `sharded` adds to one shard
 /// instead of the account row, so concurrent transactions, and several server processes, do
-/// not queue on one row lock held until each one's COMMIT (issue 13). Only system accounts are
+/// not queue on one row lock held until each one's COMMIT. Only system accounts are
 /// sharded: a user's balance is the account row alone, which the non-negative checks and the
 /// debtor queries read.
 enum Ledger {

@@ -212,8 +212,8 @@ enum Schema {
         try await conn.execute("CREATE UNIQUE INDEX account_email_skeleton ON account(email_skeleton)")
     }
 
-    /// Version 7: indexes that keep two lookups from reading every live note (issue 13; found
-    /// by `wallet-load --report` with 10^6 notes prefilled, where each purchase took seconds).
+    /// Version 7: indexes that keep two lookups from reading every live note (without them, a
+    /// purchase took seconds with 10^6 notes prefilled by `wallet-load --report`).
     /// An account's outstanding notes (`loadAccount`: every purchase, funding, send and account
     /// read) was a search of `issued_note_expiry` by `swept = 0` alone, i.e. every unswept note;
     /// a note's spent states (`lastHolders`, `losingBranchHolders`: the expiry sweep, per
@@ -223,7 +223,7 @@ enum Schema {
         "CREATE INDEX spent_state_note ON spent_state(note_id)",
     ]
 
-    /// Version 8 (issue 13): the float's cached balance is spread over `Ledger.shardCount` rows
+    /// Version 8: the float's cached balance is spread over `Ledger.shardCount` rows
     /// (`Ledger.balance(of:)`), so redemption batches and purchases running at once, in one
     /// process or several, no longer queue on the float's row lock until each COMMIT. On
     /// PostgreSQL, `issued_note` leaves a fifth of each new page free, so the one update of a

@@ -5,7 +5,7 @@ import Prometheus
 import Synchronization
 import WalletAPI
 
-/// Chain settlement routes (issue 11). Without a `ChainMonitor` (the server runs without
+/// Chain settlement routes. Without a `ChainMonitor` (the server runs without
 /// --chain-rpc) every one answers 404 `chain_not_configured` — to an authenticated caller:
 /// the bearer token is checked first, so an anonymous request is 401 like on every route the
 /// document secures (schemathesis found anonymous requests answered 404).

@@ -46,7 +46,7 @@ public struct IssuerAPI: APIProtocol {
     let metrics: IssuerMetrics
     let limits: AccountLimits
     let quickAmounts: [Int64]
-    /// Chain settlement (issue 11); nil when the server runs without --chain-rpc.
+    /// Chain settlement; nil when the server runs without --chain-rpc.
     let chain: (any ChainMonitor)?
     let chainCounters = ChainCounters()
 

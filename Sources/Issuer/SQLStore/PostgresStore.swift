@@ -348,7 +348,7 @@ public final class PostgresStore: SQLDatabase {
         }
 
         /// Runs `sql` as a statement prepared on this connection, preparing it the second time the
-        /// connection sees it (issue 13: parsing and planning anew was half of PostgreSQL's cost
+        /// connection sees it (parsing and planning anew was half of PostgreSQL's cost
         /// per redemption batch). A statement seen once runs unnamed, with no extra round trip.
         private func reusing(_ sql: String, _ values: [SQLValue]) async throws -> [PostgresRow] {
             let key = Self.key(sql, values)

@@ -1,4 +1,4 @@
-// The spent set grown to 10^5…10^7 notes without the API (issue 13, item 2): rows generated
+// The spent set grown to 10^5…10^7 notes without the API: rows generated
 // inside the database, one durable transaction per chunk, shaped exactly like those a real
 // one-hop redemption leaves behind, so that tables, indexes and the file are the size they
 // would be after that many real redemptions.

@@ -1,4 +1,4 @@
-// Several wallet-server processes on one PostgreSQL (issue 13, item 3; docs/server.md,
+// Several wallet-server processes on one PostgreSQL (docs/server.md,
 // "Several processes on one database"): real release executables sharing one --keys
 // directory, the load's clients spread over them round-robin, then the exactly-once checks.
 import Foundation

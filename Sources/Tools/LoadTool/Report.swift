@@ -1,5 +1,5 @@
-// wallet-load --report: every row of docs/server.md's "Load test" table in one run (issue 13,
-// item 4). Per database: the durable one-row insert ceiling (before and after its rows: their
+// wallet-load --report: every row of docs/server.md's "Load test" table in one run.
+// Per database: the durable one-row insert ceiling (before and after its rows: their
 // spread is the run's noise), redemptions over HTTP on an empty database, then after growing
 // the spent set to each --prefill size on the same database; on PostgreSQL, then 1/2/4
 // wallet-server processes. Every rate is shown as a ratio to its database's ceiling, and

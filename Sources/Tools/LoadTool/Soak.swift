@@ -1,6 +1,6 @@
 // wallet-load --soak SECONDS: mixed traffic against a wallet-server child process while the
 // database connections are cut (PostgreSQL) and the server is SIGKILLed and restarted on the
-// same data (issue 12, item 5; docs/reliability.md §5). Clients retry what a retry should fix
+// same data (docs/reliability.md §5). Clients retry what a retry should fix
 // (no connection, 5xx) with the same request — the same Idempotency-Key, the same chains — and
 // afterwards the books must balance, every acknowledged redemption must be recorded, and every
 // 5xx must have come during a fault and been fixed by its retry.

@@ -168,7 +168,7 @@ let passedOn = try transfer(try transfer(heldOnce, by: bob, [(carol, 4_000)], no
 add("duplicate_payment_held_then_spent", "the first chain holds bob's state, the second spends it and comes back to bob", try b(heldOnce, passedOn), try request(bob, 8_000, nonce(0xB6)), expect: "duplicate_payment")
 add("duplicate_payment_spent_then_held", "the first chain spends bob's state, the second holds it", try b(passedOn, heldOnce), try request(bob, 8_000, nonce(0xB6)), expect: "duplicate_payment")
 
-// Issue 12, item 7: the open points of the spec, each pinned by a case.
+// Points the spec leaves to a reader, each pinned by a case.
 // §4.3: `held_index ≠ 0` without transfers is a decoding error, so it wins over request_expired
 // (step 1), which looks at the decoded bundle.
 let signedAtExpiry = try transfer(n1, by: alice, [(bob, 3_000), (alice, 7_000)], nonce: nonce(0xB1), createdAt: request1.expiresAt)

@@ -1,4 +1,4 @@
-// The main job until the `wallet` command line exists (issue 4).
+// `wallet-demo`: the wallet engine end to end, every step printed and checked.
 //
 //   swift run wallet-demo                    offline only: an in-memory issuer, two wallets, a payment with change
 //   swift run wallet-demo --server URL       against a running wallet-server (started with --dev-funding):
