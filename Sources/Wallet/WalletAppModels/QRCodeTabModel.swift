@@ -34,7 +34,7 @@ public final class QRCodeTabModel {
 
     /// Who asks: the payee's name, or "Scanned request" when it has none.
     public var payeeText: String? {
-        lastRequest.map { $0.payeeName.isEmpty ? "Scanned request" : DisplayText.visible($0.payeeName) }
+        lastRequest.map { $0.payeeNameShown ?? "Scanned request" }
     }
 
     /// "12.00 EUR", or "Any amount" for an open request.

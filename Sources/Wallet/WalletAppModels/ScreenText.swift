@@ -106,7 +106,7 @@ extension SendModel {
     /// "…: any amount"); nil when the recipient was typed.
     public var requestText: String? {
         guard case .request(let request)? = recipient else { return nil }
-        let who = request.payeeName.isEmpty ? "a scanned request" : DisplayText.visible(request.payeeName)
+        let who = request.payeeNameShown ?? "a scanned request"
         let much = request.isOpenAmount ? "any amount" : MoneyText.text(request.amount, currency: request.currency)
         return "Request from \(who): \(much)"
     }

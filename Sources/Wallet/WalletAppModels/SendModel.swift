@@ -138,7 +138,7 @@ public final class SendModel: FocusableForm {
     /// The recipient field's text: the typed account, or the scanned payee's name. Typing
     /// replaces a scanned request (the person chose to pay someone else).
     public var recipientText: String {
-        get { scannedRequest.map { $0.payeeName.isEmpty ? "Scanned request" : DisplayText.visible($0.payeeName) } ?? typedAccount }
+        get { scannedRequest.map { $0.payeeNameShown ?? "Scanned request" } ?? typedAccount }
         set {
             if scannedRequest != nil { clearRequest() }
             typedAccount = newValue
@@ -439,7 +439,7 @@ public final class SendModel: FocusableForm {
         guard missing.isEmpty, let recipient, let value = amount.minorUnits else { return nil }
         let name: String
         switch recipient {
-        case .request(let r): name = r.payeeName.isEmpty ? "Scanned request" : DisplayText.visible(r.payeeName)
+        case .request(let r): name = r.payeeNameShown ?? "Scanned request"
         case .account(let a): name = a
         }
         return Summary(

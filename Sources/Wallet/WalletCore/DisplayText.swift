@@ -1,3 +1,5 @@
+import OfflineNotes
+
 /// Text that came from another party (a payee's name in a request, a counterparty in the
 /// history), made safe to show.
 ///
@@ -55,4 +57,10 @@ public enum DisplayText {
         let digits = String(value, radix: 16, uppercase: true)
         return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
+}
+
+extension PaymentRequest {
+    /// The payee's name as a screen shows it (`DisplayText.visible`), or nil when the request
+    /// names no payee.
+    public var payeeNameShown: String? { payeeName.isEmpty ? nil : DisplayText.visible(payeeName) }
 }

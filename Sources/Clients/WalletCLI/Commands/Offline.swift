@@ -97,8 +97,7 @@ struct Pay: AsyncParsableCommand {
                 ?? parsed.hints.lazy.compactMap(\.tcpAddress).first.map { $0.host.contains(":") ? "[\($0.host)]:\($0.port)" : "\($0.host):\($0.port)" }
             let method = via ?? (parsed.sessionKey != nil && tcpHint != nil ? .nearby : .qr)
             let value = try amount.map { try MoneyText.parse($0, currency: currency) }
-            // The payee wrote the name: shown with its control characters made visible.
-            let who = parsed.payeeName.isEmpty ? "key \(parsed.payee.keyID)" : "\(DisplayText.visible(parsed.payeeName)) (key \(parsed.payee.keyID))"
+            let who = parsed.payeeNameShown.map { "\($0) (key \(parsed.payee.keyID))" } ?? "key \(parsed.payee.keyID)"
 
             switch method {
             case .qr:
