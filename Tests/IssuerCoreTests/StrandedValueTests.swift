@@ -72,6 +72,61 @@ import WalletCore
         try await h.expectBooksBalance()
     }
 
+    /// Rule 4: two payers pay one displayed request. The payee takes the first payment and
+    /// refuses the second (`request_already_paid`); the second payer announces its payment
+    /// (no receipt came back). At expiry the refused payment goes back to its payer, not to
+    /// the payee, who keeps exactly what was asked.
+    @Test(arguments: Backend.available)
+    func aPaymentThePayeeRefusedGoesBackToItsPayer(_ backend: Backend) async throws {
+        let h = try await IssuerHarness(backend)
+        let (x1Account, x1) = try await h.user("x1", funds: 5_000, purchase: 5_000)
+        let (x2Account, x2) = try await h.user("x2", funds: 5_000, purchase: 5_000)
+        let (shop, shopWallet) = try await h.user("shop")
+        let request = try shopWallet.createRequest(amount: 300)
+        let first = try x1.pay(request)
+        let second = try x2.pay(request)
+        _ = try shopWallet.receive(first.bundle, for: request.nonce)
+        #expect(throws: WalletError.requestAlreadyPaid) { try shopWallet.receive(second.bundle, for: request.nonce) }
+        // The shop redeems what it took; the refused payer announces its payment.
+        let taken = try PaymentBundle(decoding: first.bundle).chains.map(\.encoded)
+        #expect(try await h.issuer.redeem(account: shop, chains: taken) == [.credited(amount: 300)])
+        for chain in try PaymentBundle(decoding: second.bundle).chains {
+            _ = try await h.issuer.announce(account: x2Account, chain: chain.encoded)
+        }
+        h.clock.now += 45 * 86_400  // past expiry (30 days) and grace (14 days)
+        #expect(try await h.issuer.sweepExpired() == 2)
+        #expect(try await h.balance(shop) == 300, "the shop kept the refused payment")
+        #expect(try await h.balance(x2Account) == 5_000, "the refused payer lost its payment")
+        #expect(try await h.balance(x1Account) == 5_000 - 300)
+        try await h.expectBooksBalance()
+    }
+
+    /// Rule 4: a bundle of several chains is one payment: its transfers share the request and
+    /// the signer, and an unredeemed one is not taken for a refused payment because a sibling
+    /// was redeemed.
+    @Test(arguments: Backend.available)
+    func theChainsOfOnePaymentDoNotCountAsAnotherPayment(_ backend: Backend) async throws {
+        let h = try await IssuerHarness(backend)
+        let (payerAccount, payer) = try await h.user("payer", funds: 5_000)
+        for _ in 0..<2 {
+            try payer.deposit(try await h.issuer.purchase(account: payerAccount, walletKey: payer.publicKey, amount: 1_000, idempotencyKey: UUID().uuidString))
+        }
+        let (shop, shopWallet) = try await h.user("shop")
+        let request = try shopWallet.createRequest(amount: 2_000)
+        let sent = try payer.pay(request)
+        let chains = try PaymentBundle(decoding: sent.bundle).chains
+        #expect(chains.count == 2)
+        _ = try shopWallet.receive(sent.bundle, for: request.nonce)
+        // The shop redeems one chain of the payment; the payer announces both.
+        #expect(try await h.issuer.redeem(account: shop, chains: [chains[0].encoded]) == [.credited(amount: 1_000)])
+        for chain in chains { _ = try await h.issuer.announce(account: payerAccount, chain: chain.encoded) }
+        h.clock.now += 45 * 86_400
+        _ = try await h.issuer.sweepExpired()
+        #expect(try await h.balance(shop) == 2_000, "the unredeemed chain of the shop's own payment went back to the payer")
+        #expect(try await h.balance(payerAccount) == 3_000)
+        try await h.expectBooksBalance()
+    }
+
     /// Rule 5: the old device pays a state the restore exchanged; the payee is paid from the
     /// account, the case is a restore conflict, and the account is not frozen.
     @Test(arguments: Backend.available)

@@ -66,4 +66,38 @@ import WalletSync
             #expect(!account.frozen)
         }
     }
+
+    /// One backup restored twice: the second restore finds its notes already exchanged by the
+    /// first. They are retired with a per-note answer, and nothing is bought or charged: the
+    /// value is in the first restore's notes.
+    @Test func aBackupRestoredTwiceBuysNothingTheSecondTime() async throws {
+        try await HTTPHarness.with { h in
+            let (server, oldDevice) = try await SyncTests.client(h, "twice")
+            try await server.fund(10_000)
+            try await server.purchase(6_000, into: oldDevice)
+            let backup = try oldDevice.exportBackup(passphrase: "correct horse battery", cost: .testing)
+            func restore() throws -> Wallet {
+                try Wallet.restore(backup, passphrase: "correct horse battery", into: h.scratch.path("restored-" + UUID().uuidString), keyCost: .testing)
+            }
+            let first = try restore()
+            try await server.registerKey(of: first)
+            #expect(try await server.exchangeRestoredNotes(of: first).value == 6_000)
+            #expect(try await server.account().balance == 4_000)
+
+            let second = try restore()
+            try await server.registerKey(of: second)
+            let exchange = try await server.exchangeRestoredNotes(of: second)
+            #expect(exchange.exchanged == 0 && exchange.value == 0)
+            #expect(exchange.alreadyExchanged == 1)
+            #expect(exchange.refused.isEmpty)
+            let balance = try second.balance()
+            #expect(balance.total == 0 && balance.needsOnlineCheck == 0, "the second restore still holds the exchanged note: \(balance)")
+            #expect(try await server.account().balance == 4_000, "the second restore bought notes")
+            #expect(try await server.account().outstandingNotes == 6_000)
+            // The first restore still owns the value, and asking again changes nothing.
+            #expect(try first.balance().spendable == 6_000)
+            #expect(try await server.exchangeRestoredNotes(of: second).alreadyExchanged == 0)
+            #expect(try await server.account().balance == 4_000)
+        }
+    }
 }

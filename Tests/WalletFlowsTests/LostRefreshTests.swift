@@ -41,8 +41,9 @@ struct LostRefreshTests {
             #expect(try session.wallet.balance().needsOnlineCheck == 5_000)
 
             busy.withLock { $0 = 1 }
-            let error = await #expect(throws: IssuerClientError.self) { try await session.sync(refreshWithin: 0) }
-            #expect(error?.status == 503)
+            let incomplete = await #expect(throws: SyncIncomplete.self) { try await session.sync(refreshWithin: 0) }
+            #expect(incomplete?.failures.map(\.step) == [.restoredNotes])
+            #expect(incomplete?.failures.first?.error.status == 503)
             let held = try session.wallet.balance()
             #expect(held.needsOnlineCheck == 5_000 && held.spendable == 0, "the held notes were retired or released: \(held)")
 

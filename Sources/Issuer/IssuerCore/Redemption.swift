@@ -356,24 +356,30 @@ extension Issuer {
         let state = item.state
         var rows = edgeRows(state, now: now)
         let marker = Array(SHA256.hash(data: Self.redeemMarker + state.ref.bytes))
-        rows.append([state.ref.bytes, marker, "redeem", SQLValue.null, state.chain.encoded, state.noteID.bytes, item.account, state.amount, "float", now])
+        rows.append([
+            state.ref.bytes, marker, "redeem", SQLValue.null, state.chain.encoded, state.noteID.bytes, item.account, state.amount, "float", now,
+            SQLValue.null, SQLValue.null,
+        ])
         return rows
     }
 
-    /// One `spent_state` row per transfer in the chain.
+    /// One `spent_state` row per transfer in the chain, with the request it pays (output 0's
+    /// owner and the nonce).
     func edgeRows(_ state: VerifiedState, now: Int64) -> [[any SQLBindable]] {
         state.spends.map { edge in
             [edge.state.bytes, edge.transfer.hash.bytes, "transfer", edge.transfer.encoded, state.chain.proving(edge).encoded,
-             state.noteID.bytes, SQLValue.null, Self.amount(of: edge), SQLValue.null, now]
+             state.noteID.bytes, SQLValue.null, Self.amount(of: edge), SQLValue.null, now,
+             edge.transfer.outputs[0].owner.bytes, edge.transfer.nonce.bytes]
         }
     }
 
-    static let spentStateColumns = "state_ref, spender, kind, transfer, chain, note_id, account_id, amount, funded_by, created_at"
-    /// `spentStateColumns` as PostgreSQL arrays: a redemption marker has no transfer, a transfer
-    /// no account and no funding.
+    static let spentStateColumns = "state_ref, spender, kind, transfer, chain, note_id, account_id, amount, funded_by, created_at, pays_key, pays_nonce"
+    /// `spentStateColumns` as PostgreSQL arrays: a redemption marker has no transfer, no request
+    /// paid; a transfer no account and no funding.
     static let spentStateBulkColumns: [BulkColumns.Column] = [
         .init(.bytea), .init(.bytea), .init(.text), .init(.bytea, nullable: true), .init(.bytea), .init(.bytea),
         .init(.bigint, nullable: true), .init(.bigint), .init(.text, nullable: true), .init(.bigint),
+        .init(.bytea, nullable: true), .init(.bytea, nullable: true),
     ]
 
     /// Inserts rows into `spent_state` (PostgreSQL: one statement of column arrays; SQLite:
@@ -395,7 +401,7 @@ extension Issuer {
         }
         for start in stride(from: 0, to: rows.count, by: 400) {
             let chunk = rows[start..<min(start + 400, rows.count)]
-            let placeholders = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", ")
+            let placeholders = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", ")
             for row in try await conn.query(
                 "INSERT INTO spent_state(\(spentStateColumns)) VALUES \(placeholders) ON CONFLICT (state_ref) DO NOTHING RETURNING state_ref",
                 chunk.flatMap { $0 })
@@ -791,9 +797,26 @@ extension Issuer {
                     guard try existing.text("kind") == "redeem" else {
                         return .invalid(code: "already_spent", reason: "the old device already spent this note; it is retired, not exchanged")
                     }
-                    return try existing.optionalInt("account_id") == account
-                        ? .alreadyCredited(amount: try existing.uint("amount"))
-                        : .invalid(code: "not_owner", reason: "redeemed by another account")
+                    guard try existing.optionalInt("account_id") == account else {
+                        return .invalid(code: "not_owner", reason: "redeemed by another account")
+                    }
+                    // Only this wallet's own exchange is answered again (a retry after a lost
+                    // answer gets its notes back through the purchase's idempotency key). A
+                    // state another restore of the backup exchanged, or that the account
+                    // redeemed before, has its value elsewhere: counting it again would buy
+                    // notes the account already paid for.
+                    let exchange = try await conn.queryOne("SELECT restore_key FROM restore_exchange WHERE state_ref = ?", state.ref.bytes)
+                    switch try exchange?.blob("restore_key") {
+                    case walletKey.bytes?:
+                        return .alreadyCredited(amount: try existing.uint("amount"))
+                    case .some:
+                        return .invalid(
+                            code: "already_exchanged",
+                            reason: "another restore of this backup already exchanged this note; its value is in that wallet's notes")
+                    case nil:
+                        return .invalid(
+                            code: "already_redeemed", reason: "this account already redeemed this note; its value is in the account's balance")
+                    }
                 }
                 let deltas = Ledger.Deltas(shard: Int.random(in: 0..<Ledger.shardCount))
                 let result = try await self.write(item, conn, deltas)
@@ -853,9 +876,28 @@ extension Issuer {
         return out
     }
 
+    /// Whether the payee of `payment` (output 0's owner) took a different payer's payment for
+    /// the same request: a recorded transfer with the same payee and nonce, signed by another
+    /// key, whose output 0 the payee redeemed or spent onward. A wallet takes one payment per
+    /// request (§5.2 rule 2), so the payee refused `payment`. Transfers of one payment share
+    /// their signer (a payer pays from one key), so they never count against each other.
+    static func requestPaidByAnother(_ conn: any SQLConnection, _ payment: Transfer) async throws -> Bool {
+        let others = try await conn.query(
+            "SELECT transfer FROM spent_state WHERE pays_key = ? AND pays_nonce = ? AND kind = 'transfer'",
+            payment.outputs[0].owner.bytes, payment.nonce.bytes)
+        for row in others {
+            guard let bytes = try row.optionalBlob("transfer"), let other = try? Transfer(decoding: bytes),
+                other.hash != payment.hash, other.signerKeyID != payment.signerKeyID
+            else { continue }
+            if try await conn.queryOne("SELECT 1 AS taken FROM spent_state WHERE state_ref = ?", other.outputRef(0).bytes) != nil { return true }
+        }
+        return false
+    }
+
     /// Where the unredeemed value of an expired note goes (§5.2 rule 4): one entry per state at
     /// the end of the transfers the issuer has seen, to the account of its owner key, else of
-    /// the key that signed it over, else of the purchaser. Amounts sum to at most `remaining`;
+    /// the key that signed it over, else of the purchaser — except a payment its payee refused
+    /// (`requestPaidByAnother`), which goes to the signer's account first. Amounts sum to at most `remaining`;
     /// whatever is left goes to the purchaser.
     func lastHolders(_ conn: any SQLConnection, noteID: [UInt8], root: [UInt8], rootOwner: [UInt8], purchaser: Int64, remaining: Int64)
         async throws -> [(account: Int64, amount: Int64)]
@@ -865,21 +907,22 @@ extension Issuer {
             spent[try row.blob("state_ref")] = (try row.text("kind"), try row.optionalBlob("transfer"))
         }
         // Walk the tree of known transfers from the issued state; each unspent end is a holder.
-        var leaves: [(owner: [UInt8], signer: [UInt8]?, amount: UInt64)] = []
-        var stack: [(ref: [UInt8], owner: [UInt8], signer: [UInt8]?, amount: UInt64, depth: Int)] = []
+        // `paying` is the transfer whose output 0 the end is: a payment to a request.
+        var leaves: [(owner: [UInt8], signer: [UInt8]?, amount: UInt64, paying: Transfer?)] = []
+        var stack: [(ref: [UInt8], owner: [UInt8], signer: [UInt8]?, amount: UInt64, depth: Int, paying: Transfer?)] = []
         if let amount = try await conn.queryOne("SELECT amount FROM issued_note WHERE note_id = ?", noteID)?.uint("amount") {
-            stack.append((root, rootOwner, nil, amount, 0))
+            stack.append((root, rootOwner, nil, amount, 0, nil))
         }
         while let next = stack.popLast() {
             guard let seen = spent[next.ref] else {
-                leaves.append((next.owner, next.signer, next.amount))
+                leaves.append((next.owner, next.signer, next.amount, next.paying))
                 continue
             }
             guard seen.kind == "transfer", let bytes = seen.transfer, next.depth < 64,
                 let transfer = try? Transfer(decoding: bytes)
             else { continue }
             for (i, output) in transfer.outputs.enumerated() {
-                stack.append((transfer.outputRef(i).bytes, output.owner.bytes, next.owner, output.amount, next.depth + 1))
+                stack.append((transfer.outputRef(i).bytes, output.owner.bytes, next.owner, output.amount, next.depth + 1, i == 0 ? transfer : nil))
             }
         }
         var left = remaining
@@ -889,7 +932,11 @@ extension Issuer {
             var signer: Int64?
             if let key = leaf.signer { signer = try await Self.keyOwner(conn, PublicKeyBytes(uncheckedBytes: key)) }
             let amount = min(Int64(clamping: leaf.amount), left)
-            out.append((key ?? signer ?? purchaser, amount))
+            // A payment whose request the payee took another payer's payment for was refused
+            // by the payee: it goes back to its payer, not to the payee.
+            var refused = false
+            if let paying = leaf.paying, signer != nil { refused = try await Self.requestPaidByAnother(conn, paying) }
+            out.append((refused ? (signer ?? key ?? purchaser) : (key ?? signer ?? purchaser), amount))
             left -= amount
         }
         if left > 0 { out.append((purchaser, left)) }

@@ -300,6 +300,10 @@ enum Schema {
                 }
                 try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (8, ?)", now)
             }
+            if current < 9 {
+                for statement in ddlRequestPayments(conn.dialect) { try await conn.execute(statement) }
+                try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (9, ?)", now)
+            }
         }
     }
 }

@@ -253,6 +253,40 @@ extension Economy {
         cheat("replay-online", attempted: 2, detected: (ok ? 1 : 0) + (strangerRefused ? 1 : 0), attributed: (ok ? 1 : 0) + (strangerRefused ? 1 : 0))
     }
 
+    // MARK: One request, two payers (§5.2 rule 4)
+
+    /// Two payers pay one displayed request (a shop's QR code scanned twice): the payee takes
+    /// the first payment and refuses the second (`request_already_paid`). The payee redeems the
+    /// first at its sync; the refused payer's sync announces its payment (no receipt came
+    /// back), and at expiry the issuer refunds it to that payer. Only the first payment is
+    /// tallied, so every-account-exact fails if the refused one reaches the payee.
+    func twoPayersPayOneRequest() async throws {
+        guard let q = active(where: { !$0.cheats && !$0.neverRedeems }),
+            let p1 = active(excluding: [q], where: { !$0.cheats }),
+            let p2 = active(excluding: [q, p1], where: { !$0.cheats }),
+            let (request, _) = try await pay(p1, q, amount())
+        else { return }
+        let second: OutgoingPayment
+        do {
+            second = try wallet(p2).pay(request)
+        } catch {
+            try await sync(p2, recharge: request.amount)
+            guard let signed = try? wallet(p2).pay(request) else {
+                count("second-payments-skipped")
+                return
+            }
+            second = signed
+        }
+        do {
+            _ = try wallet(q).receive(second.bundle, for: request.nonce)
+            violation("a payee took two payments for one request")
+        } catch WalletError.requestAlreadyPaid {
+            count("second-payments-refused")
+        }
+        try await sync(q)
+        try await sync(p2)
+    }
+
     // MARK: Restores (§5.2 rule 5)
 
     /// Backs up the member's wallet, restores it to a new device (new key, registered to the
@@ -283,6 +317,42 @@ extension Economy {
         try await sync(m)
         try await sync(payee)
         count("restore-conflicts-staged")
+    }
+
+    /// An honest user restores one backup on two devices in turn. The second restore finds
+    /// every note already exchanged by the first: each is retired (`already_exchanged`), and
+    /// its exchange buys nothing and charges the account nothing.
+    func restoreSameBackupTwice(_ m: Member) async throws {
+        try await recharge(m, target: 20_000)
+        let backup = try wallet(m).exportBackup(passphrase: Self.passphrase, cost: .testing)
+        _ = try await restore(m, from: backup)
+        try await sync(m)
+        _ = try await restore(m, from: backup)
+        let again = try wallet(m).restoredStates()
+        guard !again.isEmpty else { return }
+        let before = try await issuer.account(m.account).balance
+        let out = try await issuer.refresh(account: m.account, walletKey: try wallet(m).publicKey, chains: again.map(\.chain.encoded), restore: true)
+        let after = try await issuer.account(m.account).balance
+        var retired = 0
+        for result in out.results {
+            switch result {
+            case .invalid(let code, _) where code == "already_exchanged": retired += 1
+            case .invalid(let code, _) where code == "already_spent" || code == "expired": break
+            default: violation("a note another restore had exchanged was answered \(result)")
+            }
+        }
+        if !out.notes.isEmpty || after != before {
+            violation("restoring one backup twice bought \(out.notes.count) note(s) and moved the account from \(before) to \(after)")
+        }
+        var outcomes: [StateRef: RestoreOutcome] = [:]
+        for (state, result) in zip(again, out.results) {
+            if case .invalid(let code, _) = result, code == "already_exchanged" || code == "already_spent" { outcomes[state.ref] = .alreadySpent }
+            if case .invalid(let code, _) = result, code == "expired" { outcomes[state.ref] = .expired }
+        }
+        try wallet(m).applyRestoreExchange(outcomes, fresh: [])
+        count("restores-of-one-backup-twice")
+        count("restored-states-already-exchanged", retired)
+        try await sync(m)
     }
 
     /// A cheater restores twice: the first restore's conflict is forgiven, the second's is fraud

@@ -27,6 +27,9 @@ extension Economy {
                     switch result {
                     case .credited, .alreadyCredited, .conflict: outcomes[state.ref] = .exchanged
                     case .invalid(let code, _) where code == "already_spent": outcomes[state.ref] = .alreadySpent
+                    case .invalid(let code, _) where code == "already_exchanged" || code == "already_redeemed":
+                        outcomes[state.ref] = .alreadySpent
+                        count("restore-retired-\(code)")
                     case .invalid(let code, _) where code == "expired": outcomes[state.ref] = .expired
                     case .invalid(let code, _): count("restore-refused-\(code)")
                     }

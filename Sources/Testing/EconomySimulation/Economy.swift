@@ -386,6 +386,15 @@ public final class Economy {
         if rng.chance(0.08), let m = active(where: { $0.role == .honest && $0.restores == 0 }) {
             try await restoreOnce(m)
         }
+        // The rarer accidents happen at least once a run, then by chance.
+        if report.counters["second-payments-refused"] == nil || rng.chance(0.05) { try await twoPayersPayOneRequest() }
+        if report.counters["restores-of-one-backup-twice"] == nil || rng.chance(0.02),
+            let m = active(where: { $0.role == .honest && $0.restores == 0 && !$0.neverRedeems })
+        {
+            m.role = .restorer
+            restorerAccounts.insert(m.account)
+            try await restoreSameBackupTwice(m)
+        }
         if rng.chance(0.05), let m = active(where: { $0.role == .abuser && $0.restores == 0 }) {
             try await restoreTwice(m)
         }

@@ -307,6 +307,15 @@ public final class AppModel {
 
     private func finish(_ result: Result<SyncReport, any Error>) async -> SyncReport? {
         switch result {
+        case .failure(let incomplete as SyncIncomplete):
+            // The steps that ran changed balances and may have named fraud: shown like a
+            // finished sync, with the failed steps as the sync's problem.
+            await raiseAlerts(from: incomplete.report)
+            syncTask = nil
+            syncState = .failed(incomplete.description)
+            lastReport = incomplete.report
+            home?.apply(incomplete.report)
+            return nil
         case .failure(let error):
             syncTask = nil
             syncState = .failed("Sync failed: \(error)")

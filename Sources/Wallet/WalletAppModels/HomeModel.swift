@@ -218,6 +218,9 @@ public final class HomeModel {
                 }
             }
             refreshState = .idle
+        } catch let incomplete as SyncIncomplete {
+            apply(incomplete.report)
+            refreshState = .failed(incomplete.description)
         } catch {
             refreshState = .failed("Sync failed: \(Self.message(error))")
         }

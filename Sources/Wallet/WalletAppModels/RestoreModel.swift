@@ -63,6 +63,7 @@ public struct RestoreSummary: Equatable, Sendable {
         }
         var parts = ["\(Amount.format(e.value, currency: currency)) \(currency) exchanged for fresh notes (\(e.exchanged) note(s))"]
         if e.alreadySpent > 0 { parts.append("\(e.alreadySpent) note(s) already spent by the old device") }
+        if e.alreadyExchanged > 0 { parts.append("\(e.alreadyExchanged) note(s) already exchanged by another restore of this backup") }
         if e.expired > 0 { parts.append("\(e.expired) expired") }
         if !e.refused.isEmpty { parts.append("\(e.refused.count) refused: \(e.refused.joined(separator: "; "))") }
         return parts.joined(separator: ", ") + "."

@@ -80,32 +80,82 @@ public struct SyncReport: Sendable {
     public var syncedAt: Timestamp
 }
 
+/// A step of a sync that the issuer refused or could not answer while the other steps ran.
+public struct SyncStepFailure: Sendable {
+    /// The step that failed (it is safe to run again: the next sync does).
+    public let step: SyncStep
+    /// The issuer's answer.
+    public let error: IssuerClientError
+
+    /// "step 1/7 (exchanging …): what the issuer said".
+    public var description: String {
+        "step \(step.rawValue)/\(SyncStep.allCases.count) (\(step.label.trimmingCharacters(in: CharacterSet(charactersIn: "…")))): \(error.description)"
+    }
+}
+
+/// A sync that ran every step but some of them failed: what the others did is in `report`.
+public struct SyncIncomplete: Error, CustomStringConvertible {
+    /// What the sync did, steps that failed counted as having done nothing.
+    public let report: SyncReport
+    /// The steps that failed, in order; never empty.
+    public let failures: [SyncStepFailure]
+
+    public var description: String {
+        let steps = failures.map(\.description).joined(separator: "; ")
+        return "The sync finished, but \(failures.count == 1 ? "one step" : "\(failures.count) steps") failed: \(steps). "
+            + "The other steps ran; sync again once this is fixed."
+    }
+}
+
 extension WalletSession {
     /// The whole sync, in order: exchange restored notes and check held ones; announce pending
     /// payments; settle payments without a receipt; redeem received notes and import the
     /// account's history; refresh old notes; report fraud proofs and auto-recharge. `progress`
-    /// is called as each step starts (then once with `.done`). Any step's failure stops the
-    /// sync and is thrown (each step is safe to run again); an auto-recharge the issuer refuses
-    /// is a warning in the report instead. The sync time is saved as `FlowState.lastSync`.
+    /// is called as each step starts (then once with `.done`). The sync time is saved as
+    /// `FlowState.lastSync`.
+    ///
+    /// One failing step never blocks the others: a step the issuer refuses or cannot answer
+    /// (an HTTP error other than 401) counts as having done nothing, the remaining steps run,
+    /// and `SyncIncomplete` is thrown at the end with the report and the failures. Each step is
+    /// safe to run again. Losing the issuer (unreachable), a rejected login and a local
+    /// storage error stop the sync where they happen and are thrown as they are: every later
+    /// step would meet them too. An auto-recharge the issuer refuses is a warning in the report.
     public func sync(
         refreshWithin seconds: UInt64, now: Timestamp = Timestamp(Date().timeIntervalSince1970),
         progress: @Sendable (SyncProgress) -> Void = { _ in }
     ) async throws -> SyncReport {
+        var failures: [SyncStepFailure] = []
+        func attempt<T>(_ step: SyncStep, otherwise fallback: T, _ body: () async throws -> T) async throws -> T {
+            do {
+                return try await body()
+            } catch let error as IssuerClientError where !error.isUnreachable && error.status != 401 {
+                failures.append(SyncStepFailure(step: step, error: error))
+                return fallback
+            }
+        }
         progress(SyncProgress(step: .restoredNotes))
-        let restored = try await client.exchangeRestoredNotes(of: wallet)
-        let checked = try await client.checkRestoredNotes(of: wallet)
+        let restored = try await attempt(.restoredNotes, otherwise: IssuerClient.RestoreExchange()) {
+            try await client.exchangeRestoredNotes(of: wallet)
+        }
+        let checked = try await attempt(.restoredNotes, otherwise: (checked: 0, spent: 0)) { try await client.checkRestoredNotes(of: wallet) }
         progress(SyncProgress(step: .announce))
-        let announced = try await client.announcePending(of: wallet)
+        let announced = try await attempt(.announce, otherwise: (announced: 0, fraudCases: [], fraudAmounts: [:])) {
+            try await client.announcePending(of: wallet)
+        }
         progress(SyncProgress(step: .settlePending))
-        let settled = try await client.settlePendingPayments(of: wallet, now: now)
+        let settled = try await attempt(.settlePending, otherwise: IssuerClient.PendingSettlement()) {
+            try await client.settlePendingPayments(of: wallet, now: now)
+        }
         progress(SyncProgress(step: .redeem))
-        let redemption = try await client.redeem(from: wallet)
-        let history = try await client.importAccountHistory(into: wallet)
+        let redemption = try await attempt(.redeem, otherwise: IssuerClient.Redemption()) { try await client.redeem(from: wallet) }
+        let history = try await attempt(.redeem, otherwise: AccountHistoryImport()) { try await client.importAccountHistory(into: wallet) }
         progress(SyncProgress(step: .refresh))
-        let refreshed = try await client.refreshNotes(of: wallet, expiringWithin: seconds, now: now)
+        let refreshed = try await attempt(.refresh, otherwise: 0) {
+            try await client.refreshNotes(of: wallet, expiringWithin: seconds, now: now)
+        }
         progress(SyncProgress(step: .fraudAndRecharge))
-        let reported = try await client.reportFraudProofs(of: wallet)
-        let recharge = try await applyAutoRecharge()
+        let reported = try await attempt(.fraudAndRecharge, otherwise: []) { try await client.reportFraudProofs(of: wallet) }
+        let recharge = try await attempt(.fraudAndRecharge, otherwise: Recharge.nothingDue) { try await applyAutoRecharge() }
         progress(SyncProgress(step: .done))
         try flowState.updateFlowState { $0.lastSync = now }
         let balance = try wallet.balance()
@@ -115,13 +165,15 @@ extension WalletSession {
         for (fraudCase, amount) in announced.fraudAmounts.map({ ($0.key, $0.value) }) + reported.map({ ($0.fraudCase, $0.amount) }) {
             fraudAmounts[fraudCase] = max(fraudAmounts[fraudCase] ?? 0, amount)
         }
-        return SyncReport(
+        let report = SyncReport(
             restored: restored, heldChecked: checked.checked, heldTaken: checked.spent, announced: announced.announced,
             settlement: settled, redemption: redemption, history: history, refreshed: refreshed, recharged: recharge.amount,
             warnings: recharge.warning.map { [$0] } ?? [],
             fraudCases: Array(Set(redemption.fraudCases + announced.fraudCases + reported.map(\.fraudCase))).sorted(),
             fraudAmounts: fraudAmounts, fraudProofs: proofs,
             balance: balance, account: account, syncedAt: now)
+        guard failures.isEmpty else { throw SyncIncomplete(report: report, failures: failures) }
+        return report
     }
 
     /// `sync` as a stream of progress events ending in the report (for UIs that iterate).

@@ -171,6 +171,9 @@ public final class IssuerClient: Sendable {
         public var fraudAmounts: [Int64: UInt64] = [:]
         /// Notes the issuer refused, with its reason.
         public var refused: [(code: String, reason: String)] = []
+
+        /// Nothing redeemed yet.
+        public init() {}
     }
 
     /// Redeems every note the wallet received offline; returns the amount credited.

@@ -21,10 +21,16 @@ extension IssuerClient {
         public var value: UInt64 = 0
         /// Restored states the old device had already spent: retired without a fraud case.
         public var alreadySpent = 0
+        /// Restored states whose value is already elsewhere: exchanged by another restore of
+        /// the same backup, or redeemed into the account before. Retired; nothing is bought.
+        public var alreadyExchanged = 0
         /// Restored states past their redemption grace.
         public var expired = 0
         /// Restored states the issuer refused for another reason (code: reason).
         public var refused: [String] = []
+
+        /// Nothing exchanged yet.
+        public init() {}
     }
 
     /// Exchanges every state restored from a backup for fresh notes owned by this wallet's key
@@ -52,6 +58,9 @@ extension IssuerClient {
                     case (.invalid, "already_spent"):
                         outcomes[state.ref] = .alreadySpent
                         report.alreadySpent += 1
+                    case (.invalid, "already_exchanged"), (.invalid, "already_redeemed"):
+                        outcomes[state.ref] = .alreadySpent
+                        report.alreadyExchanged += 1
                     case (.invalid, "expired"):
                         outcomes[state.ref] = .expired
                         report.expired += 1
@@ -76,6 +85,9 @@ extension IssuerClient {
         public var expired = 0
         /// Payments still waiting (the payee has not redeemed yet).
         public var stillPending = 0
+
+        /// Nothing settled yet.
+        public init() {}
     }
 
     /// Ends payments whose receipt never came back (docs/protocol.md §5.2 rule 3): asks the

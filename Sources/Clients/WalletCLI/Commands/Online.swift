@@ -62,8 +62,16 @@ struct Sync: AsyncParsableCommand {
                 let wallet = session.wallet
                 let currency = try wallet.limits().currency
                 let m = { (v: UInt64) in MoneyText.format(v, currency) }
-                let report = try await session.sync(refreshWithin: refreshWithin * 3600) { progress in
-                    out.note("\(progress.index)/\(progress.count) \(progress.label)")
+                let report: SyncReport
+                var incomplete: SyncIncomplete?
+                do {
+                    report = try await session.sync(refreshWithin: refreshWithin * 3600) { progress in
+                        out.note("\(progress.index)/\(progress.count) \(progress.label)")
+                    }
+                } catch let partial as SyncIncomplete {
+                    // The other steps ran: say what they did, then what failed.
+                    report = partial.report
+                    incomplete = partial
                 }
                 let restored = report.restored
                 let checked = (checked: report.heldChecked, spent: report.heldTaken)
@@ -81,12 +89,17 @@ struct Sync: AsyncParsableCommand {
                 ]
                 if restored.exchanged > 0 { lines.append("Exchanged \(restored.exchanged) restored note(s) for \(m(restored.value)) of fresh notes under this wallet's new key.") }
                 if restored.alreadySpent > 0 { lines.append("\(restored.alreadySpent) restored note(s) had already been spent by the old device; retired.") }
+                if restored.alreadyExchanged > 0 {
+                    lines.append(
+                        "\(restored.alreadyExchanged) restored note(s) were already exchanged by another restore of this backup (or redeemed into the account); retired, nothing bought."
+                    )
+                }
                 if restored.expired > 0 { lines.append("\(restored.expired) restored note(s) had expired; the issuer refunds them.") }
                 for refusal in restored.refused { lines.append("Restored note refused by the issuer: \(refusal)") }
                 if checked.checked > 0 { lines.append("Checked \(checked.checked) note(s) held after an interrupted refresh: \(checked.spent) were taken by the issuer, the rest are spendable again.") }
                 if announced > 0 { lines.append("Announced \(announced) unconfirmed transfer(s).") }
                 if settled.confirmed > 0 { lines.append("\(settled.confirmed) payment(s) without a receipt confirmed by the issuer: the payee redeemed them.") }
-                if settled.expired > 0 { lines.append("\(settled.expired) payment(s) were never redeemed before their notes expired; the issuer refunded them (to the payee's account, or yours if the payee has none).") }
+                if settled.expired > 0 { lines.append("\(settled.expired) payment(s) were never redeemed before their notes expired; the issuer refunded them: to yours if the payee took another payment for the request or has no account, else to the payee's.") }
                 if settled.stillPending > 0 { lines.append("\(settled.stillPending) payment(s) still wait for the payee to redeem or to send the receipt.") }
                 if refreshed > 0 { lines.append("Refreshed \(m(refreshed)) of old notes.") }
                 if recharged > 0 { lines.append("Auto-recharge bought \(m(recharged)).") }
@@ -100,7 +113,8 @@ struct Sync: AsyncParsableCommand {
                     "redeemed": redemption.redeemed, "credited": redemption.credited, "settled": account.balance,
                     "frozen": account.frozen, "announced": announced, "refreshed": refreshed, "recharged": recharged,
                     "restoredExchanged": restored.exchanged, "restoredValue": restored.value,
-                    "restoredAlreadySpent": restored.alreadySpent, "restoredExpired": restored.expired,
+                    "restoredAlreadySpent": restored.alreadySpent, "restoredAlreadyExchanged": restored.alreadyExchanged,
+                    "restoredExpired": restored.expired,
                     "checkedHeld": checked.checked, "heldTaken": checked.spent,
                     "paymentsConfirmed": settled.confirmed, "paymentsExpired": settled.expired, "paymentsPending": settled.stillPending,
                     "expired": balance.expired, "fraudCases": fraudCases, "fraudProofs": proofs.map { $0.cheater?.hex ?? "" },
@@ -108,6 +122,12 @@ struct Sync: AsyncParsableCommand {
                     "spendable": balance.spendable,
                 ]
                 if !report.warnings.isEmpty { object["warnings"] = report.warnings }
+                if let incomplete, let first = incomplete.failures.first {
+                    object["failedSteps"] = incomplete.failures.map { ["step": $0.step.rawValue, "code": $0.error.code, "message": $0.error.description] }
+                    let cause = CLIError.from(first.error)
+                    out.partial(object, human: lines.joined(separator: "\n"), error: CLIError(cause.code, incomplete.description, exit: cause.exit))
+                    throw ExitCode(cause.exit.rawValue)
+                }
                 out.result(object, human: lines.joined(separator: "\n"))
             }
         }

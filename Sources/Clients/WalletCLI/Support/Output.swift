@@ -132,6 +132,21 @@ struct Output: Sendable {
         }
     }
 
+    /// A result that is only part of what was asked (a sync with failed steps): printed like a
+    /// result, with the error beside it — one JSON object (`"ok": false`, `"error"`) or the
+    /// text on stdout and the error on stderr. The caller then exits with `error.exit`.
+    func partial(_ object: [String: Any], human: String, error: CLIError) {
+        if json {
+            var object = object
+            object["ok"] = false
+            object["error"] = ["code": error.code, "message": error.description, "exit": Int(error.exit.rawValue)]
+            print(Self.encode(object))
+        } else {
+            print(human)
+            FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
+        }
+    }
+
     func failure(_ error: CLIError) {
         if json {
             print(Self.encode(["ok": false, "error": ["code": error.code, "message": error.description, "exit": Int(error.exit.rawValue)]]))

@@ -57,7 +57,7 @@ extension Wallet {
             let (status, error): (HistoryEntry.Status, String?) = switch resolution {
             case .confirmedByIssuer: (.completed, nil)
             case .expiredUnredeemed:
-                (.failed, "The payee never redeemed it before the notes expired; the issuer refunded the value to the payee's account, or to yours if the payee has none.")
+                (.failed, "The payee never redeemed it before the notes expired; the issuer refunded the value to your account if the payee took another payment for the request or has no account, else to the payee's.")
             }
             try complete(db, payment, receipt: nil, resolution: resolution, history: status, error: error, now: now)
         }
