@@ -378,7 +378,7 @@ let package = Package(
         .target(
             name: "EconomySimulation",
             dependencies: [
-                "IssuerCore", "SQLStore", "WalletCore", "OfflineNotes",
+                "IssuerCore", "SQLStore", "WalletCore", "OfflineNotes", "QRPayload",
             ],
             path: "Sources/Testing/EconomySimulation"
         ),

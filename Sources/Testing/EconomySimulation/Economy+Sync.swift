@@ -94,11 +94,9 @@ extension Economy {
             }
         }
 
-        // 5. Refresh notes near expiry or the hop limit (held first, as WalletSync does).
-        let limits = try w.limits()
-        let due = try w.states(.available).filter {
-            !$0.needsOnlineCheck && ($0.chain.note.expiresAt <= now + config.redemptionGrace / 2 || $0.chain.transfers.count >= limits.maxHops - 1)
-        }
+        // 5. Refresh notes near expiry or the hop limit, and consolidate (held first, as
+        //    WalletSync does).
+        let due = try w.statesDueForRefresh(now: now, expiringWithin: config.redemptionGrace / 2)
         for batch in due.chunked(64) {
             try w.holdForOnlineCheck(batch.map(\.ref))
             do {

@@ -1,6 +1,7 @@
 import Foundation
 import IssuerCore
 import OfflineNotes
+import QRPayload
 import SQLStore
 import Synchronization
 import WalletCore
@@ -448,6 +449,7 @@ public final class Economy {
         tallies[p.account, default: AccountTally()].sent += Int64(amount)
         tallies[q.account, default: AccountTally()].received += Int64(amount)
         report.payments += 1
+        report.framesPerPayment[try QRFrames.encode(sent.bundle).count, default: 0] += 1
         count("value-paid-offline", Int(amount))
         if loseReceipt {
             count("receipts-lost")

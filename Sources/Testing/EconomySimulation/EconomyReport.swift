@@ -34,7 +34,26 @@ public struct EconomyReport: Sendable, Codable {
     /// Where the run stopped early, if it did (`stopAt` reached).
     public var stoppedEarly = false
 
+    /// How many QR frames each honest offline payment's bundle takes at the default frame size
+    /// (`QRFrames.encode`): frame count → payments. Each frame is one code a person shows and
+    /// scans at the till.
+    public var framesPerPayment: [Int: Int] = [:]
+
     public init() {}
+
+    /// The smallest frame count that at least `fraction` of the payments need no more than
+    /// (0 when there were none): `framesPercentile(0.95)` is the p95.
+    public func framesPercentile(_ fraction: Double) -> Int {
+        let total = framesPerPayment.values.reduce(0, +)
+        guard total > 0 else { return 0 }
+        let needed = Int((Double(total) * fraction).rounded(.up))
+        var seen = 0
+        for frames in framesPerPayment.keys.sorted() {
+            seen += framesPerPayment[frames] ?? 0
+            if seen >= needed { return frames }
+        }
+        return framesPerPayment.keys.max() ?? 0
+    }
 
     /// A human-readable summary.
     public var text: String {
@@ -42,6 +61,8 @@ public struct EconomyReport: Sendable, Codable {
             "seed \(seed) · \(database) · \(wallets) wallets (\(cheaterWallets) cheating) · \(String(format: "%.1f", simulatedDays)) simulated days",
             "payments: \(payments) of \(paymentsTarget)\(stoppedEarly ? " (stopped early)" : "") in \(String(format: "%.1f", wallSeconds)) s = \(String(format: "%.1f", paymentsPerSecond)) payments/s",
             "peak RSS: \(peakRSSBytes / 1_048_576) MiB",
+            "QR frames per payment: p50 \(framesPercentile(0.5)), p95 \(framesPercentile(0.95)), max \(framesPercentile(1))"
+                + " (" + framesPerPayment.keys.sorted().map { "\($0): \(framesPerPayment[$0] ?? 0)" }.joined(separator: ", ") + ")",
             "invariant checks:",
         ]
         lines += checks.keys.sorted().map { "  \($0): \(checks[$0]!)" }

@@ -311,14 +311,11 @@ public final class IssuerClient: Sendable {
         return (announced, cases, amounts)
     }
 
-    /// Exchanges the wallet's own notes that are close to expiry or to the hop limit for fresh
-    /// ones of the same value. Returns the value refreshed.
+    /// Exchanges the wallet's own notes that are close to expiry or to the hop limit, that have
+    /// travelled, or that are too many (`Wallet.statesDueForRefresh`) for fresh ones of the
+    /// same value. Returns the value refreshed.
     public func refreshNotes(of wallet: Wallet, expiringWithin seconds: UInt64, now: Timestamp) async throws -> UInt64 {
-        let limits = try wallet.limits()
-        let due = try wallet.states(.available).filter { state in
-            guard !state.needsOnlineCheck else { return false }
-            return state.chain.note.expiresAt <= now + seconds || state.chain.transfers.count >= limits.maxHops - 1
-        }
+        let due = try wallet.statesDueForRefresh(now: now, expiringWithin: seconds)
         var refreshed: UInt64 = 0
         for start in stride(from: 0, to: due.count, by: 64) {
             let batch = Array(due[start..<min(start + 64, due.count)])

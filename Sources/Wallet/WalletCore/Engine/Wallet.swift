@@ -404,6 +404,34 @@ public final class Wallet: Sendable {
 }
 
 extension Wallet {
+    /// Spendable notes the wallet keeps fresh beyond the one or two it pays from: more are
+    /// exchanged at sync into one note of their total.
+    public static let consolidateAbove = 2
+
+    /// The spendable notes a sync exchanges for fresh ones of the same value, so that the next
+    /// offline payments take few QR frames (a payment's size grows with its chains' hops and
+    /// count):
+    /// - notes expiring within `seconds` of `now`, or one hop short of the limit (they could
+    ///   soon not be paid at all);
+    /// - every note that has travelled (change, one hop or more): fresh notes make the
+    ///   smallest payments;
+    /// - when more than `consolidateAbove` fresh notes remain, all but the largest: the
+    ///   issuer reissues one note of their total, and one chain pays what several would.
+    ///
+    /// The value held is unchanged (the issuer redeems and reissues the same total), so the
+    /// holding limit and the risk budget are too.
+    public func statesDueForRefresh(now: Timestamp, expiringWithin seconds: UInt64) throws(WalletError) -> [StoredState] {
+        let limits = try limits()
+        let spendable = try states(.available).filter { !$0.needsOnlineCheck }
+        var due = spendable.filter { state in
+            state.chain.note.expiresAt <= now + seconds || state.chain.transfers.count >= limits.maxHops - 1 || !state.chain.transfers.isEmpty
+        }
+        let dueRefs = Set(due.map(\.ref))
+        let fresh = spendable.filter { !dueRefs.contains($0.ref) }.sorted { $0.amount != $1.amount ? $0.amount > $1.amount : $0.ref < $1.ref }
+        if fresh.count > Self.consolidateAbove { due += fresh.dropFirst() }
+        return due
+    }
+
     /// Takes notes out of offline spending before they are handed to the issuer (refresh): if
     /// the answer never comes (crash, lost link), they stay held until an online check says
     /// whether the issuer took them, so they can never be both refreshed and spent offline.
