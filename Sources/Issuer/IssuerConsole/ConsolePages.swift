@@ -354,7 +354,7 @@ extension OperatorConsole {
         }
         var values: [String: Any] = [
             "id": a.id, "email": a.email, "role": a.role, "balance": money(a.balance), "notes": money(a.outstandingNotes), "frozen": a.frozen,
-            "canFreeze": a.role == "user", "keys": keys, "history": history,
+            "canFreeze": (try? a.checkFreezable()) != nil, "keys": keys, "history": history,
         ]
         if let done = query["done"] { values["notice"] = Self.doneNotice(done) }
         return page("account", title: "Account \(a.id): \(a.email)", session: session, section: "accounts", values)
@@ -374,8 +374,8 @@ extension OperatorConsole {
             guard case .accountNotFound = error else { throw error }
             throw notFound("There is no account \(id).")
         }
-        guard a.role == "user" else {
-            throw Answer(response: message(.forbidden, title: "Refused", text: "Only user accounts are frozen from the console; account \(id) is \(a.role == "admin" ? "an admin" : "a system") account. Nothing was changed."))
+        do { try a.checkFreezable() } catch {
+            throw Answer(response: message(.forbidden, title: "Refused", text: error.description))
         }
         let caseID = form.id("case")
         let back = caseID.map { "/console/fraud-cases/\($0)" } ?? "/console/accounts/\(id)"

@@ -85,6 +85,27 @@ public enum IssuerApplication {
 }
 
 extension IssuerApplication {
+    /// A listener that serves only `GET /metrics`, without a token, for a Prometheus scraper
+    /// (`wallet-server --metrics-address`). The API's own `/metrics` needs an admin token;
+    /// this one is for a loopback or private address that only the scraper reaches.
+    public static func makeMetricsListener(
+        issuer: Issuer, tokens: AccessTokens, metrics: IssuerMetrics, chain: (any ChainMonitor)? = nil, host: String, port: Int,
+        logger: Logger = Logger(label: "wallet-server"), onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        let api = IssuerAPI(issuer: issuer, tokens: tokens, metrics: metrics, limits: AccountLimits(), chain: chain)
+        let router = Router()
+        router.get("/metrics") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: try await api.renderMetrics())))
+        }
+        // A scraper needs a connection or two; the default timeouts.
+        let limits = ConnectionLimits(maxConnections: 16, maxConnectionsPerClient: 16)
+        return Application(
+            router: router, server: guarded(limits, tls: nil), configuration: .init(address: .hostname(host, port: port)),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) }, logger: logger)
+    }
+
     /// HTTP/1 (in TLS when `tls` is given) with every connection admitted through a registry
     /// and timed (ConnectionGuard.swift).
     static func guarded(_ limits: ConnectionLimits, tls: TLSConfiguration?) -> HTTPServerBuilder {

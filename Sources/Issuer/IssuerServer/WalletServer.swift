@@ -195,6 +195,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Writes a minute per account.")
     var writesPerMinutePerAccount: Int = AccountLimits().writesPerMinute
 
+    @Option(help: "Also serve GET /metrics without a token on this HOST:PORT, for a Prometheus scraper; keep it on loopback or a private network (env WALLET_SERVER_METRICS_ADDRESS). The API's /metrics needs an admin token.")
+    var metricsAddress: String? = ProcessInfo.processInfo.environment["WALLET_SERVER_METRICS_ADDRESS"]
+
     @Option(help: "Seconds a kept-alive connection may stay silent after a response before it is closed.")
     var idleTimeout: Double = 30
 
@@ -219,6 +222,18 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("\(flag) must be from 1 to 1000000000; got \(value).")
         }
         _ = try connectionLimits()
+        _ = try metricsListenAddress()
+    }
+
+    /// `--metrics-address` as host and port, or nil without it.
+    func metricsListenAddress() throws -> (host: String, port: Int)? {
+        guard let metricsAddress else { return nil }
+        guard let colon = metricsAddress.lastIndex(of: ":"), let port = Int(metricsAddress[metricsAddress.index(after: colon)...]),
+            (0...65_535).contains(port), colon > metricsAddress.startIndex
+        else {
+            throw ValidationError("--metrics-address must be HOST:PORT, e.g. 127.0.0.1:9464; got \(metricsAddress).")
+        }
+        return (String(metricsAddress[..<colon]), port)
     }
 
     /// The connection options, checked: timeouts of (0, 3600] seconds, and a global limit that
@@ -294,7 +309,21 @@ struct Serve: AsyncParsableCommand {
         // so the node being away never stops the server.
         let settlement = chain.map { chain in Task { await chain.run() } }
         defer { settlement?.cancel() }
-        try await app.runService()
+        guard let scrape = try metricsListenAddress() else {
+            try await app.runService()
+            return
+        }
+        let metricsListener = IssuerApplication.makeMetricsListener(
+            issuer: issuer, tokens: tokens, metrics: metrics, chain: chain, host: scrape.host, port: scrape.port, logger: logger
+        ) { bound in log.info("metrics for scrapers, without a token, on http://\(scrape.host):\(bound)/metrics") }
+        // The API decides when the process stops (signals); the metrics listener stops with it,
+        // and a listener that cannot start (its port taken) stops the API too.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await metricsListener.runService(gracefulShutdownSignals: []) }
+            group.addTask { try await app.runService() }
+            try await group.next()
+            group.cancelAll()
+        }
     }
 
     /// Writes "PORT\n" atomically (a temporary file renamed over `path`), so a reader never
