@@ -241,18 +241,15 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    private enum Phase {
-        /// Waiting for a request head; `keptAlive` after a response, `started` once a byte came.
-        case awaitingHead(keptAlive: Bool, started: Bool)
-        /// The head arrived; `answered` if the response ended before the body did.
-        case readingBody(answered: Bool)
-        /// The request arrived in full; the server is answering.
-        case responding
-    }
-
     private let limits: ConnectionLimits
     private let registry: ConnectionRegistry
-    private var phase = Phase.awaitingHead(keptAlive: false, started: true)
+    /// Requests whose head arrived and whose response has not ended (more than one when the
+    /// client pipelines).
+    private var inFlight = 0
+    /// Between a request's head and its end.
+    private var readingBody = false
+    /// Waiting on a kept-alive connection, and a byte of the next request has arrived.
+    private var nextRequestStarted = false
     private var timer: Scheduled<Void>?
     private var armed = false
 
@@ -284,8 +281,9 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
             context.fireUserInboundEventTriggered(event)
             return
         }
-        if case .awaitingHead(keptAlive: true, started: false) = phase {
-            phase = .awaitingHead(keptAlive: true, started: true)
+        // The first byte of a kept-alive connection's next request: its head is now timed.
+        if inFlight == 0, !readingBody, armed, !nextRequestStarted {
+            nextRequestStarted = true
             schedule(context, after: limits.headerTimeout)
         }
     }
@@ -293,41 +291,39 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head:
-            phase = .readingBody(answered: false)
+            inFlight += 1
+            readingBody = true
             registry.setBusy(context.channel, true)
             schedule(context, after: limits.bodyTimeout)
         case .body:
             break
         case .end:
-            if case .readingBody(answered: true) = phase {
-                awaitNextRequest(context)
-            } else {
-                phase = .responding
-                cancel()
-            }
+            readingBody = false
+            // Answered before its body ended (an early refusal), or still being answered.
+            if inFlight == 0 { awaitNextRequest(context) } else { cancel() }
         }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) {
-            switch phase {
-            case .responding: awaitNextRequest(context)
-            case .readingBody: phase = .readingBody(answered: true)
-            case .awaitingHead: break
-            }
+        if case .end = unwrapOutboundIn(data), inFlight > 0 {
+            inFlight -= 1
+            // While a body is still arriving its timer keeps running.
+            if inFlight == 0, !readingBody { awaitNextRequest(context) }
         }
         context.write(data, promise: promise)
     }
 
+    /// Times the connection's first request head from now (accept).
     private func start(_ context: ChannelHandlerContext) {
         guard !armed else { return }
         armed = true
+        nextRequestStarted = true
         schedule(context, after: limits.headerTimeout)
     }
 
     private func awaitNextRequest(_ context: ChannelHandlerContext) {
-        phase = .awaitingHead(keptAlive: true, started: false)
+        nextRequestStarted = false
         registry.setBusy(context.channel, false)
         schedule(context, after: limits.idleTimeout)
     }
