@@ -85,6 +85,31 @@ struct ConsoleHarness {
         #expect(credited == 5_000)
         return (id, alice, bob, carol)
     }
+
+    /// A restore conflict on record (docs/protocol.md §5.2 rule 5): Dora's wallet buys a note
+    /// with its old key; a restored wallet (new key) exchanges it; the old device, not knowing,
+    /// pays the same note to Bob, whose redemption is paid from Dora's account (not frozen).
+    func makeRestoreConflict() async throws -> (caseID: Int64, dora: Int64, bob: Int64, oldKey: PublicKeyBytes, newKey: PublicKeyBytes) {
+        let dora = try await issuer.register(email: "dora@console.test", password: Self.password)
+        let bob = try await issuer.register(email: "bob@console.test", password: Self.password)
+        let (old, restored, b) = (SoftwareSigner(), SoftwareSigner(), SoftwareSigner())
+        try await issuer.registerKey(account: dora, signer: old)
+        try await issuer.registerKey(account: bob, signer: b)
+        _ = try await issuer.fund(account: dora, amount: 3_000)
+        let note = try #require(try await issuer.purchase(account: dora, walletKey: old.publicKey, amount: 3_000, idempotencyKey: "console-\(UUID().uuidString)").first)
+        try await issuer.registerKey(account: dora, signer: restored)
+        let exchange = try await issuer.refresh(account: dora, walletKey: restored.publicKey, chains: [note.encoded], restore: true)
+        #expect(exchange.results == [.credited(amount: 3_000)])
+        let paid = note.appending(
+            try Transfer.sign(
+                input: note.heldRef, outputs: [TransferOutput(owner: b.publicKey, amount: 3_000)],
+                nonce: Nonce(uncheckedBytes: Array(repeating: 7, count: 16)), createdAt: UInt64(Date().timeIntervalSince1970), signer: old),
+            holding: 0)
+        guard case .conflict(let id, 3_000) = try await issuer.redeem(account: bob, chains: [paid.encoded]).first else {
+            throw TestSupportError("the old device's payment opened no restore conflict")
+        }
+        return (id, dora, bob, old.publicKey, restored.publicKey)
+    }
 }
 
 /// Answers as the tests look at them.

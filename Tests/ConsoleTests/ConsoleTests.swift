@@ -244,6 +244,7 @@ import Testing
             #expect(audit.body.contains("chargeback ticket 17") && audit.body.contains(h.admin.email) && !audit.body.contains("ticket 17 resolved"))
             let adminFreeze = try await b.post("/console/accounts/\(h.admin.id)/freeze", [("csrf", token), ("frozen", "1"), ("reason", "locking out a colleague"), ("confirm", "yes")])
             #expect(adminFreeze.status == 403)
+            #expect(adminFreeze.body.contains("Only user accounts can be frozen or unfrozen; account \(h.admin.id) is an admin account."), "the API's rule and words")
             #expect(try await h.issuer.account(h.admin.id).frozen == false)
         }
     }

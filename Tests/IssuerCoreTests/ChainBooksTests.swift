@@ -91,7 +91,7 @@ import Testing
         let (alice, _) = try await h.user("alice")
         let admin = try await h.issuer.register(email: "admin@chain.test", password: "long enough password", role: "admin")
         let ref = try await h.issuer.depositReference(account: alice)
-        try await h.issuer.setFrozen(true, account: alice, by: admin)
+        try await h.issuer.setFrozen(true, account: alice, by: admin, reason: "test freeze")
         let outcomes = try await h.issuer.creditChainDeposits(
             [Self.deposit(1, ref: Self.bytes(32, 99), amount: 700), Self.deposit(2, ref: ref, amount: 300), Self.deposit(3, ref: ref, amount: 0)],
             scannedThrough: 10)
@@ -175,8 +175,8 @@ import Testing
         #expect(await attempt(10, to: Array(repeating: 0, count: 20))?.code == "invalid_field")
         #expect(await attempt(10, to: Array(Self.address.prefix(19)))?.code == "invalid_field")
         #expect(await issuerError { try await h.issuer.requestWithdrawal(account: alice, amount: 10, to: Self.address, idempotencyKey: "short") }?.code == "invalid_field")
-        try await h.issuer.setFrozen(true, account: alice, by: admin)
-        #expect(await attempt(10) == .accountFrozen)
+        try await h.issuer.setFrozen(true, account: alice, by: admin, reason: "test freeze")
+        #expect(await attempt(10) == .accountFrozenByOperator)
         #expect(try await h.balance(alice) == 1_000)
         #expect(try await h.issuer.withdrawals(account: alice).isEmpty)
         #expect(try await Self.postings(h, kind: "withdrawal") == 0)
@@ -451,7 +451,7 @@ import Testing
         let b = try await h.issuer.requestWithdrawal(account: alice, amount: 200, to: Self.address, idempotencyKey: "pay-me-please")
         _ = try await h.issuer.recordPayout(id: a.id, chainNonce: 0, sign: Self.signer(a.id))
         // Frozen meanwhile: the refund still reaches the account (the money is its own).
-        try await h.issuer.setFrozen(true, account: alice, by: admin)
+        try await h.issuer.setFrozen(true, account: alice, by: admin, reason: "test freeze")
         let refused = try await h.issuer.refuseWithdrawal(id: a.id, txHash: nil, reason: "escrow paused")
         #expect(refused.status == .refused && refused.reason == "escrow paused" && refused.txHash != nil)
         #expect(try await h.balance(alice) == 800)

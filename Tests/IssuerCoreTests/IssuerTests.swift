@@ -81,9 +81,9 @@ import WalletCore
         // The good path still works: the poor account buys what it can pay.
         #expect(try await h.issuer.purchase(account: poor, walletKey: poorWallet.publicKey, amount: 50, idempotencyKey: "k-00000006").count >= 1)
         #expect(try await h.balance(poor) == 0)
-        try await h.issuer.setFrozen(true, account: account, by: poor)
+        try await h.issuer.setFrozen(true, account: account, by: poor, reason: "test freeze")
         let frozen = try await Books.of(h.issuer)
-        #expect(await issuerError { try await h.issuer.purchase(account: account, walletKey: wallet.publicKey, amount: 10, idempotencyKey: "k-00000005") } == .accountFrozen)
+        #expect(await issuerError { try await h.issuer.purchase(account: account, walletKey: wallet.publicKey, amount: 10, idempotencyKey: "k-00000005") } == .accountFrozenByOperator)
         #expect(try await Books.of(h.issuer) == frozen)
         #expect(try await h.balance(account) == 200_000)
         try await h.expectBooksBalance()

@@ -45,10 +45,7 @@ final class FakeChain: ChainMonitor {
     static let to = "0x" + String(repeating: "ab", count: 20)
 
     static func admin(_ h: HTTPHarness) async throws -> Client {
-        let email = "root-\(UUID().uuidString.prefix(6))@example.com"
-        _ = try await h.issuer.register(email: email, password: "admin password 123", role: "admin")
-        let tokens = try await h.client().login(body: .json(.init(email: email, password: "admin password 123"))).ok.body.json
-        return h.client(token: tokens.accessToken)
+        h.client(token: try await h.adminToken().token)
     }
 
     @Test func withoutAChainEveryChainRouteIs404ChainNotConfigured() async throws {
@@ -164,7 +161,7 @@ final class FakeChain: ChainMonitor {
             let r = try await admin.getReconciliation().ok.body.json
             #expect(r.block == 42 && r.escrowBalance == 850 && r.expected == 900 && r.difference == -50 && !r.ok && r.creditedThrough == 40)
             #expect(r.currency == "EUR")
-            let metrics = try await h.client().metrics().ok.body.plainText
+            let metrics = try await admin.metrics().ok.body.plainText
             let text = try await String(collecting: metrics, upTo: 1 << 20)
             #expect(text.contains("offline_wallet_chain_reconciliation_ok 0"))
             #expect(text.contains("offline_wallet_chain_reconciliation_difference_minor_units -50"))
@@ -179,7 +176,7 @@ final class FakeChain: ChainMonitor {
                 .accepted.body.json
             _ = try await h.issuer.completeWithdrawal(id: try #require(ChainAddress.bytes(w.id, count: 32)), txHash: nil)
             for _ in 0..<2 {
-                let scraped = try await String(collecting: try await h.client().metrics().ok.body.plainText, upTo: 1 << 20)
+                let scraped = try await String(collecting: try await admin.metrics().ok.body.plainText, upTo: 1 << 20)
                 #expect(scraped.contains("offline_wallet_chain_deposits_credited_total 1\n"))
                 #expect(scraped.contains(#"offline_wallet_chain_payouts_total{status="paid"} 1\#n"#))
                 #expect(scraped.contains(#"offline_wallet_chain_payouts_total{status="refused"} 0\#n"#))
@@ -220,10 +217,7 @@ extension ChainRoutesTests {
 
     /// An admin's token and account id.
     static func adminToken(_ h: HTTPHarness) async throws -> (token: String, id: Int64) {
-        let email = "root-\(UUID().uuidString.prefix(6))@example.com"
-        let id = try await h.issuer.register(email: email, password: "admin password 123", role: "admin")
-        let tokens = try await h.client().login(body: .json(.init(email: email, password: "admin password 123"))).ok.body.json
-        return (tokens.accessToken, id)
+        try await h.adminToken()
     }
 
     @Test(arguments: HTTPBackend.available)

@@ -182,9 +182,10 @@ import FoundationNetworking
             // Requests are counted once their answer is written; wait for the last of them (60 s
             // bounds liveness on a loaded machine; it is not a speed check).
             var text = ""
+            let admin = try await h.adminToken().token
             let deadline = ContinuousClock.now + .seconds(60)
             while true {
-                text = String(decoding: try await Self.fetch(h.baseURL.appendingPathComponent("metrics")).body, as: UTF8.self)
+                text = String(decoding: try await Self.fetch(h.baseURL.appendingPathComponent("metrics"), token: admin).body, as: UTF8.self)
                 if expected.allSatisfy({ text.contains("hb_requests{\($0)}") }) || ContinuousClock.now > deadline { break }
                 try await Task.sleep(for: .milliseconds(10))
             }

@@ -72,6 +72,14 @@ struct HTTPHarness {
         return (client(token: tokens.accessToken), tokens, email)
     }
 
+    /// Registers an admin and logs it in: its access token and account id.
+    func adminToken() async throws -> (token: String, id: Int64) {
+        let email = "root-\(UUID().uuidString.prefix(6))@example.com"
+        let id = try await issuer.register(email: email, password: "admin password 123", role: "admin")
+        let tokens = try await client().login(body: .json(.init(email: email, password: "admin password 123"))).ok.body.json
+        return (tokens.accessToken, id)
+    }
+
     /// A wallet whose key is registered (with proof of possession) to the user.
     func wallet(for client: Client, trusting config: Components.Schemas.ClientConfig) async throws -> Wallet {
         let wallet = try Wallet.create(directory: scratch.path("wallet-" + UUID().uuidString), keyCost: .testing)

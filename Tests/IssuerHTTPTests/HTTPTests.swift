@@ -1,4 +1,6 @@
 import Foundation
+import Hummingbird
+import Logging
 import IssuerCore
 import IssuerHTTP
 import OfflineNotes
@@ -69,7 +71,7 @@ import FoundationNetworking
             #expect(status == 403)
             guard case .default(let anon, _) = try await h.client().getAccount() else { Issue.record("account served anonymously"); return }
             #expect(anon == 401)
-            guard case .default(let freeze, _) = try await bob.freezeAccount(path: .init(accountId: aliceTokens.accountId), body: .json(.init(frozen: true))) else {
+            guard case .default(let freeze, _) = try await bob.freezeAccount(path: .init(accountId: aliceTokens.accountId), body: .json(.init(frozen: true, reason: "suspected fraud"))) else {
                 Issue.record("user froze an account"); return
             }
             #expect(freeze == 403)
@@ -80,7 +82,7 @@ import FoundationNetworking
             let admin = h.client(token: adminTokens.accessToken)
             #expect(try await admin.listFraudCases().ok.body.json.cases.isEmpty)
             #expect(try await admin.getFloat().ok.body.json.outstanding == 0)
-            _ = try await admin.freezeAccount(path: .init(accountId: aliceTokens.accountId), body: .json(.init(frozen: true))).noContent
+            _ = try await admin.freezeAccount(path: .init(accountId: aliceTokens.accountId), body: .json(.init(frozen: true, reason: "suspected fraud"))).noContent
             #expect(try await alice.getAccount().ok.body.json.frozen)
             #expect(try await admin.getAuditLog(query: .init(limit: 5)).ok.body.json.entries.first?.action == "freeze")
             guard case .default(403, _) = try await bob.getAuditLog(query: .init()) else { Issue.record("audit log served to a user"); return }
@@ -185,14 +187,49 @@ import FoundationNetworking
 }
 
 @Suite struct MetricsTests {
-    @Test func metricsAreServedInPrometheusText() async throws {
+    /// The listener is cancelled at the end of its test, on purpose.
+    static let quiet: Logger = {
+        var logger = Logger(label: "metrics-tests")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    /// The float and the registration counts are for operators: an admin gets them, a user
+    /// and an anonymous caller do not.
+    @Test func metricsAreServedInPrometheusTextToAnAdminOnly() async throws {
         try await HTTPHarness.with { h in
             let (alice, _, _) = try await h.user("alice")
             _ = try await alice.fundAccount(body: .json(.init(amount: 5))).ok
-            guard case .ok(let ok) = try await h.client().metrics() else { Issue.record("no metrics"); return }
+            guard case .default(401, _) = try await h.client().metrics() else { Issue.record("metrics served anonymously"); return }
+            guard case .default(403, _) = try await alice.metrics() else { Issue.record("metrics served to a user"); return }
+            let admin = h.client(token: try await h.adminToken().token)
+            guard case .ok(let ok) = try await admin.metrics() else { Issue.record("no metrics for the admin"); return }
             let text = try await String(collecting: try ok.body.plainText, upTo: 1 << 20)
             #expect(text.contains("offline_wallet_outstanding_float_minor_units 0"))
             #expect(text.contains("offline_wallet_registrations_total 1"))
+        }
+    }
+
+    /// `--metrics-address`: a listener of its own serves the same text to a scraper without a
+    /// token, and nothing else.
+    @Test func theMetricsListenerServesScrapersWithoutAToken() async throws {
+        let metrics = IssuerMetrics()
+        try await HTTPHarness.with(metrics: metrics) { h in
+            _ = try await h.user("alice")
+            let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+            let listener = IssuerApplication.makeMetricsListener(
+                issuer: h.issuer, tokens: h.tokens, metrics: metrics, host: "127.0.0.1", port: 0, logger: Self.quiet) { continuation.yield($0) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await listener.runService(gracefulShutdownSignals: []) }
+                var iterator = ports.makeAsyncIterator()
+                let port = try #require(await iterator.next())
+                let base = try #require(URL(string: "http://127.0.0.1:\(port)"))
+                let scraped = try await ConventionTests.fetch(base.appendingPathComponent("metrics"))
+                #expect(scraped.status == 200)
+                #expect(String(decoding: scraped.body, as: UTF8.self).contains("offline_wallet_registrations_total 1"))
+                #expect(try await ConventionTests.fetch(base.appendingPathComponent("v1/config")).status == 404)
+                group.cancelAll()
+            }
         }
     }
 }

@@ -59,7 +59,9 @@ extension OperatorConsole {
             Tile(label: "Money in (net)", value: money(o.moneyIn), hint: "funded, less paid out"),
             Tile(label: "Settled balances", value: money(o.settledBalances), hint: "\(o.accounts) accounts"),
             Tile(label: "Float", value: money(o.float), hint: "value held in offline notes"),
-            Tile(label: "Debts", value: money(o.debts), hint: "owed by double spenders"),
+            // Debts come from double spends (charged to the cheater, who is frozen) and from
+            // restore conflicts (an honest owner's old device paid what a restore exchanged).
+            Tile(label: "Debts", value: money(o.debts), hint: "negative balances: double spends and restore conflicts"),
             Tile(label: "Pending withdrawals", value: money(o.pendingWithdrawals), hint: nil),
             Tile(label: "Unclaimed deposits", value: money(o.unclaimed), hint: nil),
             Tile(label: "Frozen accounts", value: "\(o.frozenAccounts)", hint: nil),
@@ -231,10 +233,16 @@ extension OperatorConsole {
             paid = "Nobody was paid."
         }
         var firstSummary = "The first spend's transfer is not on record."
+        var firstRedemption: RedemptionView?
         if c.firstTransfer == nil, let spend = try await issuer.firstSpend(of: c.state) {
-            firstSummary = spend.kind == "redeem"
-                ? "A redemption: account \(spend.account.map(String.init) ?? "?") redeemed the state for \(money(spend.amount)) on \(ConsoleFormat.time(spend.createdAt))."
-                : "A transfer recorded on \(ConsoleFormat.time(spend.createdAt))."
+            if spend.kind == "redeem" {
+                let redeemer = await accountRefs([spend.account])
+                firstRedemption = RedemptionView(
+                    account: spend.account.flatMap { redeemer[$0] }, accountID: spend.account, amount: money(spend.amount),
+                    at: ConsoleFormat.time(spend.createdAt))
+            } else {
+                firstSummary = "A transfer recorded on \(ConsoleFormat.time(spend.createdAt))."
+            }
         } else if c.firstTransfer != nil, first == nil {
             firstSummary = "The recorded transfer could not be decoded."
         }
@@ -264,11 +272,20 @@ extension OperatorConsole {
                 note: String(r.detail.dropFirst("case \(c.id): ".count)))
         }
         if let named { values["cheater"] = named }
+        if let firstRedemption { values["firstRedemption"] = firstRedemption }
         if let note { values["note"] = note }
         if let first { values["first"] = transferView(first, owners: owners) }
         if let second { values["second"] = transferView(second, owners: owners) }
         if let done = query["done"] { values["notice"] = Self.doneNotice(done) }
         return page("case", title: "Fraud case #\(c.id)", session: session, section: "cases", values)
+    }
+
+    /// A first spend that was a redemption: who redeemed, linked, for how much, when.
+    struct RedemptionView {
+        let account: AccountRef?
+        let accountID: Int64?
+        let amount: String
+        let at: String
     }
 
     struct ReviewView {
@@ -329,6 +346,8 @@ extension OperatorConsole {
         let keyID: String
         let publicKey: String
         let registered: String
+        /// "retired on DATE: a restore moved its notes to key ID"; nil while in use.
+        let retired: String?
     }
 
     struct HistoryRow {
@@ -337,6 +356,9 @@ extension OperatorConsole {
         let kind: String
         let amount: String
         let reference: String
+        /// The other account of the movement ("from" for money in, "to" for money out), if any.
+        let direction: String
+        let counterparty: AccountRef?
     }
 
     func account(_ session: ConsoleSession, id: Int64, query: Form) async throws -> Response {
@@ -346,15 +368,26 @@ extension OperatorConsole {
             throw notFound("There is no account \(id).")
         }
         guard a.role != "system" else { throw notFound("Account \(id) is a system ledger account; see the overview.") }
-        let keys = try await issuer.walletKeys(account: id).map {
-            KeyRow(keyID: $0.publicKey.keyID.hex, publicKey: $0.publicKey.hex, registered: ConsoleFormat.time($0.registeredAt))
+        let retired = try await issuer.retiredWalletKeys(account: id)
+        let keys = try await issuer.walletKeys(account: id).map { key in
+            KeyRow(
+                keyID: key.publicKey.keyID.hex, publicKey: key.publicKey.hex, registered: ConsoleFormat.time(key.registeredAt),
+                retired: retired[key.publicKey].map {
+                    "retired on \(ConsoleFormat.time($0.at)): a restore moved its notes to key \($0.replacedBy.keyID.hex); what its old device pays now is a restore conflict"
+                })
         }
-        let history = try await issuer.history(account: id, limit: 50, before: nil, kind: nil).map {
-            HistoryRow(id: $0.id, at: ConsoleFormat.time($0.createdAt), kind: $0.kind, amount: money($0.amount), reference: $0.reference.map { Hex.encode(Array($0.prefix(16))) } ?? "")
+        let entries = try await issuer.history(account: id, limit: 50, before: nil, kind: nil)
+        let others = try await issuer.counterparties(account: id, journalIDs: entries.map(\.id))
+        let refs = await accountRefs(Array(others.values))
+        let history = entries.map {
+            HistoryRow(
+                id: $0.id, at: ConsoleFormat.time($0.createdAt), kind: $0.kind, amount: money($0.amount),
+                reference: $0.reference.map { Hex.encode(Array($0.prefix(16))) } ?? "", direction: $0.amount < 0 ? "to" : "from",
+                counterparty: others[$0.id].flatMap { refs[$0] })
         }
         var values: [String: Any] = [
             "id": a.id, "email": a.email, "role": a.role, "balance": money(a.balance), "notes": money(a.outstandingNotes), "frozen": a.frozen,
-            "canFreeze": a.role == "user", "keys": keys, "history": history,
+            "canFreeze": (try? a.checkFreezable()) != nil, "keys": keys, "history": history,
         ]
         if let done = query["done"] { values["notice"] = Self.doneNotice(done) }
         return page("account", title: "Account \(a.id): \(a.email)", session: session, section: "accounts", values)
@@ -374,8 +407,8 @@ extension OperatorConsole {
             guard case .accountNotFound = error else { throw error }
             throw notFound("There is no account \(id).")
         }
-        guard a.role == "user" else {
-            throw Answer(response: message(.forbidden, title: "Refused", text: "Only user accounts are frozen from the console; account \(id) is \(a.role == "admin" ? "an admin" : "a system") account. Nothing was changed."))
+        do { try a.checkFreezable() } catch {
+            throw Answer(response: message(.forbidden, title: "Refused", text: error.description))
         }
         let caseID = form.id("case")
         let back = caseID.map { "/console/fraud-cases/\($0)" } ?? "/console/accounts/\(id)"

@@ -167,7 +167,8 @@ enum ConsoleTemplates {
         <section id="first">
         <h2>First spend</h2>
         {{#first}}{{> transfer}}{{/first}}
-        {{^first}}<p>{{firstSummary}}</p>{{/first}}
+        {{^first}}{{#firstRedemption}}<p id="first-redemption">A redemption: {{#account}}<a href="/console/accounts/{{id}}">{{email}}</a> (account {{id}}){{/account}}{{^account}}account {{accountID}}, which no longer exists,{{/account}} redeemed the state for {{amount}} on {{at}}.</p>{{/firstRedemption}}
+        {{^firstRedemption}}<p>{{firstSummary}}</p>{{/firstRedemption}}{{/first}}
         </section>
         <section id="second">
         <h2>Second spend</h2>
@@ -221,17 +222,17 @@ enum ConsoleTemplates {
         <section id="keys">
         <h2>Wallet keys</h2>
         <table class="list">
-        <thead><tr><th>Key id</th><th>Public key</th><th>Registered</th></tr></thead>
-        <tbody>{{#keys}}<tr><td><code>{{keyID}}</code></td><td><code class="wrap">{{publicKey}}</code></td><td>{{registered}}</td></tr>{{/keys}}
-        {{^keys}}<tr><td colspan="3">No wallet key registered.</td></tr>{{/keys}}</tbody>
+        <thead><tr><th>Key id</th><th>Public key</th><th>Registered</th><th>State</th></tr></thead>
+        <tbody>{{#keys}}<tr><td><code>{{keyID}}</code></td><td><code class="wrap">{{publicKey}}</code></td><td>{{registered}}</td><td>{{#retired}}<span class="status bad">retired</span> {{retired}}{{/retired}}{{^retired}}in use{{/retired}}</td></tr>{{/keys}}
+        {{^keys}}<tr><td colspan="4">No wallet key registered.</td></tr>{{/keys}}</tbody>
         </table>
         </section>
         <section id="history">
         <h2>History</h2>
         <table class="list">
-        <thead><tr><th>Journal</th><th>When</th><th>Kind</th><th>Amount</th><th>Reference</th></tr></thead>
-        <tbody>{{#history}}<tr><td>{{id}}</td><td>{{at}}</td><td>{{kind}}</td><td class="num">{{amount}}</td><td><code>{{reference}}</code></td></tr>{{/history}}
-        {{^history}}<tr><td colspan="5">No movement yet.</td></tr>{{/history}}</tbody>
+        <thead><tr><th>Journal</th><th>When</th><th>Kind</th><th>Amount</th><th>Counterparty</th><th>Reference</th></tr></thead>
+        <tbody>{{#history}}<tr><td>{{id}}</td><td>{{at}}</td><td>{{kind}}</td><td class="num">{{amount}}</td><td>{{#counterparty}}{{direction}} <a href="/console/accounts/{{id}}">{{email}}</a>{{/counterparty}}</td><td><code>{{reference}}</code></td></tr>{{/history}}
+        {{^history}}<tr><td colspan="6">No movement yet.</td></tr>{{/history}}</tbody>
         </table>
         </section>
         {{/content}}{{/layout}}
@@ -253,13 +254,13 @@ enum ConsoleTemplates {
 
     static let debtors = """
         {{<layout}}{{$content}}
-        <p>Accounts with a negative settled balance: in the default policy, a double spender is charged for the honest later receiver's credit.</p>
+        <p>Accounts with a negative settled balance. A double spender is charged for the honest later receiver's credit (in the default policy) and frozen; an owner whose old device paid a note that a restore had already exchanged is charged for that payment (a restore conflict) and not frozen. The cases naming an account tell which.</p>
         <table class="list" id="debtors">
-        <thead><tr><th>Id</th><th>Email</th><th>Owes</th><th>Frozen</th></tr></thead>
+        <thead><tr><th>Id</th><th>Email</th><th>Owes</th><th>Frozen</th><th>Why</th></tr></thead>
         <tbody>
-        {{#rows}}<tr><td><a href="/console/accounts/{{id}}">{{id}}</a></td><td><a href="/console/accounts/{{id}}">{{email}}</a></td><td class="num">{{owes}}</td><td>{{#frozen}}<span class="status bad">frozen</span>{{/frozen}}{{^frozen}}no{{/frozen}}</td></tr>
+        {{#rows}}<tr><td><a href="/console/accounts/{{id}}">{{id}}</a></td><td><a href="/console/accounts/{{id}}">{{email}}</a></td><td class="num">{{owes}}</td><td>{{#frozen}}<span class="status bad">frozen</span>{{/frozen}}{{^frozen}}no{{/frozen}}</td><td><a href="/console/fraud-cases?account={{id}}">cases naming it</a></td></tr>
         {{/rows}}
-        {{^rows}}<tr><td colspan="4">No account is in debt.</td></tr>{{/rows}}
+        {{^rows}}<tr><td colspan="5">No account is in debt.</td></tr>{{/rows}}
         </tbody>
         </table>
         {{#hasRows}}<p>Total owed: {{total}}</p>{{/hasRows}}

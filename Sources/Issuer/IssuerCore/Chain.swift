@@ -325,7 +325,7 @@ extension Issuer {
                 if let replay = try await Self.idempotentReplay(conn, account, idempotencyKey, requestHash) { return replay }
                 let acct = try await Self.loadAccount(conn, account)
                 guard acct.role != "system" else { throw IssuerError.accountNotFound }
-                guard !acct.frozen else { throw IssuerError.accountFrozen }
+                if let refusal = acct.frozenRefusal { throw refusal }
                 try await Ledger.post(
                     conn, kind: "withdrawal", reference: id,
                     postings: Self.inLockOrder([

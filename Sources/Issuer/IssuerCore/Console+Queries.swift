@@ -62,6 +62,14 @@ public struct ConsoleWalletKey: Sendable, Equatable {
     public let registeredAt: Int64
 }
 
+/// A wallet key a restore replaced: a restored wallet exchanged the notes it held for notes of
+/// `replacedBy` (docs/protocol.md §5.2 rule 5). What the old device pays later is a restore conflict.
+public struct RetiredWalletKey: Sendable, Equatable {
+    public let replacedBy: PublicKeyBytes
+    /// When the first of its notes was exchanged.
+    public let at: Int64
+}
+
 /// How a double-spent state was first spent (its `spent_state` row).
 public struct ConsoleFirstSpend: Sendable, Equatable {
     /// "transfer" or "redeem".
@@ -257,6 +265,50 @@ extension Issuer {
                 let to = try? credit.int("account_id"), let amount = try? credit.int("amount"), let at = try? credit.int("created_at")
             else { return nil }
             return ConsoleMovement(journalID: id, kind: kind, from: from, to: to, amount: amount, createdAt: at)
+        }
+    }
+
+    /// The wallet keys of `account` that a restore replaced: the keys that held the states its
+    /// restored wallets exchanged (`restore_exchange`), other than the restored wallet's own key.
+    public func retiredWalletKeys(account: Int64) async throws(IssuerError) -> [PublicKeyBytes: RetiredWalletKey] {
+        try await transaction { conn in
+            let rows = try await conn.query(
+                """
+                SELECT s.chain AS chain, r.restore_key AS restore_key, r.created_at AS created_at
+                FROM restore_exchange r JOIN spent_state s ON s.state_ref = r.state_ref WHERE r.account_id = ? ORDER BY r.created_at, r.state_ref
+                """,
+                account)
+            var retired: [PublicKeyBytes: RetiredWalletKey] = [:]
+            for row in rows {
+                guard let chain = try? Chain(decoding: try row.blob("chain")) else { continue }
+                let holder = chain.heldOutput?.owner ?? chain.note.owner
+                let restoreKey = PublicKeyBytes(uncheckedBytes: try row.blob("restore_key"))
+                guard holder != restoreKey, retired[holder] == nil else { continue }
+                retired[holder] = RetiredWalletKey(replacedBy: restoreKey, at: try row.int("created_at"))
+            }
+            return retired
+        }
+    }
+
+    /// For each of `journalIDs` (lines of `account`), the other user or admin account of the same
+    /// entry: an online transfer's sender or receiver, whom a fraud recovery or a restore
+    /// conflict paid or charged. Lines against system accounts only (purchases, redemptions,
+    /// funding) are left out.
+    public func counterparties(account: Int64, journalIDs: [Int64]) async throws(IssuerError) -> [Int64: Int64] {
+        guard !journalIDs.isEmpty else { return [:] }
+        let marks = Array(repeating: "?", count: journalIDs.count).joined(separator: ", ")
+        return try await transaction { conn in
+            let rows = try await conn.query(
+                """
+                SELECT j.id AS id, MIN(o.account_id) AS other FROM journal j
+                JOIN journal o ON o.entry = j.entry AND o.account_id <> j.account_id
+                JOIN account a ON a.id = o.account_id AND a.role <> 'system'
+                WHERE j.account_id = ? AND j.id IN (\(marks)) GROUP BY j.id
+                """,
+                [account] + journalIDs)
+            var others: [Int64: Int64] = [:]
+            for row in rows { others[try row.int("id")] = try row.int("other") }
+            return others
         }
     }
 

@@ -159,7 +159,8 @@ public final class Issuer: Sendable {
             .int("v") ?? 0
         return Account(
             id: try row.int("id"), email: try row.text("email"), role: try row.text("role"),
-            frozen: try row.int("frozen") != 0, balance: try row.int("balance"), outstandingNotes: outstanding)
+            frozen: try row.int("frozen") != 0, balance: try row.int("balance"), outstandingNotes: outstanding,
+            frozenByOperator: try row.int("frozen") == Account.frozenByOperatorMark)
     }
 
     /// The audit log, newest first (admin).
@@ -260,7 +261,7 @@ public final class Issuer: Sendable {
             bytes = try await transaction { conn in
                 if let replay = try await Self.idempotentReplay(conn, account, idempotencyKey, requestHash) { return replay }
                 let acct = try await Self.loadAccount(conn, account)
-                guard !acct.frozen else { throw IssuerError.accountFrozen }
+                if let refusal = acct.frozenRefusal { throw refusal }
                 guard try await Self.keyOwner(conn, walletKey) == account else { throw IssuerError.walletKeyNotRegistered }
                 let outstanding = try await conn.queryOne(
                     "SELECT CAST(COALESCE(SUM(amount - redeemed), 0) AS BIGINT) AS v FROM issued_note WHERE owner_key = ? AND swept = 0",
@@ -341,7 +342,7 @@ public final class Issuer: Sendable {
         return try await transaction { conn in
             if try await Self.idempotentReplay(conn, account, idempotencyKey, requestHash) == nil {
                 let sender = try await Self.loadAccount(conn, account)
-                guard !sender.frozen else { throw IssuerError.accountFrozen }
+                if let refusal = sender.frozenRefusal { throw refusal }
                 guard let to = try await conn.queryOne("SELECT id FROM account WHERE email = ? AND role <> 'system'", email)?.int("id"),
                     to != account
                 else { throw IssuerError.invalidField(field: "to", reason: "no other account with this email") }
@@ -362,19 +363,19 @@ public final class Issuer: Sendable {
             "INSERT INTO audit_log(actor_account, action, detail, created_at) VALUES (?, ?, ?, ?)", actor, action, detail, now)
     }
 
-    /// Freezes or unfreezes an account (admin), and writes the audit log. With a `reason` (the
-    /// operator console: 3–500 characters, one line) only user accounts qualify, so an operator
-    /// cannot lock out another operator from there, and the reason and email go into the log.
-    /// System accounts are never frozen (`accountNotFound`).
-    public func setFrozen(_ frozen: Bool, account: Int64, by admin: Int64, reason: String? = nil) async throws(IssuerError) {
-        var checked: String?
-        if let reason { checked = try Self.adminReason(reason) }
-        let roles = checked == nil ? "role <> 'system'" : "role = 'user'"
+    /// Freezes or unfreezes an account on an operator's word, and writes the audit log: the one
+    /// rule for the API and the operator console. The `reason` (3–500 characters, one line;
+    /// `checkAdminReason`) goes into the log with the account's email. Only user accounts
+    /// qualify (`accountNotFreezable` for admin and system accounts), so no operator can lock
+    /// out another. The account is marked frozen by an operator (`Account.frozenByOperator`), so
+    /// its holder is told so rather than that it double spent.
+    public func setFrozen(_ frozen: Bool, account: Int64, by admin: Int64, reason: String) async throws(IssuerError) {
+        let checked = try Self.adminReason(reason)
         try await transaction { conn in
-            let rows = try await conn.query("UPDATE account SET frozen = ? WHERE id = ? AND \(roles) RETURNING email", frozen, account)
-            guard let email = try rows.first?.text("email") else { throw IssuerError.accountNotFound }
-            let detail = checked.map { "account \(account) (\(email)): \($0)" } ?? "account \(account)"
-            try await audit(conn, actor: admin, frozen ? "freeze" : "unfreeze", detail)
+            let target = try await Self.loadAccount(conn, account)
+            try target.checkFreezable()
+            try await conn.execute("UPDATE account SET frozen = ? WHERE id = ?", frozen ? Account.frozenByOperatorMark : 0, account)
+            try await audit(conn, actor: admin, frozen ? "freeze" : "unfreeze", "account \(account) (\(target.email)): \(checked)")
         }
     }
 
@@ -434,6 +435,25 @@ public struct Account: Sendable, Equatable, Codable {
     public let balance: Int64
     /// Value of notes this account bought that are not yet redeemed or refunded.
     public let outstandingNotes: Int64
+    /// Frozen by an operator rather than by the double-spend rule.
+    public var frozenByOperator = false
+
+    /// `account.frozen` holds 0 (not frozen), 1 (frozen by the double-spend rule) or this
+    /// (frozen by an operator, `Issuer.setFrozen`); every reader that asks only whether an
+    /// account is frozen compares with 0.
+    static let frozenByOperatorMark: Int64 = 2
+
+    /// The freeze rule, for the API and the console alike (`Issuer.setFrozen`): only user
+    /// accounts are frozen or unfrozen by an operator, never an admin or system account.
+    public func checkFreezable() throws(IssuerError) {
+        guard role == "user" else { throw .accountNotFreezable(account: id, role: role) }
+    }
+
+    /// The refusal for a frozen account, naming who froze it; nil if it is not frozen.
+    var frozenRefusal: IssuerError? {
+        guard frozen else { return nil }
+        return frozenByOperator ? .accountFrozenByOperator : .accountFrozen
+    }
 }
 
 /// One line of the audit log.

@@ -9,7 +9,13 @@ public enum IssuerError: Error, Equatable, Sendable, CustomStringConvertible {
     case emailLookAlike
     case badCredentials
     case accountNotFound
+    /// Frozen by the double-spend rule (the account's key signed a state twice).
     case accountFrozen
+    /// Frozen by an operator (API or console). The operator's reason stays in the audit log:
+    /// it is an internal note, not a message to the account holder.
+    case accountFrozenByOperator
+    /// Only user accounts are frozen or unfrozen; `account` is an admin or system account.
+    case accountNotFreezable(account: Int64, role: String)
     /// Amounts in minor units of `currency` (the issuer's), shown as money in `description`.
     case insufficientFunds(balance: Int64, requested: UInt64, currency: Currency)
     case holdingLimitExceeded(limit: UInt64, outstanding: UInt64, requested: UInt64, currency: Currency)
@@ -46,7 +52,8 @@ public enum IssuerError: Error, Equatable, Sendable, CustomStringConvertible {
         case .emailTaken, .emailLookAlike: "email_taken"
         case .badCredentials: "bad_credentials"
         case .accountNotFound: "account_not_found"
-        case .accountFrozen: "account_frozen"
+        case .accountFrozen, .accountFrozenByOperator: "account_frozen"
+        case .accountNotFreezable: "account_not_freezable"
         case .insufficientFunds: "insufficient_funds"
         case .holdingLimitExceeded: "holding_limit_exceeded"
         case .amountOverflow: "amount_overflow"
@@ -76,6 +83,9 @@ public enum IssuerError: Error, Equatable, Sendable, CustomStringConvertible {
         case .badCredentials: "Wrong email or password."
         case .accountNotFound: "No such account."
         case .accountFrozen: "This account is frozen after a double spend. Contact support."
+        case .accountFrozenByOperator: "This account was frozen by the issuer's operator. Contact support."
+        case .accountNotFreezable(let account, let role):
+            "Only user accounts can be frozen or unfrozen; account \(account) is \(role == "admin" ? "an admin" : "a \(role)") account. Nothing was changed."
         case .insufficientFunds(let b, let r, let c):
             "Balance \(Self.money(b, c)) is below the \(Self.money(r, c)) requested. Fund the account first."
         case .holdingLimitExceeded(let l, let o, let r, let c):

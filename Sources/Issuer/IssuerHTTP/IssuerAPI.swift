@@ -132,10 +132,18 @@ public struct IssuerAPI: APIProtocol {
         return .ok(.init(body: .json(.init(status: "ok"))))
     }
 
+    /// Admin only on the API's listener; the separate metrics listener (`MetricsListener`)
+    /// serves the same text without a token.
     public func metrics(_ input: Operations.Metrics.Input) async throws -> Operations.Metrics.Output {
+        _ = try admin()
+        return .ok(.init(body: .plainText(HTTPBody(try await renderMetrics()))))
+    }
+
+    /// The Prometheus text: request metrics, the issuer's counters, the float and chain gauges.
+    public func renderMetrics() async throws -> String {
         let float = try await issuer.outstandingFloat()
         try await updateChainMetrics()
-        return .ok(.init(body: .plainText(HTTPBody(metrics.render(float: float)))))
+        return metrics.render(float: float)
     }
 
     public func getConfig(_ input: Operations.GetConfig.Input) async throws -> Operations.GetConfig.Output {
@@ -330,7 +338,7 @@ public struct IssuerAPI: APIProtocol {
     public func freezeAccount(_ input: Operations.FreezeAccount.Input) async throws -> Operations.FreezeAccount.Output {
         guard case .json(let body) = input.body else { throw HTTPProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send JSON.") }
         let claims = try admin()
-        try await issuer.setFrozen(body.frozen, account: input.path.accountId, by: claims.sub)
+        try await issuer.setFrozen(body.frozen, account: input.path.accountId, by: claims.sub, reason: body.reason)
         return .noContent(.init())
     }
 }

@@ -21,6 +21,8 @@ public struct HTTPSettings: Sendable {
     /// Mark the operator console's cookies `Secure` although this process serves plain HTTP:
     /// it sits behind a TLS proxy (`wallet-server --console-secure-cookies`). With `tls` they are anyway.
     public var consoleSecureCookies = false
+    /// Timeouts and connection caps (docs/server.md, "Connections").
+    public var connections = ConnectionLimits()
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, maxBodyBytes: Int = 256 * 1024, writesPerMinutePerIP: Int = 6_000,
@@ -74,11 +76,48 @@ public enum IssuerApplication {
         }
         // HTTPS when a TLS configuration is given (wallet-server --tls-cert/--tls-key), else plain
         // HTTP (behind a TLS proxy, or on loopback in development and tests).
-        let server: HTTPServerBuilder = try tls.map { try .tls(.http1(), tlsConfiguration: $0) } ?? .http1()
         return Application(
-            router: router, server: server, configuration: .init(address: .hostname(settings.host, port: settings.port)),
+            router: router, server: guarded(settings.connections, tls: tls),
+            configuration: .init(address: .hostname(settings.host, port: settings.port)),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? settings.port) },
             logger: logger)
+    }
+}
+
+extension IssuerApplication {
+    /// A listener that serves only `GET /metrics`, without a token, for a Prometheus scraper
+    /// (`wallet-server --metrics-address`). The API's own `/metrics` needs an admin token;
+    /// this one is for a loopback or private address that only the scraper reaches.
+    public static func makeMetricsListener(
+        issuer: Issuer, tokens: AccessTokens, metrics: IssuerMetrics, chain: (any ChainMonitor)? = nil, host: String, port: Int,
+        logger: Logger = Logger(label: "wallet-server"), onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        let api = IssuerAPI(issuer: issuer, tokens: tokens, metrics: metrics, limits: AccountLimits(), chain: chain)
+        let router = Router()
+        router.get("/metrics") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: try await api.renderMetrics())))
+        }
+        // A scraper needs a connection or two; the default timeouts.
+        let limits = ConnectionLimits(maxConnections: 16, maxConnectionsPerClient: 16)
+        return Application(
+            router: router, server: guarded(limits, tls: nil), configuration: .init(address: .hostname(host, port: port)),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) }, logger: logger)
+    }
+
+    /// HTTP/1 (in TLS when `tls` is given) with every connection admitted through a registry
+    /// and timed (ConnectionGuard.swift).
+    static func guarded(_ limits: ConnectionLimits, tls: TLSConfiguration?) -> HTTPServerBuilder {
+        let registry = ConnectionRegistry(limits: limits)
+        let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [RequestDeadlineHandler(limits: limits, registry: registry)])
+        return HTTPServerBuilder { responder -> any ServerChildChannel in
+            let plain = HTTP1Channel(responder: responder, configuration: http1)
+            if let tls {
+                return GuardedChildChannel(base: try TLSChannel(plain, tlsConfiguration: tls), registry: registry)
+            }
+            return GuardedChildChannel(base: plain, registry: registry)
+        }
     }
 }
 

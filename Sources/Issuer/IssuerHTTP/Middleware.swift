@@ -60,7 +60,7 @@ public struct HTTPProblem: Error, Sendable {
         case .badCredentials: status = .unauthorized
         case .accountNotFound, .withdrawalNotFound, .depositNotFound: status = .notFound
         case .depositNotUnclaimed, .noSurplus, .surplusConflict: status = .conflict
-        case .accountFrozen, .fundingDisabled, .notOwner: status = .forbidden
+        case .accountFrozen, .accountFrozenByOperator, .accountNotFreezable, .fundingDisabled, .notOwner: status = .forbidden
         case .insufficientFunds, .holdingLimitExceeded, .amountOverflow, .walletKeyNotRegistered, .badChallenge: status = .unprocessableContent
         case .storage, .chainMismatch: status = .serviceUnavailable
         }

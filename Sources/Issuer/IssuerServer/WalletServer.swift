@@ -195,6 +195,24 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Writes a minute per account.")
     var writesPerMinutePerAccount: Int = AccountLimits().writesPerMinute
 
+    @Option(help: "Also serve GET /metrics without a token on this HOST:PORT, for a Prometheus scraper; keep it on loopback or a private network (env WALLET_SERVER_METRICS_ADDRESS). The API's /metrics needs an admin token.")
+    var metricsAddress: String? = ProcessInfo.processInfo.environment["WALLET_SERVER_METRICS_ADDRESS"]
+
+    @Option(help: "Seconds a kept-alive connection may stay silent after a response before it is closed.")
+    var idleTimeout: Double = 30
+
+    @Option(help: "Seconds a client has to send a whole request head, from accepting the connection (or from the request's first byte on a kept-alive one).")
+    var headerTimeout: Double = 10
+
+    @Option(help: "Seconds a client has to send a whole request body, from the end of its head.")
+    var bodyTimeout: Double = 30
+
+    @Option(help: "Most connections open at once (default: the file-descriptor limit, ulimit -n, less a reserve for the database and logs; at most 16384).")
+    var maxConnections: Int?
+
+    @Option(help: "Most connections open at once from one client address (behind a proxy, raise it to --max-connections).")
+    var maxConnectionsPerClient: Int = ConnectionLimits().maxConnectionsPerClient
+
     @Flag(help: "Mark the operator console's cookies Secure although this process serves plain HTTP: it runs behind a TLS proxy (with --tls-cert they are anyway).")
     var consoleSecureCookies = false
 
@@ -203,6 +221,46 @@ struct Serve: AsyncParsableCommand {
         where value < 1 || value > 1_000_000_000 {
             throw ValidationError("\(flag) must be from 1 to 1000000000; got \(value).")
         }
+        _ = try connectionLimits()
+        _ = try metricsListenAddress()
+    }
+
+    /// `--metrics-address` as host and port, or nil without it.
+    func metricsListenAddress() throws -> (host: String, port: Int)? {
+        guard let metricsAddress else { return nil }
+        guard let colon = metricsAddress.lastIndex(of: ":"), let port = Int(metricsAddress[metricsAddress.index(after: colon)...]),
+            (0...65_535).contains(port), colon > metricsAddress.startIndex
+        else {
+            throw ValidationError("--metrics-address must be HOST:PORT, e.g. 127.0.0.1:9464; got \(metricsAddress).")
+        }
+        return (String(metricsAddress[..<colon]), port)
+    }
+
+    /// The connection options, checked: timeouts of (0, 3600] seconds, and a global limit that
+    /// leaves descriptors for the database and logs (ConnectionLimits.descriptorReserve).
+    func connectionLimits(descriptors: Int? = ConnectionLimits.descriptorLimit()) throws -> ConnectionLimits {
+        var limits = ConnectionLimits(maxConnections: ConnectionLimits.defaultMaxConnections(descriptors: descriptors))
+        for (flag, seconds, keyPath) in [
+            ("--idle-timeout", idleTimeout, \ConnectionLimits.idleTimeout), ("--header-timeout", headerTimeout, \.headerTimeout),
+            ("--body-timeout", bodyTimeout, \.bodyTimeout),
+        ] {
+            guard seconds > 0, seconds <= 3_600 else { throw ValidationError("\(flag) must be a number of seconds above 0 and at most 3600; got \(seconds).") }
+            limits[keyPath: keyPath] = .milliseconds(Int64((seconds * 1_000).rounded(.up)))
+        }
+        if let descriptors, ConnectionLimits.connectionBudget(descriptors: descriptors) < 1 {
+            throw ValidationError("this process may open only \(descriptors) files (ulimit -n), all kept for the database and logs; raise it (ulimit -n 4096) and start again.")
+        }
+        if let maxConnections {
+            let budget = descriptors.map(ConnectionLimits.connectionBudget(descriptors:)) ?? 1_000_000
+            guard maxConnections >= 1, maxConnections <= budget else {
+                let why = descriptors.map { "; this process may open \($0) files (ulimit -n) and keeps \(ConnectionLimits.descriptorReserve(of: $0)) for the database and logs: raise ulimit -n for more" } ?? ""
+                throw ValidationError("--max-connections must be from 1 to \(budget); got \(maxConnections)\(why).")
+            }
+            limits.maxConnections = maxConnections
+        }
+        guard maxConnectionsPerClient >= 1 else { throw ValidationError("--max-connections-per-client must be at least 1; got \(maxConnectionsPerClient).") }
+        limits.maxConnectionsPerClient = maxConnectionsPerClient
+        return limits
     }
 
     func run() async throws {
@@ -222,6 +280,8 @@ struct Serve: AsyncParsableCommand {
             host: host, port: port, writesPerMinutePerIP: writesPerMinutePerIp, loginsPerMinutePerIP: authPerMinutePerIp,
             account: AccountLimits(writesPerMinute: writesPerMinutePerAccount))
         settings.consoleSecureCookies = consoleSecureCookies
+        settings.connections = try connectionLimits()
+        logger.info("connections: at most \(settings.connections.maxConnections), \(settings.connections.maxConnectionsPerClient) per client address")
         let app = try IssuerApplication.make(
             issuer: issuer, tokens: tokens, settings: settings, metrics: metrics, chain: chain,
             logger: logger, tls: served?.configuration
@@ -249,7 +309,21 @@ struct Serve: AsyncParsableCommand {
         // so the node being away never stops the server.
         let settlement = chain.map { chain in Task { await chain.run() } }
         defer { settlement?.cancel() }
-        try await app.runService()
+        guard let scrape = try metricsListenAddress() else {
+            try await app.runService()
+            return
+        }
+        let metricsListener = IssuerApplication.makeMetricsListener(
+            issuer: issuer, tokens: tokens, metrics: metrics, chain: chain, host: scrape.host, port: scrape.port, logger: logger
+        ) { bound in log.info("metrics for scrapers, without a token, on http://\(scrape.host):\(bound)/metrics") }
+        // The API decides when the process stops (signals); the metrics listener stops with it,
+        // and a listener that cannot start (its port taken) stops the API too.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await metricsListener.runService(gracefulShutdownSignals: []) }
+            group.addTask { try await app.runService() }
+            try await group.next()
+            group.cancelAll()
+        }
     }
 
     /// Writes "PORT\n" atomically (a temporary file renamed over `path`), so a reader never
