@@ -202,6 +202,7 @@ struct Soak {
                 "--keys", work.appendingPathComponent("keys").path, "--dev-funding", "--log-level", "error",
                 "--max-offline-holding", "1000000000000",
                 "--auth-per-minute-per-ip", "1000000", "--writes-per-minute-per-ip", "1000000", "--writes-per-minute-per-account", "1000000",
+                "--max-connections-per-client", "100000",
             ], work: work)
         try await server.start()
         // However the soak ends, the server child does not outlive it.
