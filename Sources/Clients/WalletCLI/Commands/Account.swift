@@ -15,6 +15,8 @@ struct Init: AsyncParsableCommand {
     func run() async throws {
         try await WalletCLI.run(common) { out in
             let home = common.home
+            // A key without its database is a wallet that lost its notes: never a fresh start.
+            try home.refuseLostDatabase()
             try home.prepareNew()
             let wallet = try Wallet.create(directory: home.directory, passphrase: WalletHome.passphrase)
             LoginSeal.adopt(wallet, directory: home.directory)

@@ -21,6 +21,17 @@ struct CommonOptions: ParsableArguments {
     var json = false
 
     var home: WalletHome { WalletHome(directory: wallet) }
+
+    /// ` --wallet DIR` when the command was given one (empty otherwise): commands printed for
+    /// the user to paste next must name the same wallet.
+    var walletArgument: String { wallet.map { " --wallet \(shellWord($0))" } ?? "" }
+}
+
+/// `text` as one shell word: as it is when it holds only characters no shell treats
+/// specially, else in single quotes.
+func shellWord(_ text: String) -> String {
+    let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "/._-+:@%,=".unicodeScalars.contains($0) }
+    return plain ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
 }
 
 /// Exit statuses; documented in the README and `wallet --help`.
@@ -56,7 +67,10 @@ struct CLIError: Error, CustomStringConvertible {
         self.exit = exit
     }
 
-    static func from(_ error: any Error) -> CLIError {
+    /// The command line's error for `error`. `walletArgument` (` --wallet DIR`, or empty) goes
+    /// into the commands the message suggests, so they work when pasted.
+    static func from(_ error: any Error, walletArgument: String = "") -> CLIError {
+        let w = walletArgument
         switch error {
         case let e as CLIError: return e
         case let e as WalletError:
@@ -77,16 +91,18 @@ struct CLIError: Error, CustomStringConvertible {
         case let e as WalletFlowError:
             switch e {
             case .noServer, .invalidServer:
-                return CLIError("no_server", "No issuer configured. Run: wallet init --server URL (or wallet login --server URL EMAIL).", exit: .login)
-            case .notLoggedIn: return CLIError(e.code, "Not logged in. Run: wallet login EMAIL", exit: .login)
-            case .loginExpired: return CLIError(e.code, "The login has expired or was revoked. Run: wallet login EMAIL", exit: .login)
+                return CLIError(
+                    "no_server", "No issuer configured. Set it and log in: wallet login\(w) --server URL EMAIL (a new account: wallet register\(w) --server URL EMAIL).",
+                    exit: .login)
+            case .notLoggedIn: return CLIError(e.code, "Not logged in. Run: wallet login\(w) EMAIL", exit: .login)
+            case .loginExpired: return CLIError(e.code, "The login has expired or was revoked. Run: wallet login\(w) EMAIL", exit: .login)
             }
         case let e as FlowStoreError:
             if case .corrupt = e { return CLIError(e.code, e.description, exit: .input) }
             return CLIError(e.code, e.description, exit: .failure)
         case let e as IssuerClientError:
             if e.isUnreachable { return CLIError(e.code, e.description, exit: .offline) }
-            if e.status == 401 { return CLIError(e.code, "\(e.description) Log in again: wallet login EMAIL", exit: .login) }
+            if e.status == 401 { return CLIError(e.code, "\(e.description) Log in again: wallet login\(w) EMAIL", exit: .login) }
             if e.status == 0 { return CLIError(e.code, e.description, exit: .server) }
             return CLIError(e.code, e.description, exit: .server)
         // The server is not the one this wallet trusts (or the trust settings are unusable):
@@ -154,7 +170,7 @@ func run(_ options: CommonOptions, _ body: (Output) async throws -> Void) async 
     } catch let exit as ExitCode {
         throw exit
     } catch {
-        let cli = CLIError.from(error)
+        let cli = CLIError.from(error, walletArgument: options.walletArgument)
         output.failure(cli)
         throw ExitCode(cli.exit.rawValue)
     }
