@@ -129,6 +129,14 @@ struct CLIError: Error, CustomStringConvertible {
     }
 }
 
+/// `first` and `second` as two sentences: a space after a full stop, a new line after text
+/// that ends in a command to paste (`… run: wallet sync`), so the next sentence is not read as
+/// part of it.
+func sentences(_ first: String, _ second: String) -> String {
+    guard let last = first.last else { return second }
+    return ".!?)".contains(last) ? "\(first) \(second)" : "\(first)\n\(second)"
+}
+
 /// Prints results as text for people or as one JSON object for scripts.
 struct Output: Sendable {
     let json: Bool
@@ -213,13 +221,24 @@ enum OptionRange {
         }
     }
 
-    /// A requested amount must fit the wallet's offline holding limit: no wallet could accept more.
+    /// The payee name a request carries: at most `PaymentRequest.maxNameLength` bytes of UTF-8,
+    /// or no payer's wallet would accept the request.
+    static func checkName(_ name: String) throws {
+        let bytes = name.utf8.count
+        guard bytes <= PaymentRequest.maxNameLength else {
+            throw ValidationError("--name must be at most \(PaymentRequest.maxNameLength) bytes of UTF-8; this one is \(bytes). Use a shorter name.")
+        }
+    }
+
+    /// A requested amount must fit the wallet's offline holding limit: no wallet could accept
+    /// more. A limit of the wallet (from its issuer), not a malformed option: exit 3, as the
+    /// README's exit table puts limits.
     static func checkRequested(_ amount: UInt64, limit: UInt64, currency: Currency) throws {
         guard amount <= limit else {
             throw CLIError(
                 "amount_above_limit",
                 "\(MoneyText.format(amount, currency)) is above the offline holding limit \(MoneyText.format(limit, currency)): no wallet may accept it offline. Ask for less, or use wallet send-online.",
-                exit: .usage)
+                exit: .refused)
         }
     }
 }
