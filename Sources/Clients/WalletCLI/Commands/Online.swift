@@ -111,12 +111,15 @@ struct Sync: AsyncParsableCommand {
                 let own = conflicts.subtracting(received).sorted()
                 if !received.isEmpty {
                     lines.append(
-                        "Restore conflict (case \(listed(received))): money you received had also been spent by another copy of the payer's wallet, restored from a backup. The issuer paid you from the payer's account. This is not fraud; nothing to do."
+                        "Restore conflict (case \(listed(received))): money you received had also been spent by another copy of the payer's "
+                            + "wallet, restored from a backup. The issuer paid you from the payer's account. This is not fraud; nothing to do."
                     )
                 }
                 if !own.isEmpty {
                     lines.append(
-                        "Restore conflict (case \(listed(own))): a note was spent both by this wallet and by another copy restored from a backup; the payee was paid from your account. Not fraud, but a second restore conflict after another restore is, and freezes the account: stop using the old copy."
+                        "Restore conflict (case \(listed(own))): a note was spent both by this wallet and by another copy restored from a "
+                            + "backup; the payee was paid from your account. Not fraud, but a second restore conflict after another restore is, "
+                            + "and freezes the account: stop using the old copy."
                     )
                 }
                 if !fraud.isEmpty { lines.append("Double spend: the issuer holds fraud case(s) \(listed(fraud)) against the key that signed twice.") }

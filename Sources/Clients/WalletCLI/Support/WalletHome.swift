@@ -85,7 +85,11 @@ struct WalletHome {
         CLIError(
             "wallet_database_lost",
             """
-            The wallet in \(directory) has its key (\(Wallet.keyFileName)) but its database \(databasePath) \(what):             the notes and history it held are not there. It is not treated as a new wallet, and nothing was changed.             If you have a copy of \(Wallet.databaseFileName), put it back. Otherwise restore your latest backup into a new             directory: wallet restore BACKUP-FILE --wallet NEW-DIR (the issuer exchanges the restored notes on the next             wallet sync). If this wallet never held money, move \(directory) away and run wallet init again.
+            The wallet in \(directory) has its key (\(Wallet.keyFileName)) but its database \(databasePath) \(what): \
+            the notes and history it held are not there. It is not treated as a new wallet, and nothing was changed. \
+            If you have a copy of \(Wallet.databaseFileName), put it back. Otherwise restore your latest backup into a new \
+            directory: wallet restore BACKUP-FILE --wallet NEW-DIR (the issuer exchanges the restored notes on the next \
+            wallet sync). If this wallet never held money, move \(directory) away and run wallet init again.
             """,
             exit: .input)
     }
