@@ -548,6 +548,7 @@ let package = Package(
             name: "WalletCLITests",
             dependencies: [
                 "WalletCLI", "WalletCore", "WalletFlows", "OfflineNotes", "NearbySession", "QRPayload", "TestSupport",
+                .target(name: "QRImage", condition: .when(platforms: [.linux])),
             ],
             path: "Tests/WalletCLITests"
         ),

@@ -17,6 +17,22 @@ import Testing
         return (account, first, try await h.issuer.rotateRefreshToken(first).refreshToken)
     }
 
+    /// A revoked (logged out) token is answered as an ended session, never as a wrong
+    /// password: the user did not type one.
+    @Test(arguments: Backend.available)
+    func aRevokedRefreshTokenSaysTheSessionEnded(_ backend: Backend) async throws {
+        let h = try await IssuerHarness(backend)
+        let (_, first, next) = try await rotatedOnce(h)
+        try await h.issuer.revokeRefreshToken(next)
+        let error = await issuerError { try await h.issuer.rotateRefreshToken(next) }
+        #expect(error == .sessionEnded)
+        #expect(error?.code == "session_ended")
+        #expect(error?.description.contains("Log in again") == true)
+        #expect(!(error?.description.contains("Wrong") ?? true))
+        // A token that was never issued reads the same.
+        #expect(await issuerError { try await h.issuer.rotateRefreshToken(first + "x") } == .sessionEnded)
+    }
+
     @Test(arguments: Backend.available)
     func aLostAnswerGetsTheSameTokenAgain(_ backend: Backend) async throws {
         let h = try await IssuerHarness(backend)
@@ -42,10 +58,10 @@ import Testing
         let h = try await IssuerHarness(backend)
         let (_, first, next) = try await rotatedOnce(h)
         h.clock.now += UInt64(h.issuer.config.refreshReuseWindow) + 1
-        #expect(await issuerError { try await h.issuer.rotateRefreshToken(first) } == .badCredentials)
+        #expect(await issuerError { try await h.issuer.rotateRefreshToken(first) } == .sessionEnded)
         #expect(try await alarms(h) == 1)
         // The whole family is revoked: the successor no longer works either.
-        #expect(await issuerError { try await h.issuer.rotateRefreshToken(next) } == .badCredentials)
+        #expect(await issuerError { try await h.issuer.rotateRefreshToken(next) } == .sessionEnded)
     }
 
     @Test(arguments: Backend.available)
@@ -54,9 +70,9 @@ import Testing
         let (_, first, next) = try await rotatedOnce(h)
         let third = try await h.issuer.rotateRefreshToken(next)
         // Within the window, but the successor has been used: someone else holds the old token.
-        #expect(await issuerError { try await h.issuer.rotateRefreshToken(first) } == .badCredentials)
+        #expect(await issuerError { try await h.issuer.rotateRefreshToken(first) } == .sessionEnded)
         #expect(try await alarms(h) == 1)
-        #expect(await issuerError { try await h.issuer.rotateRefreshToken(third.refreshToken) } == .badCredentials)
+        #expect(await issuerError { try await h.issuer.rotateRefreshToken(third.refreshToken) } == .sessionEnded)
     }
 
     /// Concurrent presentations of one token (a client retrying while the first request is

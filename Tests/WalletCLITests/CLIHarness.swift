@@ -118,6 +118,15 @@ extension CLI {
         return directory
     }
 
+    /// A payer holding `funds` of notes and a payee, both registered with `server`.
+    func payerAndPayee(_ server: TestServer, funds: String = "10.00") throws -> (payer: String, payee: String) {
+        let payer = try registeredWallet("payer", server: server)
+        let payee = try registeredWallet("payee", server: server)
+        #expect(try run(["fund", "--json", "--wallet", payer, funds]).status == 0)
+        #expect(try run(["purchase", "--json", "--wallet", payer, funds]).status == 0)
+        return (payer, payee)
+    }
+
     func config(_ directory: String) -> [String: Any] {
         guard let data = FileManager.default.contents(atPath: directory + "/config.json") else { return [:] }
         return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]

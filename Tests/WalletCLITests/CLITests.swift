@@ -82,19 +82,20 @@ struct CLITests {
 
     // MARK: Against a server
 
-    @Test func requestsAboveTheHoldingLimitAreUsageErrors() throws {
+    /// A limit of the wallet, as the README's exit table puts it: exit 3, not a usage error.
+    @Test func requestsAboveTheHoldingLimitAreRefusedWithExitThree() throws {
         let cli = try CLI()
         defer { cli.remove() }
         let server = try TestServer(cli, maxOfflineHolding: 20_000)
         defer { server.stop() }
         let wallet = try cli.registeredWallet("payee", server: server)
         let above = try cli.run(["request", "--json", "--wallet", wallet, "200.01"])
-        #expect(above.status == 2)
+        #expect(above.status == 3)
         #expect(above.errorCode == "amount_above_limit")
         // Money, never raw minor units.
         #expect(above.errorMessage.contains("200.01 EUR is above the offline holding limit 200.00 EUR"))
         let listen = try cli.run(["receive", "--json", "--wallet", wallet, "--listen", "127.0.0.1:0", "500.00"])
-        #expect(listen.status == 2)
+        #expect(listen.status == 3)
         #expect(listen.errorCode == "amount_above_limit")
         let fine = try cli.run(["request", "--json", "--wallet", wallet, "200.00", "--expires", "604800"])
         #expect(fine.status == 0, "\(fine.errorMessage)")

@@ -119,7 +119,7 @@ import WalletCore
         #expect(walletError { try alice.pay(own) } == .cannotPaySelf)
         let open = try bob.createRequest(amount: 0)
         #expect(walletError { try alice.pay(open) } == .amountRequired)
-        #expect(walletError { try alice.pay(big, amount: 4) } == .invalidAmount("the request asks for 5000, not 4"))
+        #expect(walletError { try alice.pay(big, amount: 4) } == .invalidAmount("the request asks for 50.00 EUR, not 0.04 EUR"))
         let soon = try bob.createRequest(amount: 10, expiresIn: 5)
         h.clock.now += 5
         #expect(walletError { try alice.pay(soon) } == .requestExpired)

@@ -19,7 +19,7 @@ struct WalletTool: AsyncParsableCommand {
               4  issuer unreachable
               5  issuer error
               6  incoming payment invalid, or a double spend
-              7  nearby session failed (the payment is kept: pay the same request again)
+              7  nearby session failed (the message says if a payment was kept)
               8  not logged in
               9  unreadable file or code
             """,
@@ -38,6 +38,10 @@ struct WalletTool: AsyncParsableCommand {
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
         let output = Output(json: wantsJSON(arguments))
+        if let unknown = unknownCommand(arguments) {
+            output.failure(unknown)
+            exit(withError: ExitCode(unknown.exit.rawValue))
+        }
         do {
             var command = try await asyncParseAsRoot(arguments)
             if var asyncCommand = command as? AsyncParsableCommand {
@@ -66,6 +70,19 @@ struct WalletTool: AsyncParsableCommand {
                 exit(withError: ExitCode(cli.exit.rawValue))
             }
         }
+    }
+
+    /// The refusal for a first word that names no command (argument-parser would report the
+    /// next option as unknown instead, e.g. "Unknown option '--json'" for `wallet frobnicate
+    /// --json`); nil when the first word is a command or an option.
+    static func unknownCommand(_ arguments: [String]) -> CLIError? {
+        guard let first = arguments.first, !first.hasPrefix("-") else { return nil }
+        let commands = configuration.subcommands.map { $0._commandName }
+        guard !commands.contains(first), first != "help" else { return nil }
+        let listed = configuration.subcommands.filter { $0.configuration.shouldDisplay }.map { $0._commandName }
+        return CLIError(
+            "usage", "Unknown command '\(first)'. Commands: \(listed.joined(separator: ", ")). See wallet --help, or wallet COMMAND --help.",
+            exit: .usage)
     }
 
     /// `--json` among the options (not after a `--` terminator, where it would be an argument).

@@ -106,6 +106,23 @@ public final class Issuer: Sendable {
 
     // MARK: Accounts
 
+    /// Makes the existing user account at `email` an admin (its password stays). Returns its
+    /// id, and whether it was an admin already. A system account, or no account at that exact
+    /// address, is `accountNotFound`.
+    public func promoteToAdmin(email: String) async throws(IssuerError) -> (id: Int64, wasAdmin: Bool) {
+        let address = try EmailAddress(email)
+        return try await transaction { conn in
+            guard let row = try await conn.queryOne("SELECT id, role FROM account WHERE email = ? AND role <> 'system'", address.normalized) else {
+                throw IssuerError.accountNotFound
+            }
+            let id = try row.int("id")
+            guard try row.text("role") != "admin" else { return (id, true) }
+            try await conn.execute("UPDATE account SET role = 'admin' WHERE id = ?", id)
+            try await audit(conn, actor: id, "promote", "admin \(address)")
+            return (id, false)
+        }
+    }
+
     /// Creates a user account. Passwords are hashed with scrypt. The address is checked and
     /// normalized (`EmailAddress`); one that looks like an existing account's is refused.
     public func register(email: String, password: String, role: String = "user") async throws(IssuerError) -> Int64 {

@@ -8,6 +8,9 @@ public enum IssuerError: Error, Equatable, Sendable, CustomStringConvertible {
     /// (`EmailAddress.skeleton`). Same code as `emailTaken`, so clients need no new case.
     case emailLookAlike
     case badCredentials
+    /// A refresh token that no longer opens a session: logged out, expired, or revoked (also
+    /// when it was replayed). Not the password's fault: the answer says to log in again.
+    case sessionEnded
     case accountNotFound
     /// Frozen by the double-spend rule (the account's key signed a state twice).
     case accountFrozen
@@ -51,6 +54,7 @@ public enum IssuerError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidField: "invalid_field"
         case .emailTaken, .emailLookAlike: "email_taken"
         case .badCredentials: "bad_credentials"
+        case .sessionEnded: "session_ended"
         case .accountNotFound: "account_not_found"
         case .accountFrozen, .accountFrozenByOperator: "account_frozen"
         case .accountNotFreezable: "account_not_freezable"
@@ -81,6 +85,7 @@ public enum IssuerError: Error, Equatable, Sendable, CustomStringConvertible {
         case .emailLookAlike:
             "An account exists whose address looks the same (it differs only in letter case, width or look-alike letters). Log in with that address or use another one."
         case .badCredentials: "Wrong email or password."
+        case .sessionEnded: "This login session has ended (logged out, expired or revoked). Log in again with your email and password."
         case .accountNotFound: "No such account."
         case .accountFrozen: "This account is frozen after a double spend. Contact support."
         case .accountFrozenByOperator: "This account was frozen by the issuer's operator. Contact support."

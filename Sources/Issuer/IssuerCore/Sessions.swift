@@ -31,7 +31,7 @@ extension Issuer {
     /// only token hashes (storing the successor, even encrypted, would put a live credential
     /// at rest); without the secret the old token reveals nothing of its successor.
     public func rotateRefreshToken(_ token: String) async throws(IssuerError) -> (account: Int64, refreshToken: String) {
-        guard let raw = Base64URL.decode(token), raw.count == 32 else { throw .badCredentials }
+        guard let raw = Base64URL.decode(token), raw.count == 32 else { throw .sessionEnded }
         let now = self.now
         let next = successor(of: raw)
         let hash = Array(SHA256.hash(data: raw))
@@ -52,8 +52,8 @@ extension Issuer {
             }
             guard let row = try await conn.queryOne(
                 "SELECT family, account_id, used, used_at, revoked FROM refresh_token WHERE token_hash = ?", hash)
-            else { return .failure(.badCredentials) }
-            guard try row.int("used") != 0 else { return .failure(.badCredentials) }  // revoked or expired
+            else { return .failure(.sessionEnded) }
+            guard try row.int("used") != 0 else { return .failure(.sessionEnded) }  // revoked or expired
             let account = try row.int("account_id")
             if try row.int("revoked") == 0, let usedAt = try row.optionalInt("used_at"), now - usedAt <= window,
                 let successor = try await conn.queryOne("SELECT used, revoked FROM refresh_token WHERE token_hash = ?", nextHash),
@@ -63,7 +63,7 @@ extension Issuer {
             }
             try await conn.execute("UPDATE refresh_token SET revoked = 1 WHERE family = ?", try row.blob("family"))
             try await self.audit(conn, actor: account, "refresh_reuse", "family revoked")
-            return .failure(.badCredentials)
+            return .failure(.sessionEnded)
         }
         return (try result.get(), Base64URL.encode(next))
     }

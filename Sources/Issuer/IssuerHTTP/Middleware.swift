@@ -57,7 +57,7 @@ public struct HTTPProblem: Error, Sendable {
             field = f
         case .invalidChain: status = .badRequest
         case .emailTaken, .emailLookAlike, .walletKeyTaken, .idempotencyConflict: status = .conflict
-        case .badCredentials: status = .unauthorized
+        case .badCredentials, .sessionEnded: status = .unauthorized
         case .accountNotFound, .withdrawalNotFound, .depositNotFound: status = .notFound
         case .depositNotUnclaimed, .noSurplus, .surplusConflict: status = .conflict
         case .accountFrozen, .accountFrozenByOperator, .accountNotFreezable, .fundingDisabled, .notOwner: status = .forbidden

@@ -340,17 +340,30 @@ struct Serve: AsyncParsableCommand {
 }
 
 struct CreateAdmin: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Create an admin account (the first admin comes from here).")
+    static let configuration = CommandConfiguration(
+        abstract: "Create an admin account (the first admin comes from here), or with --promote make an existing account an admin.")
 
     @OptionGroup var common: CommonOptions
     @Option(help: "Admin email.") var email: String
-    @Option(help: "Admin password (at least 10 characters; env WALLET_SERVER_ADMIN_PASSWORD).")
+    @Option(help: "Admin password (at least 10 characters; env WALLET_SERVER_ADMIN_PASSWORD). Not with --promote: the account keeps its own.")
     var password: String = ProcessInfo.processInfo.environment["WALLET_SERVER_ADMIN_PASSWORD"] ?? ""
+    @Flag(help: "Make the existing account with this email an admin (its password stays).") var promote = false
 
     func run() async throws {
         let issuer = try await common.openIssuer(logger: Logger(label: "wallet-server"))
-        let id = try await issuer.register(email: email, password: password, role: "admin")
-        print("admin account \(id) created for \(email)")
+        if promote {
+            let (id, wasAdmin) = try await issuer.promoteToAdmin(email: email)
+            print(wasAdmin ? "account \(id) (\(email)) is an admin already" : "account \(id) (\(email)) is now an admin")
+            return
+        }
+        do {
+            let id = try await issuer.register(email: email, password: password, role: "admin")
+            print("admin account \(id) created for \(email)")
+        } catch IssuerError.emailTaken {
+            FileHandle.standardError.write(
+                Data("error: An account with \(email) exists. To make it an admin (its password stays): wallet-server create-admin --email \(email) --promote\n".utf8))
+            throw ExitCode(1)
+        }
     }
 }
 

@@ -45,8 +45,10 @@ public enum NearbyError: Error, Equatable, Sendable, CustomStringConvertible {
         case .aborted(let code): "The other device ended the session (\(code))."
         case .refused(_, let message): "The payee refused the payment: \(message)"
         case .receiptNotBound: "The receipt is not bound to this session; the payment is not confirmed."
-        case .linkLost(let why): "The link was lost (\(why)). The payment is kept; pay the same request again to resend it."
-        case .timedOut: "The other device did not answer in time. The payment is kept; pay the same request again to resend it."
+        // Whether a payment was signed and kept is the flow's to say (`NearbyPayError`, the
+        // command line's outcome sentence): a session fails the same way before and after.
+        case .linkLost(let why): "The link was lost (\(why))."
+        case .timedOut: "The other device did not answer in time."
         }
     }
 }

@@ -43,7 +43,7 @@ public enum WalletError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .insufficientFunds(let a, let r, let c):
-            "Not enough offline money: \(Amount.format(a, currency: c)) \(c) spendable, \(Amount.format(r, currency: c)) needed. Purchase notes while online."
+            "Not enough offline money: \(Amount.format(a, currency: c)) \(c) spendable, \(Amount.format(r, currency: c)) \(c) needed. Purchase notes while online."
         case .needsOnlineCheck(let a, let c):
             "\(Amount.format(a, currency: c)) \(c) was restored from a backup and must be exchanged online before it can be spent offline. Go online and run: wallet sync"
         case .needsRefresh(let a, let c):

@@ -137,12 +137,15 @@ public final class WalletSession: Sendable {
         /// stays valid at the issuer until it expires.
         public var warning: String?
         public var email: String?
+        /// The issuer could not be reached (no answer at all), as opposed to refusing.
+        public var issuerUnreachable: Bool
 
-        public init(wasLoggedIn: Bool, revoked: Bool, warning: String?, email: String?) {
+        public init(wasLoggedIn: Bool, revoked: Bool, warning: String?, email: String?, issuerUnreachable: Bool = false) {
             self.wasLoggedIn = wasLoggedIn
             self.revoked = revoked
             self.warning = warning
             self.email = email
+            self.issuerUnreachable = issuerUnreachable
         }
     }
 
@@ -154,11 +157,15 @@ public final class WalletSession: Sendable {
         let login = try credentials.loadLogin()
         guard let token = login.refreshToken else { return Logout(wasLoggedIn: false, revoked: false, warning: nil, email: login.email) }
         var revoked = false
+        var unreachable = false
         var warning: String?
         if let server = login.server, let url = URL(string: server) {
             do {
                 try await makeClient(url).logout(refreshToken: token)
                 revoked = true
+            } catch let error as IssuerClientError where error.isUnreachable {
+                unreachable = true
+                warning = "the issuer at \(server) could not be reached"
             } catch let error as IssuerClientError {
                 warning = error.description
             } catch {
@@ -168,7 +175,7 @@ public final class WalletSession: Sendable {
             warning = "no issuer is configured"
         }
         try credentials.clearLogin()
-        return Logout(wasLoggedIn: true, revoked: revoked, warning: warning, email: login.email)
+        return Logout(wasLoggedIn: true, revoked: revoked, warning: warning, email: login.email, issuerUnreachable: unreachable)
     }
 
     /// The issuer's view of the account.

@@ -124,7 +124,7 @@ private struct Exchange: Sendable {
                     }
                 }
         } catch {
-            throw URLError(.cannotConnectToHost, userInfo: [NSLocalizedDescriptionKey: "cannot connect to \(host):\(port): \(error)"])
+            throw URLError(.cannotConnectToHost, userInfo: [NSLocalizedDescriptionKey: "cannot connect to \(host):\(port): \(Self.connectFailure(error))"])
         }
         do {
             return try await channel.executeThenClose { inbound, outbound in
@@ -213,6 +213,21 @@ private struct Exchange: Sendable {
             return URLError(.networkConnectionLost, userInfo: [NSLocalizedDescriptionKey: "\(host):\(port): \(text)"])
         }
         return error
+    }
+
+    /// Why a connection could not be made, in the system's words ("Connection refused"), not
+    /// SwiftNIO's nested error values: people read it.
+    static func connectFailure(_ error: any Error) -> String {
+        func words(_ error: any Error) -> String? {
+            if let io = error as? IOError { return String(cString: strerror(io.errnoCode)) }
+            if case .connectTimeout = error as? ChannelError { return "no answer in time" }
+            return nil
+        }
+        if let connection = error as? NIOConnectionError {
+            if let reason = connection.connectionErrors.lazy.compactMap({ words($0.error) }).first { return reason }
+            if connection.connectionErrors.isEmpty, connection.dnsAError != nil || connection.dnsAAAAError != nil { return "the host name does not resolve" }
+        }
+        return words(error) ?? "\(error)"
     }
 
     static func response(_ head: HTTPResponseHead) -> HTTPResponse {

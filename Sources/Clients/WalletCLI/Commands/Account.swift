@@ -15,6 +15,8 @@ struct Init: AsyncParsableCommand {
     func run() async throws {
         try await WalletCLI.run(common) { out in
             let home = common.home
+            // A key without its database is a wallet that lost its notes: never a fresh start.
+            try home.refuseLostDatabase()
             try home.prepareNew()
             let wallet = try Wallet.create(directory: home.directory, passphrase: WalletHome.passphrase)
             LoginSeal.adopt(wallet, directory: home.directory)
@@ -37,13 +39,27 @@ struct Init: AsyncParsableCommand {
                 }
                 pinned = true
             }
+            // Over plain http the authority key came unauthenticated: whoever answered at that
+            // address is trusted from now on. Only https (with its certificate check or pin)
+            // makes the saved key the issuer's.
+            let authenticated = pinned && server.flatMap { URL(string: $0)?.scheme?.lowercased() } == "https"
+            let issuerLine =
+                !pinned
+                ? "  no issuer yet: wallet login\(common.walletArgument) --server URL EMAIL"
+                : authenticated
+                    ? "  issuer \(server ?? "") pinned (its authority key, fetched over https)"
+                    : "  issuer \(server ?? ""): NOT pinned against impostors. Its authority key was fetched over plain http, which is unauthenticated:\n"
+                        + "  anyone on the network path could have answered. Use an https:// address for a real issuer."
             out.result(
-                ["directory": home.directory, "walletKey": wallet.publicKey.hex, "encrypted": WalletHome.passphrase != nil, "issuerPinned": pinned],
+                [
+                    "directory": home.directory, "walletKey": wallet.publicKey.hex, "encrypted": WalletHome.passphrase != nil, "issuerPinned": pinned,
+                    "issuerAuthenticated": authenticated,
+                ],
                 human: """
                     Wallet created in \(home.directory)
                       key \(wallet.publicKey.keyID)\(WalletHome.passphrase != nil ? " (encrypted with OW_PASSPHRASE)" : " (not encrypted: set OW_PASSPHRASE to encrypt keys you create)")
-                    \(pinned ? "  issuer \(server ?? "") pinned" : "  no issuer yet: wallet login --server URL EMAIL")
-                    Next: wallet register EMAIL  (or wallet login EMAIL)
+                    \(issuerLine)
+                    Next: wallet register\(common.walletArgument) EMAIL  (or wallet login\(common.walletArgument) EMAIL)
                     """)
         }
     }
@@ -114,13 +130,17 @@ struct Logout: AsyncParsableCommand {
                 return
             }
             let revoked = logout.revoked, reason = logout.warning
-            var object: [String: Any] = ["loggedOut": true, "revoked": revoked, "wasLoggedIn": true]
+            var object: [String: Any] = ["loggedOut": true, "revoked": revoked, "wasLoggedIn": true, "issuerUnreachable": logout.issuerUnreachable]
             if let reason { object["warning"] = reason }
+            let notTold =
+                logout.issuerUnreachable
+                ? "\(reason ?? "the issuer could not be reached"), so it was not told"
+                : "the issuer could not be told (\(reason ?? "unknown"))"
             out.result(
                 object,
                 human: revoked
                     ? "Logged out\(logout.email.map { " of \($0)" } ?? ""): the issuer revoked the login and this wallet forgot it."
-                    : "Logged out locally: this wallet forgot the login, but the issuer could not be told (\(reason ?? "unknown")). The login stays valid at the issuer until it expires.")
+                    : "Logged out on this device only: the saved login was removed from this wallet, but \(notTold). The login stays valid at the issuer until it expires.")
         }
     }
 }

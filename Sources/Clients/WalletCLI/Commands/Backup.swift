@@ -26,6 +26,11 @@ struct Backup: AsyncParsableCommand {
             let wallet = try home.openWallet()
             let config = try home.loadConfig()
             let passphrase = try Self.passphrase(email: config.email)
+            // The backup carries the issuer's address and trust, so a restore can log in as pasted.
+            if let server = config.server {
+                let contact = IssuerContact(url: server, serverPin: config.serverPin, serverCA: config.serverCA)
+                if try wallet.issuerContact() != contact { try wallet.setIssuerContact(contact) }
+            }
             out.note("Encrypting (scrypt makes this take a moment)…")
             let bytes = try wallet.exportBackup(passphrase: passphrase)
             let temporary = try Self.writeTemporary(bytes, next: file)
@@ -118,7 +123,7 @@ struct Restore: AsyncParsableCommand {
         abstract: "Restore a backup into a new wallet directory, under a new key. Restored notes are exchanged online by the next wallet sync before any can be spent.")
     @OptionGroup var common: CommonOptions
     @Argument(help: "Backup file.") var file: String
-    @Option(help: "Issuer URL for the restored wallet (then: wallet login EMAIL).") var server: String?
+    @Option(help: "Issuer URL for the restored wallet (default: the one the backup carries).") var server: String?
 
     func run() async throws {
         try await WalletCLI.run(common) { out in
@@ -126,27 +131,46 @@ struct Restore: AsyncParsableCommand {
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw CLIError("unreadable_file", "Cannot read \(file).", exit: .input)
             }
+            // Restoring over a key whose database is gone would replace what is left of it.
+            try home.refuseLostDatabase()
             let passphrase = try secret(env: "OW_BACKUP_PASSPHRASE", prompt: "Backup passphrase: ")
             try home.prepareNew()
             out.note("Decrypting…")
             let wallet = try Wallet.restore(Array(data), passphrase: passphrase, into: home.directory, keyPassphrase: WalletHome.passphrase)
             LoginSeal.adopt(wallet, directory: home.directory)
             var config = try home.loadConfig()
+            let carried = try wallet.issuerContact()
+            if let carried, server == nil || server == carried.url {
+                config.server = carried.url
+                config.serverPin = carried.serverPin
+                config.serverCA = carried.serverCA
+            }
             if let server { config.server = server }
             try home.saveConfig(config)
-            let balance = try wallet.balance()
-            let currency = try wallet.limits().currency
-            let m = { (v: UInt64) in MoneyText.format(v, currency) }
+            let flag = common.walletArgument
+            let next = [
+                config.server == nil ? "wallet login\(flag) --server URL EMAIL" : "wallet login\(flag) EMAIL",
+                "wallet sync\(flag)",
+            ]
+            // A wallet that never met an issuer has no keyset, so no currency and no notes.
+            let configured = (try? wallet.limits()) != nil
+            let needsOnlineCheck = configured ? try wallet.balance().needsOnlineCheck : 0
+            let spendable = configured ? try wallet.balance().spendable : 0
+            let held = (try? wallet.limits().currency).map { MoneyText.format(needsOnlineCheck, $0) } ?? "None"
+            let origin = config.server.map { "issuer \($0)" + (carried != nil && server == nil ? ", from the backup" : "") }
             out.result(
                 [
-                    "directory": home.directory, "needsOnlineCheck": balance.needsOnlineCheck, "spendable": balance.spendable,
+                    "directory": home.directory, "needsOnlineCheck": needsOnlineCheck, "spendable": spendable,
                     "walletKey": wallet.publicKey.hex, "oldWalletKey": (try wallet.restoredFromKey()?.hex) ?? NSNull(),
+                    "server": config.server ?? NSNull(), "next": next,
                 ],
                 human: """
                     Restored into \(home.directory) with a NEW wallet key (\(wallet.publicKey.keyID)).
-                    \(m(balance.needsOnlineCheck)) of restored notes cannot be spent offline: they belong to the old key, which
-                    the old device may still use. Log in (wallet login EMAIL) and run wallet sync: the issuer exchanges
-                    them for fresh notes of this wallet's key. Notes the old device already spent are retired.
+                    \(held) of restored notes cannot be spent offline: they belong to the old key, which
+                    the old device may still use. Log in and sync: the issuer exchanges them for fresh notes of this
+                    wallet's key. Notes the old device already spent are retired.
+                    Next (\(origin ?? "this backup does not name its issuer: put its URL in place of URL"); EMAIL is your account):
+                      \(next.joined(separator: "\n  "))
                     The old device: stop using it, and delete its wallet if you still have it. A payment it makes
                     from a restored note that surfaces later is paid from your account (a restore conflict, not
                     fraud). If that happens again after a second restore, it is treated as fraud and the account

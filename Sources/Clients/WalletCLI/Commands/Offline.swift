@@ -25,6 +25,7 @@ struct RequestPayment: AsyncParsableCommand {
 
     func validate() throws {
         try OptionRange.check(expires, "--expires", 1...OptionRange.maxRequestSeconds, unit: "seconds")
+        try OptionRange.checkName(name)
     }
 
     func run() async throws {
@@ -175,6 +176,7 @@ struct Receive: AsyncParsableCommand {
 
     func validate() throws {
         try OptionRange.check(timeout, "--timeout", 1...OptionRange.maxWaitSeconds)
+        try OptionRange.checkName(name)
     }
 
     func run() async throws {
@@ -262,7 +264,7 @@ struct Receive: AsyncParsableCommand {
             let outcome = kept.value.withLock { $0 }
                 ? "The payment was verified and kept in this wallet; the payer gets the receipt by running the same wallet pay again (listen again with a new request if needed)."
                 : "Nothing was received; nothing in this wallet changed."
-            throw CLIError(cause.code, "\(cause.description) \(outcome)", exit: cause.exit)
+            throw CLIError(cause.code, sentences(cause.description, outcome), exit: cause.exit)
         }
         let receipt = result.receipt
         out.result(
@@ -361,7 +363,7 @@ enum Outcome {
         let outcome = cause.code == "payee_refused" && outcome != nothingSignedText
             ? "The payment was signed and is kept in this wallet; wallet sync asks the issuer what became of it."
             : outcome
-        return CLIError(cause.code, "\(cause.description) \(outcome)", exit: cause.exit)
+        return CLIError(cause.code, sentences(cause.description, outcome), exit: cause.exit)
     }
 }
 

@@ -62,11 +62,22 @@ struct Sync: AsyncParsableCommand {
                 let wallet = session.wallet
                 let currency = try wallet.limits().currency
                 let m = { (v: UInt64) in MoneyText.format(v, currency) }
+                // The first step names only what this wallet has: most never restored a backup.
+                let states = try wallet.states()
+                let restoredWaiting = !(try wallet.restoredStates()).isEmpty
+                let heldWaiting = states.contains { $0.needsOnlineCheck && !$0.restored }
+                let firstStep = [
+                    restoredWaiting ? "exchanging notes restored from a backup" : nil, heldWaiting ? "checking notes held after a lost refresh" : nil,
+                ].compactMap { $0 }.joined(separator: "; ")
                 let report: SyncReport
                 var incomplete: SyncIncomplete?
                 do {
                     report = try await session.sync(refreshWithin: refreshWithin * 3600) { progress in
-                        out.note("\(progress.index)/\(progress.count) \(progress.label)")
+                        if progress.step == .restoredNotes {
+                            if !firstStep.isEmpty { out.note("\(progress.index)/\(progress.count) \(firstStep)…") }
+                        } else {
+                            out.note("\(progress.index)/\(progress.count) \(progress.label)")
+                        }
                     }
                 } catch let partial as SyncIncomplete {
                     // The other steps ran: say what they did, then what failed.
@@ -106,7 +117,25 @@ struct Sync: AsyncParsableCommand {
                 for warning in report.warnings { lines.append("Warning: \(warning)") }
                 if balance.expired > 0 { lines.append("\(m(balance.expired)) of notes expired offline; the issuer refunds them to the last holder it knows.") }
                 for refusal in redemption.refused { lines.append("Refused by the issuer: \(refusal.code) \(refusal.reason)") }
-                if !fraudCases.isEmpty { lines.append("Double spend: the issuer holds fraud case(s) \(fraudCases.map(String.init).joined(separator: ", ")) against the key that signed twice.") }
+                let conflicts = try Self.restoreConflicts(wallet, among: fraudCases)
+                let fraud = fraudCases.filter { !conflicts.contains($0) }
+                let listed = { (cases: [Int64]) in cases.map(String.init).joined(separator: ", ") }
+                let received = conflicts.filter { redemption.fraudCases.contains($0) }.sorted()
+                let own = conflicts.subtracting(received).sorted()
+                if !received.isEmpty {
+                    lines.append(
+                        "Restore conflict (case \(listed(received))): money you received had also been spent by another copy of the payer's "
+                            + "wallet, restored from a backup. The issuer paid you from the payer's account. This is not fraud; nothing to do."
+                    )
+                }
+                if !own.isEmpty {
+                    lines.append(
+                        "Restore conflict (case \(listed(own))): a note was spent both by this wallet and by another copy restored from a "
+                            + "backup; the payee was paid from your account. Not fraud, but a second restore conflict after another restore is, "
+                            + "and freezes the account: stop using the old copy."
+                    )
+                }
+                if !fraud.isEmpty { lines.append("Double spend: the issuer holds fraud case(s) \(listed(fraud)) against the key that signed twice.") }
                 for proof in proofs { lines.append("Fraud proof held: key \(proof.cheater.map { "\($0.keyID)" } ?? "?") signed two transfers of one note.") }
                 if account.frozen { lines.append("This account is FROZEN after a double spend was charged to it.") }
                 var object: [String: Any] = [
@@ -117,7 +146,7 @@ struct Sync: AsyncParsableCommand {
                     "restoredExpired": restored.expired,
                     "checkedHeld": checked.checked, "heldTaken": checked.spent,
                     "paymentsConfirmed": settled.confirmed, "paymentsExpired": settled.expired, "paymentsPending": settled.stillPending,
-                    "expired": balance.expired, "fraudCases": fraudCases, "fraudProofs": proofs.map { $0.cheater?.hex ?? "" },
+                    "expired": balance.expired, "fraudCases": fraudCases, "restoreConflicts": conflicts.sorted(), "fraudProofs": proofs.map { $0.cheater?.hex ?? "" },
                     "refused": redemption.refused.map { ["code": $0.code, "reason": $0.reason] },
                     "spendable": balance.spendable,
                 ]
@@ -131,6 +160,21 @@ struct Sync: AsyncParsableCommand {
                 out.result(object, human: lines.joined(separator: "\n"))
             }
         }
+    }
+}
+
+extension Sync {
+    /// Of `cases`, those the issuer booked as restore conflicts (an older copy of a restored
+    /// wallet spent a note first), as the history the sync imported from the account shows.
+    static func restoreConflicts(_ wallet: Wallet, among cases: [Int64]) throws -> Set<Int64> {
+        guard !cases.isEmpty else { return [] }
+        var found: Set<Int64> = []
+        for entry in try wallet.history(HistoryFilter(limit: 500)) {
+            for fraud in try wallet.historyDetail(entry.id)?.fraud ?? [] where fraud.kind == "restore_conflict" {
+                found.formUnion(fraud.caseIDs)
+            }
+        }
+        return found.intersection(cases)
     }
 }
 

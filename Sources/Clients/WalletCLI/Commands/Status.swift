@@ -10,6 +10,9 @@ struct Status: AsyncParsableCommand {
     @OptionGroup var common: CommonOptions
     @Flag(help: "Do not contact the issuer; show offline balances only.") var offline = false
 
+    /// Where values start: after the longest label ("  needs online check") and a space.
+    static let labelWidth = 22
+
     func run() async throws {
         try await WalletCLI.run(common) { out in
             let home = common.home
@@ -21,7 +24,10 @@ struct Status: AsyncParsableCommand {
             var settled: Int64?
             var frozen = false
             var online = false
-            if !offline, config.refreshToken != nil {
+            let loggedIn = config.refreshToken != nil
+            // Why the settled balance is unknown, when it is.
+            var unknown = offline ? "not asked: --offline" : loggedIn ? "issuer not reachable" : "not logged in: wallet login\(common.walletArgument) EMAIL"
+            if !offline, loggedIn {
                 do {
                     try await home.withLock {
                         let session = try await home.resume(wallet)
@@ -35,29 +41,34 @@ struct Status: AsyncParsableCommand {
                 } catch let e as CLIError where e.exit == .login {
                     throw e
                 } catch {
-                    out.note("Issuer not reachable: showing offline balances (\(CLIError.from(error).description))")
+                    let cause = CLIError.from(error)
+                    if cause.exit != .offline { unknown = "the issuer answered with an error" }
+                    out.note("\(cause.exit == .offline ? "Issuer not reachable" : "The issuer refused"): showing offline balances (\(cause.description))")
                 }
             }
             let m = { (v: UInt64) in MoneyText.format(v, currency) }
-            // The first lines partition the total (Balance's contract); "of which" lines do not add.
-            var human = """
-                \(online ? "● online" : "○ offline")\(frozen ? "  — ACCOUNT FROZEN (a double spend was charged to it)" : "")
-                settled (account)   \(settled.map { MoneyText.format(signed: $0, currency) } ?? "unknown (offline)")
-                offline total       \(m(balance.total))
-                  spendable         \(m(balance.spendable))
-                """
-            if balance.largestPayment < balance.spendable {
-                human += "   (at most \(m(balance.largestPayment)) in one payment: too many small notes)"
+            // One column for every value, whatever the label's indent and length.
+            func row(_ label: String, _ value: String, _ note: String = "") -> String {
+                label.padding(toLength: max(Self.labelWidth, label.count + 1), withPad: " ", startingAt: 0) + value + (note.isEmpty ? "" : "   (\(note))")
             }
-            if balance.needsRefresh > 0 { human += "\n  needs sync        \(m(balance.needsRefresh))   (at the hop limit or about to expire: run wallet sync to refresh)" }
-            if balance.needsOnlineCheck > 0 { human += "\n  needs online check \(m(balance.needsOnlineCheck))  (restored from a backup: wallet sync exchanges it)" }
-            if balance.expired > 0 { human += "\n  expired           \(m(balance.expired))   (refunded by the issuer to the last holder it knows)" }
-            human += "\n  reserved          \(m(balance.reserved))   (sent, receipt not yet back)"
-            human += "\nunsettled           \(m(balance.unsettled))   (of the above, received offline: redeem with wallet sync)"
-            human += "\nrisk budget left    \(m(balance.riskBudgetLeft))   (may still accept offline, limit \(m(balance.holdingLimit)))"
-            human += "\nlast sync           \(config.lastSync.map { Date(timeIntervalSince1970: TimeInterval($0)).description } ?? "never")"
+            // The first lines partition the total (Balance's contract); "of which" lines do not add.
+            var rows = [
+                (online ? "● online" : "○ \(loggedIn ? "offline" : "not logged in")")
+                    + (frozen ? "  — ACCOUNT FROZEN (a double spend was charged to it)" : ""),
+                row("settled (account)", settled.map { MoneyText.format(signed: $0, currency) } ?? "unknown (\(unknown))"),
+                row("offline total", m(balance.total)),
+                row("  spendable", m(balance.spendable), balance.largestPayment < balance.spendable ? "at most \(m(balance.largestPayment)) in one payment: too many small notes" : ""),
+            ]
+            if balance.needsRefresh > 0 { rows.append(row("  needs sync", m(balance.needsRefresh), "at the hop limit or about to expire: run wallet sync to refresh")) }
+            if balance.needsOnlineCheck > 0 { rows.append(row("  needs online check", m(balance.needsOnlineCheck), "restored from a backup: wallet sync exchanges it")) }
+            if balance.expired > 0 { rows.append(row("  expired", m(balance.expired), "refunded by the issuer to the last holder it knows")) }
+            rows.append(row("  reserved", m(balance.reserved), "sent, receipt not yet back"))
+            rows.append(row("unsettled", m(balance.unsettled), "of the above, received offline: redeem with wallet sync"))
+            rows.append(row("risk budget left", m(balance.riskBudgetLeft), "may still accept offline, limit \(m(balance.holdingLimit))"))
+            rows.append(row("last sync", config.lastSync.map { Date(timeIntervalSince1970: TimeInterval($0)).description } ?? "never"))
+            let human = rows.joined(separator: "\n")
             var object: [String: Any] = [
-                "currency": currency.code, "online": online, "frozen": frozen, "total": balance.total,
+                "currency": currency.code, "online": online, "loggedIn": loggedIn, "frozen": frozen, "total": balance.total,
                 "spendable": balance.spendable, "largestPayment": balance.largestPayment, "needsRefresh": balance.needsRefresh,
                 "needsOnlineCheck": balance.needsOnlineCheck, "expired": balance.expired, "reserved": balance.reserved,
                 "unsettled": balance.unsettled, "holding": balance.holding, "riskBudgetLeft": balance.riskBudgetLeft,

@@ -21,6 +21,17 @@ struct CommonOptions: ParsableArguments {
     var json = false
 
     var home: WalletHome { WalletHome(directory: wallet) }
+
+    /// ` --wallet DIR` when the command was given one (empty otherwise): commands printed for
+    /// the user to paste next must name the same wallet.
+    var walletArgument: String { wallet.map { " --wallet \(shellWord($0))" } ?? "" }
+}
+
+/// `text` as one shell word: as it is when it holds only characters no shell treats
+/// specially, else in single quotes.
+func shellWord(_ text: String) -> String {
+    let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "/._-+:@%,=".unicodeScalars.contains($0) }
+    return plain ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
 }
 
 /// Exit statuses; documented in the README and `wallet --help`.
@@ -56,7 +67,10 @@ struct CLIError: Error, CustomStringConvertible {
         self.exit = exit
     }
 
-    static func from(_ error: any Error) -> CLIError {
+    /// The command line's error for `error`. `walletArgument` (` --wallet DIR`, or empty) goes
+    /// into the commands the message suggests, so they work when pasted.
+    static func from(_ error: any Error, walletArgument: String = "") -> CLIError {
+        let w = walletArgument
         switch error {
         case let e as CLIError: return e
         case let e as WalletError:
@@ -77,16 +91,18 @@ struct CLIError: Error, CustomStringConvertible {
         case let e as WalletFlowError:
             switch e {
             case .noServer, .invalidServer:
-                return CLIError("no_server", "No issuer configured. Run: wallet init --server URL (or wallet login --server URL EMAIL).", exit: .login)
-            case .notLoggedIn: return CLIError(e.code, "Not logged in. Run: wallet login EMAIL", exit: .login)
-            case .loginExpired: return CLIError(e.code, "The login has expired or was revoked. Run: wallet login EMAIL", exit: .login)
+                return CLIError(
+                    "no_server", "No issuer configured. Set it and log in: wallet login\(w) --server URL EMAIL (a new account: wallet register\(w) --server URL EMAIL).",
+                    exit: .login)
+            case .notLoggedIn: return CLIError(e.code, "Not logged in. Run: wallet login\(w) EMAIL", exit: .login)
+            case .loginExpired: return CLIError(e.code, "The login has expired or was revoked. Run: wallet login\(w) EMAIL", exit: .login)
             }
         case let e as FlowStoreError:
             if case .corrupt = e { return CLIError(e.code, e.description, exit: .input) }
             return CLIError(e.code, e.description, exit: .failure)
         case let e as IssuerClientError:
             if e.isUnreachable { return CLIError(e.code, e.description, exit: .offline) }
-            if e.status == 401 { return CLIError(e.code, "\(e.description) Log in again: wallet login EMAIL", exit: .login) }
+            if e.status == 401 { return CLIError(e.code, "\(e.description) Log in again: wallet login\(w) EMAIL", exit: .login) }
             if e.status == 0 { return CLIError(e.code, e.description, exit: .server) }
             return CLIError(e.code, e.description, exit: .server)
         // The server is not the one this wallet trusts (or the trust settings are unusable):
@@ -111,6 +127,14 @@ struct CLIError: Error, CustomStringConvertible {
             return CLIError("unexpected", "\(error)", exit: .failure)
         }
     }
+}
+
+/// `first` and `second` as two sentences: a space after a full stop, a new line after text
+/// that ends in a command to paste (`… run: wallet sync`), so the next sentence is not read as
+/// part of it.
+func sentences(_ first: String, _ second: String) -> String {
+    guard let last = first.last else { return second }
+    return ".!?)".contains(last) ? "\(first) \(second)" : "\(first)\n\(second)"
 }
 
 /// Prints results as text for people or as one JSON object for scripts.
@@ -169,7 +193,7 @@ func run(_ options: CommonOptions, _ body: (Output) async throws -> Void) async 
     } catch let exit as ExitCode {
         throw exit
     } catch {
-        let cli = CLIError.from(error)
+        let cli = CLIError.from(error, walletArgument: options.walletArgument)
         output.failure(cli)
         throw ExitCode(cli.exit.rawValue)
     }
@@ -212,13 +236,24 @@ enum OptionRange {
         }
     }
 
-    /// A requested amount must fit the wallet's offline holding limit: no wallet could accept more.
+    /// The payee name a request carries: at most `PaymentRequest.maxNameLength` bytes of UTF-8,
+    /// or no payer's wallet would accept the request.
+    static func checkName(_ name: String) throws {
+        let bytes = name.utf8.count
+        guard bytes <= PaymentRequest.maxNameLength else {
+            throw ValidationError("--name must be at most \(PaymentRequest.maxNameLength) bytes of UTF-8; this one is \(bytes). Use a shorter name.")
+        }
+    }
+
+    /// A requested amount must fit the wallet's offline holding limit: no wallet could accept
+    /// more. A limit of the wallet (from its issuer), not a malformed option: exit 3, as the
+    /// README's exit table puts limits.
     static func checkRequested(_ amount: UInt64, limit: UInt64, currency: Currency) throws {
         guard amount <= limit else {
             throw CLIError(
                 "amount_above_limit",
                 "\(MoneyText.format(amount, currency)) is above the offline holding limit \(MoneyText.format(limit, currency)): no wallet may accept it offline. Ask for less, or use wallet send-online.",
-                exit: .usage)
+                exit: .refused)
         }
     }
 }

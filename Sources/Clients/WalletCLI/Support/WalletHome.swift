@@ -35,8 +35,13 @@ struct WalletHome {
     static var passphrase: String? { ProcessInfo.processInfo.environment["OW_PASSPHRASE"].flatMap { $0.isEmpty ? nil : $0 } }
 
     /// Takes the directory lock (held until the process exits), then opens the wallet.
+    ///
+    /// A key file without a usable database is refused before anything is touched: SQLite
+    /// would take an empty or missing file for a new, empty wallet, and the notes the key
+    /// owned would vanish from view with no hint that a backup can bring them back.
     func openWallet() throws -> Wallet {
-        guard FileManager.default.fileExists(atPath: directory + "/" + Wallet.databaseFileName) else {
+        try refuseLostDatabase()
+        guard FileManager.default.fileExists(atPath: databasePath) else {
             throw CLIError("wallet_missing", "No wallet in \(directory). Create one with: wallet init --server URL", exit: .refused)
         }
         try DirectoryLock.acquire(directory)
@@ -48,7 +53,45 @@ struct WalletHome {
             throw CLIError("wallet_missing", "No wallet in \(directory). Create one with: wallet init --server URL", exit: .refused)
         } catch .passphraseRequired {
             throw CLIError("passphrase_required", "The wallet key is encrypted: set OW_PASSPHRASE to its passphrase.", exit: .refused)
+        } catch {
+            // SQLite's SQLITE_NOTADB and SQLITE_CORRUPT: a damaged page, another program's file.
+            if case .storage(let why) = error, why.contains("not a database") || why.contains("malformed") {
+                throw lostDatabase("cannot be read as a wallet database (\(why))")
+            }
+            throw error
         }
+    }
+
+    var keyPath: String { directory + "/" + Wallet.keyFileName }
+    var databasePath: String { directory + "/" + Wallet.databaseFileName }
+
+    /// Throws `wallet_database_lost` when the key file exists but the database is missing,
+    /// empty, or not an SQLite database: that directory held a wallet whose notes are gone
+    /// from it, and nothing may start over in it. Reads only; changes nothing.
+    func refuseLostDatabase() throws {
+        let files = FileManager.default
+        guard files.fileExists(atPath: keyPath) else { return }
+        guard files.fileExists(atPath: databasePath) else { throw lostDatabase("is missing") }
+        guard let handle = FileHandle(forReadingAtPath: databasePath) else { throw lostDatabase("cannot be read") }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        if header.isEmpty { throw lostDatabase("is empty (0 bytes)") }
+        if header != Data("SQLite format 3\0".utf8) { throw lostDatabase("is not a wallet database") }
+    }
+
+    /// The refusal for a key without its database: what happened, that nothing changed, and
+    /// how to get the notes back.
+    func lostDatabase(_ what: String) -> CLIError {
+        CLIError(
+            "wallet_database_lost",
+            """
+            The wallet in \(directory) has its key (\(Wallet.keyFileName)) but its database \(databasePath) \(what): \
+            the notes and history it held are not there. It is not treated as a new wallet, and nothing was changed. \
+            If you have a copy of \(Wallet.databaseFileName), put it back. Otherwise restore your latest backup into a new \
+            directory: wallet restore BACKUP-FILE --wallet NEW-DIR (the issuer exchanges the restored notes on the next \
+            wallet sync). If this wallet never held money, move \(directory) away and run wallet init again.
+            """,
+            exit: .input)
     }
 
     /// For `init` and `restore`: makes the directory (mode 0700) and takes its lock before a

@@ -240,7 +240,8 @@ extension Wallet {
             return amount
         }
         if let amount, amount != request.amount {
-            throw .invalidAmount("the request asks for \(request.amount), not \(amount)")
+            let c = request.currency
+            throw .invalidAmount("the request asks for \(Amount.format(request.amount, currency: c)) \(c), not \(Amount.format(amount, currency: c)) \(c)")
         }
         return request.amount
     }
