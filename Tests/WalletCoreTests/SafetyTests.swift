@@ -287,3 +287,23 @@ extension Array where Element == UInt8 {
         return (0...(count - subsequence.count)).contains { Array(self[$0..<($0 + subsequence.count)]) == subsequence }
     }
 }
+
+/// A wallet whose database was emptied or overwritten while its key stayed is refused, not
+/// opened as a new empty wallet under the old key.
+@Suite struct LostDatabaseOpenTests {
+    @Test(arguments: [Data(), Data("not a database at all".utf8)])
+    func anEmptiedDatabaseIsRefusedAndLeftAsItIs(_ contents: Data) throws {
+        let h = try Harness()
+        _ = try h.wallet("emptied", funds: [2_000])
+        let database = h.path("emptied") + "/" + Wallet.databaseFileName
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
+        try contents.write(to: URL(fileURLWithPath: database))
+        let error = walletError { try h.reopen("emptied") }
+        guard case .corruptFile(let why) = error else {
+            Issue.record("expected corruptFile, got \(String(describing: error))")
+            return
+        }
+        #expect(why.contains("restore your latest backup"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == contents, "the refused file was changed")
+    }
+}

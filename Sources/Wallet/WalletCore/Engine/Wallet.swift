@@ -63,6 +63,17 @@ public final class Wallet: Sendable {
         guard !FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent(restoringMarkerName)) else {
             throw .storage("a restore into \(directory) was interrupted before it finished; restore the same backup into it again (the restore starts over)")
         }
+        // An emptied or overwritten database would otherwise open as a new, empty wallet under
+        // the old key: the notes would vanish from view with nothing said.
+        let header = FileHandle(forReadingAtPath: dbPath).flatMap { handle in
+            defer { try? handle.close() }
+            return try? handle.read(upToCount: 16)
+        }
+        guard header == Data("SQLite format 3\0".utf8) else {
+            throw .corruptFile(
+                "\(dbPath) is empty or not a wallet database, so the notes and history it held are not there; nothing was changed: "
+                    + "put back a copy of it, or restore your latest backup into a new wallet")
+        }
         let store = keyStore ?? fileKeyStore(in: directory, passphrase: passphrase, cost: .interactive)
         return try Wallet(identity: store.load(), databasePath: dbPath, environment: environment)
     }
