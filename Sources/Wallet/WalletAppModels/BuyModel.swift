@@ -22,7 +22,7 @@ public final class BuyModel: FocusableForm {
         case insufficientAccountFunds(String)
         /// Above what the wallet may hold offline (the limit, minor units).
         case aboveHoldingLimit(limit: UInt64, currency: Currency)
-        /// The account is frozen after a double spend.
+        /// The account is frozen (after a double spend, or by the operator).
         case accountFrozen
         /// The amount field is not a usable amount.
         case invalidAmount(AmountEntryError)
@@ -36,7 +36,7 @@ public final class BuyModel: FocusableForm {
             case .insufficientAccountFunds(let detail): "Not enough money in the account. \(detail)"
             case .aboveHoldingLimit(let limit, let currency):
                 "The wallet may hold at most \(Amount.format(limit, currency: currency)) \(currency) offline. Spend or sync first, or buy less."
-            case .accountFrozen: "This account is frozen after a double spend. Contact support."
+            case .accountFrozen: "This account is frozen, after a double spend or by the issuer's operator. Contact support."
             case .invalidAmount(let e): e.description
             case .other(let text): text
             }

@@ -14,7 +14,9 @@ import WalletFlows
 /// payee can be picked (the others are listed as not matching); without one, picking a device
 /// fetches its request and keeps it only if it is for the key id the device advertised — the
 /// key id the person reads on the payee's screen. Either way, the Send screen gets a Bluetooth
-/// payment to that device.
+/// payment to that device, and its confirmation card shows the request's whole key id (16 hex
+/// digits) to compare with the payee's screen before signing: the 8 digits a device advertises
+/// are a prefix anyone can grind a key for in minutes.
 @Observable
 @MainActor
 public final class NearbyDevicesModel {

@@ -71,10 +71,14 @@ public final class SendModel: FocusableForm {
         public let description: String
         /// What is left on the method's balance afterwards.
         public let remaining: UInt64
+        /// The whole key id (16 hex digits) of the scanned request's payee, for the person to
+        /// compare with the payee's screen: a name, or the 8 digits a nearby device
+        /// advertises, can be copied by anyone. Nil for an online send (an account email).
+        public let payeeKeyID: String?
 
         public init(
             recipientName: String, amount: UInt64, currency: Currency, method: SendMethod, description: String,
-            remaining: UInt64
+            remaining: UInt64, payeeKeyID: String? = nil
         ) {
             self.recipientName = recipientName
             self.amount = amount
@@ -82,6 +86,7 @@ public final class SendModel: FocusableForm {
             self.method = method
             self.description = description
             self.remaining = remaining
+            self.payeeKeyID = payeeKeyID
         }
     }
 
@@ -438,13 +443,16 @@ public final class SendModel: FocusableForm {
     public var summary: Summary? {
         guard missing.isEmpty, let recipient, let value = amount.minorUnits else { return nil }
         let name: String
+        var keyID: String?
         switch recipient {
-        case .request(let r): name = r.payeeNameShown ?? "Scanned request"
+        case .request(let r):
+            name = r.payeeNameShown ?? "Scanned request"
+            keyID = "\(r.payee.keyID)"
         case .account(let a): name = a
         }
         return Summary(
             recipientName: name, amount: value, currency: currency, method: method,
-            description: note.trimmingCharacters(in: .whitespacesAndNewlines), remaining: available - value)
+            description: note.trimmingCharacters(in: .whitespacesAndNewlines), remaining: available - value, payeeKeyID: keyID)
     }
 
     /// The Send button's label.

@@ -65,7 +65,7 @@ public final class WithdrawModel: FocusableForm {
         case insufficientFunds(String)
         /// The issuer refused the address (a wrong checksum, the zero address).
         case invalidAddress(String)
-        /// The account is frozen after a double spend.
+        /// The account is frozen (after a double spend, or by the operator).
         case accountFrozen
         /// Anything else the issuer said.
         case other(String)
@@ -79,7 +79,7 @@ public final class WithdrawModel: FocusableForm {
             case .notAvailable: IssuerClientError.chainNotConfigured.description
             case .insufficientFunds(let detail): "Not enough money in the account. \(detail)"
             case .invalidAddress(let detail): "The issuer refused the address: \(detail) Check it in your Ethereum wallet and copy it again."
-            case .accountFrozen: "This account is frozen after a double spend. Contact support."
+            case .accountFrozen: "This account is frozen, after a double spend or by the issuer's operator. Contact support."
             case .other(let text): text
             }
         }

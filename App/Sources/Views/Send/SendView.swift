@@ -292,6 +292,9 @@ struct SummaryCard: View {
     var body: some View {
         VStack(alignment: .leading, spacing: 8) {
             row("To", summary.recipientName)
+            if let keyID = summary.payeeKeyID {
+                row("Payee key", keyID)
+            }
             row("Amount", summary.amountText)
             row("Method", summary.method.title)
             if !summary.description.isEmpty {

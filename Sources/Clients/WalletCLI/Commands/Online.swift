@@ -137,7 +137,7 @@ struct Sync: AsyncParsableCommand {
                 }
                 if !fraud.isEmpty { lines.append("Double spend: the issuer holds fraud case(s) \(listed(fraud)) against the key that signed twice.") }
                 for proof in proofs { lines.append("Fraud proof held: key \(proof.cheater.map { "\($0.keyID)" } ?? "?") signed two transfers of one note.") }
-                if account.frozen { lines.append("This account is FROZEN after a double spend was charged to it.") }
+                if account.frozen { lines.append("This account is FROZEN (after a double spend charged to it, or by the issuer's operator): purchases and withdrawals are refused. Contact the issuer.") }
                 var object: [String: Any] = [
                     "redeemed": redemption.redeemed, "credited": redemption.credited, "settled": account.balance,
                     "frozen": account.frozen, "announced": announced, "refreshed": refreshed, "recharged": recharged,
