@@ -467,7 +467,7 @@ struct TCPSessionTests {
         let receiver = try NearbyReceiver(request: request, ephemeral: ephemeral, options: options)
         async let served = receiver.serve(listener, answer: pair.answer)
         let dialer = TCPLink.dialer(host: "127.0.0.1", port: port)
-        let fetched = try await NearbyPayment.fetchRequest(from: dialer)
+        let fetched = try await NearbyPayment.fetchRequest(from: dialer, timeout: .seconds(120))  // a liveness bound, not a speed check
         #expect(fetched == request)
         let payment = try pair.payer.pay(fetched, method: .tcp)
         let result = try await NearbyPayment.pay(request: fetched, bundle: payment.bundle, dialer: dialer, options: options)
