@@ -114,7 +114,7 @@ enum APIJSONTarget {
         }, fields: { $0.states.forEach { _ = base64($0) } }),
         schema(S.OnlineTransfer.self, samples: { [#"{"to":"bob@example.com","amount":1}"#] }),
         schema(S.WithdrawalRequest.self, samples: { [#"{"amount":5,"to":"0x09616C3d61b3331fc4109a9E41a8BDB7d9776609"}"#] }),
-        schema(S.FreezeRequest.self, samples: { [#"{"frozen":true}"#, #"{"frozen":false}"#] }),
+        schema(S.FreezeRequest.self, samples: { [#"{"frozen":true,"reason":"chargeback under review"}"#, #"{"frozen":false,"reason":"resolved"}"#] }),
         schema(S.UnclaimedAssignment.self, samples: {
             [#"{"txHash":"0x\#(String(repeating: "ab", count: 32))","logIndex":3,"accountId":7,"reason":"wrong reference"}"#]
         }),
