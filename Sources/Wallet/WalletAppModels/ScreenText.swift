@@ -6,29 +6,41 @@ import WalletFlows
 // The words and numbers the SwiftUI views draw, computed here so the views stay bindings: they
 // import only SwiftUI and this module, and never format money, pick a message or do arithmetic.
 
-/// Money as the screens write it ("12.50 EUR") and as VoiceOver says it ("12.50 Euro").
+/// Money as the screens write it ("12.50 EUR", "12,50 EUR" in French) and as VoiceOver says it
+/// ("12.50 Euro"), in the current language's locale (``Localization``).
 public enum MoneyText {
-    /// "12.50 EUR": the amount in the currency's minor-unit digits, then the code.
+    /// "12.50 EUR": the amount in the currency's minor-unit digits with the locale's decimal
+    /// separator, then the code, in the order the language writes them.
     public static func text(_ minor: UInt64, currency: Currency) -> String {
-        "\(Amount.format(minor, currency: currency)) \(currency)"
+        localized("money.amount", "%1$@ %2$@", number(minor, currency: currency), currency.code)
     }
 
     /// A signed balance (the settled account goes negative only after a double spend was
     /// charged): "−3.00 EUR".
     public static func text(signed minor: Int64, currency: Currency) -> String {
-        minor < 0 ? "−" + text(minor.magnitude, currency: currency) : text(UInt64(minor), currency: currency)
+        guard minor < 0 else { return text(UInt64(minor), currency: currency) }
+        return localized("money.negative", "−%@", text(minor.magnitude, currency: currency))
     }
 
-    /// What VoiceOver reads: the amount then the currency's name in `locale` ("12.50 Euro"),
-    /// so it does not spell out the code letter by letter.
-    public static func spoken(_ minor: UInt64, currency: Currency, locale: Locale = .current) -> String {
+    /// The amount alone, "12.50" ("12,50" in French): exact minor units, no grouping, the
+    /// locale's decimal separator.
+    public static func number(_ minor: UInt64, currency: Currency, locale: Locale = Localization.current.locale) -> String {
+        let plain = Amount.format(minor, currency: currency)
+        let separator = locale.decimalSeparator ?? "."
+        return separator == "." ? plain : plain.replacingOccurrences(of: ".", with: separator)
+    }
+
+    /// What VoiceOver reads: the amount then the currency's name in the current language
+    /// ("12.50 Euro"), so it does not spell out the code letter by letter.
+    public static func spoken(_ minor: UInt64, currency: Currency) -> String {
+        let locale = Localization.current.locale
         let name = locale.localizedString(forCurrencyCode: currency.code) ?? currency.code
-        return "\(Amount.format(minor, currency: currency)) \(name)"
+        return localized("money.spoken", "%1$@ %2$@", number(minor, currency: currency, locale: locale), name)
     }
 
     /// A share in thousandths as a whole percentage, rounded half up: 455 → "46%".
     public static func percent(permille: Int) -> String {
-        "\((max(0, min(1000, permille)) + 5) / 10)%"
+        localized("money.percent", "%@%%", "\((max(0, min(1000, permille)) + 5) / 10)")
     }
 }
 
