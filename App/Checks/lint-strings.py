@@ -18,6 +18,7 @@ Rules (each finding: FILE:LINE: [rule] message):
   plural        a key used with a count lacks plural variants "one" and "other" in a language,
                 or a key used without one has plural variants
   stale         a catalog key no source uses (a dead translation)
+  conflict      one key used with two different English texts
   fragment      a translated text built from pieces: a `localized(…)` result joined with `+` or
                 written into a string interpolation, or a view literal with an interpolation
                 (the key would be a sentence with holes its translator cannot see)
@@ -96,7 +97,8 @@ def code_only(text):
 
 
 def placeholders(s):
-    """The placeholders of `s` as a sorted list of (position, kind), %% ignored."""
+    """The placeholders of `s` as a sorted list of distinct (position, kind), %% ignored (a
+    translation may name one value twice, or once where English names it twice)."""
     found = []
     next_position = 1
     for m in PLACEHOLDER.finditer(s):
@@ -105,7 +107,7 @@ def placeholders(s):
         position = int(m.group(1)) if m.group(1) else next_position
         next_position = position + 1
         found.append((position, "@" if m.group(2) == "@" else "d"))
-    return sorted(found)
+    return sorted(set(found))
 
 
 def scan(models, views):
@@ -126,7 +128,11 @@ def scan(models, views):
             if any(a <= m.start() < b for a, b in plural_spans):
                 continue
             key = unescape(m.group(1))
-            uses[key] = {"english": unescape(m.group(2)), "plural": None, "where": (path, line_of(text, m.start()))}
+            english = unescape(m.group(2))
+            where = (path, line_of(text, m.start()))
+            if key in uses and uses[key]["english"] != english:
+                findings.append((*where, "conflict", f'"{key}" is used with another English text at {uses[key]["where"][0]}:{uses[key]["where"][1]}'))
+            uses[key] = {"english": english, "plural": None, "where": where}
         # A localized text joined to another piece, or written into a literal.
         for m in re.finditer(r'\+\s*localized\(|\\\(\s*localized\(', text):
             findings.append((path, line_of(text, m.start()), "fragment",

@@ -14,6 +14,8 @@ struct OfflineWalletApp: App {
     @State private var root: AppRoot
 
     init() {
+        // Before any model computes a text: every screen's words in the person's language.
+        Localization.install(BundleLocalizer())
         let root = AppRoot()
         _root = State(initialValue: root)
         // iOS requires the handler before the app finishes launching, on every launch —

@@ -7,21 +7,21 @@ extension HistoryModel.Row {
     /// "Sent", "Received", "Bought", "Funded", "Refunded", "Charged".
     public var directionText: String {
         switch direction {
-        case .sent: "Sent"
-        case .received: "Received"
-        case .purchased: "Bought"
-        case .funded: "Funded"
-        case .refunded: "Refunded"
-        case .charged: "Charged"
+        case .sent: localized("history.direction.sent", "Sent")
+        case .received: localized("history.direction.received", "Received")
+        case .purchased: localized("history.direction.bought", "Bought")
+        case .funded: localized("history.direction.funded", "Funded")
+        case .refunded: localized("history.direction.refunded", "Refunded")
+        case .charged: localized("history.direction.charged", "Charged")
         }
     }
 
     /// The status badge: "Pending", "Completed", "Failed".
     public var statusText: String {
         switch status {
-        case .pending: "Pending"
-        case .completed: "Completed"
-        case .failed: "Failed"
+        case .pending: localized("history.status.pending", "Pending")
+        case .completed: localized("history.status.completed", "Completed")
+        case .failed: localized("history.status.failed", "Failed")
         }
     }
 
@@ -29,24 +29,32 @@ extension HistoryModel.Row {
     /// visible), or what the line is when there is none ("Issuer").
     public var counterpartyText: String {
         if !counterparty.isEmpty { return DisplayText.visible(counterparty) }
-        return [.purchased, .funded, .refunded, .charged].contains(direction) ? "Issuer" : "Unknown"
+        return [.purchased, .funded, .refunded, .charged].contains(direction)
+            ? localized("history.party.issuer", "Issuer") : localized("history.party.unknown", "Unknown")
     }
 
     /// The row as VoiceOver reads it: "Sent to Bob, minus 25.00 EUR, Completed, by QR, 5 min ago."
     /// (plus the error on a failed line).
     public var accessibilitySummary: String {
-        let party = isIncoming ? "from" : "to"
-        let sign = isIncoming ? "plus" : "minus"
-        let money = amountText.drop(while: { $0 == "+" || $0 == "−" })
-        var text = "\(directionText) \(party) \(counterpartyText), \(sign) \(money), \(statusText), by \(method), \(relativeTime)."
-        if let error { text += " \(error)" }
-        return text
+        let money = String(amountText.drop(while: { $0 == "+" || $0 == "−" }))
+        let summary =
+            isIncoming
+            ? localized(
+                "history.summary.incoming", "%1$@ from %2$@, plus %3$@, %4$@, by %5$@, %6$@.", directionText, counterpartyText, money,
+                statusText, method, relativeTime)
+            : localized(
+                "history.summary.outgoing", "%1$@ to %2$@, minus %3$@, %4$@, by %5$@, %6$@.", directionText, counterpartyText, money,
+                statusText, method, relativeTime)
+        guard let error else { return summary }
+        return localized("history.summary.withError", "%1$@ %2$@", summary, error)
     }
 }
 
 extension HistoryModel.Detail {
     /// "1 transfer since issue" / "3 transfers since issue"; nil without notes.
     public var chainText: String? {
-        chainLength.map { $0 == 1 ? "1 transfer since issue" : "\($0) transfers since issue" }
+        chainLength.map {
+            localized("history.transfersSinceIssue", count: $0, one: "%lld transfer since issue", other: "%lld transfers since issue")
+        }
     }
 }

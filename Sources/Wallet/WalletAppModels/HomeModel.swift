@@ -37,8 +37,8 @@ public final class HomeModel {
 
         public var description: String {
             switch self {
-            case .neverSynced: "Never synced"
-            case .updated(let s): "Updated \(RelativeTime.ago(s))"
+            case .neverSynced: localized("home.neverSynced", "Never synced")
+            case .updated(let s): localized("home.updated", "Updated %@", RelativeTime.ago(s))
             }
         }
     }
@@ -157,7 +157,9 @@ public final class HomeModel {
                     if movedAccount { await self.reloadSettled() }
                 }
             } catch {
-                self?.problem = "The wallet could not be read (\(error)). Restart the app; if it persists, restore from a backup."
+                self?.problem = localized(
+                    "home.walletUnreadable", "The wallet could not be read (%@). Restart the app; if it persists, restore from a backup.",
+                    ErrorText.message(error))
             }
         })
         let updates = monitor.updates()
@@ -191,7 +193,7 @@ public final class HomeModel {
             settled = try await session.account().balance
             problem = nil
         } catch {
-            problem = "Settled balance not updated: \(Self.message(error))"
+            problem = localized("home.settledNotUpdated", "Settled balance not updated: %@", ErrorText.message(error))
         }
     }
 
@@ -206,7 +208,7 @@ public final class HomeModel {
                 apply(report)
                 refreshState = .idle
             } else {
-                refreshState = .failed("Sync failed; pull to try again.")
+                refreshState = .failed(localized("home.syncFailedPull", "Sync failed; pull to try again."))
             }
             return
         }
@@ -220,9 +222,9 @@ public final class HomeModel {
             refreshState = .idle
         } catch let incomplete as SyncIncomplete {
             apply(incomplete.report)
-            refreshState = .failed(incomplete.description)
+            refreshState = .failed(SyncText.incomplete(incomplete))
         } catch {
-            refreshState = .failed("Sync failed: \(Self.message(error))")
+            refreshState = .failed(localized("home.syncFailed", "Sync failed: %@", ErrorText.message(error)))
         }
     }
 
@@ -233,13 +235,5 @@ public final class HomeModel {
         settled = report.account.balance
         lastSync = report.syncedAt
         problem = nil
-    }
-
-    /// An error in words: the issuer's own description, "offline" for an unreachable issuer.
-    static func message(_ error: any Error) -> String {
-        if let e = error as? IssuerClientError {
-            return e.isUnreachable ? "the issuer cannot be reached. Check the connection and try again." : e.description
-        }
-        return "\(error)"
     }
 }

@@ -243,7 +243,7 @@ extension AppModel {
             adopted = try await session.adopting(restored.wallet)
         } catch {
             if !existed { try? FileManager.default.removeItem(atPath: directory) }
-            throw .keyNotRegistered(HomeModel.message(error))
+            throw .keyNotRegistered(ErrorText.message(error))
         }
         start(wallet: restored, session: adopted)
         return (restored.publicKey.keyID, balance.currency)

@@ -48,12 +48,12 @@ extension HomeModel {
     /// The total, or "—" before the first snapshot (no currency known yet).
     public var totalText: String { currency.map { MoneyText.text(total, currency: $0) } ?? "—" }
     /// The total as VoiceOver reads it.
-    public var totalSpoken: String { currency.map { MoneyText.spoken(total, currency: $0) } ?? "Balance not read yet" }
+    public var totalSpoken: String { currency.map { MoneyText.spoken(total, currency: $0) } ?? localized("home.balanceNotRead", "Balance not read yet") }
     /// The offline-notes card.
     public var offlineText: String { currency.map { MoneyText.text(offlineTotal, currency: $0) } ?? "—" }
     /// The settled card: "Not read yet" until the issuer answered once.
     public var settledText: String {
-        guard let currency, let settled else { return "Not read yet" }
+        guard let currency, let settled else { return localized("home.settledNotRead", "Not read yet") }
         return MoneyText.text(signed: settled, currency: currency)
     }
     /// Each card's share of the total ("46%").
@@ -64,17 +64,20 @@ extension HomeModel {
     /// The online/offline pill: "Online", "Offline", or "Checking…" before the monitor spoke.
     public var connectivityText: String {
         switch connectivity {
-        case .online?: "Online"
-        case .offline?: "Offline"
-        case nil: "Checking…"
+        case .online?: localized("home.online", "Online")
+        case .offline?: localized("home.offline", "Offline")
+        case nil: localized("home.checking", "Checking…")
         }
     }
     /// The sync line under "Updated x ago" while refreshing or after a failure; nil when idle.
     public var refreshText: String? {
         switch refreshState {
         case .idle: nil
-        case .syncing(nil): "Syncing…"
-        case .syncing(let progress?): "Syncing: step \(progress.index) of \(progress.count), \(progress.label)"
+        case .syncing(nil): localized("home.syncing", "Syncing…")
+        case .syncing(let progress?):
+            localized(
+                "home.syncingStep", "Syncing: step %1$@ of %2$@, %3$@", String(progress.index), String(progress.count),
+                SyncText.step(progress.step))
         case .failed(let message): message
         }
     }
@@ -87,21 +90,34 @@ extension HomeModel {
 
 extension BuyModel {
     /// "You can buy up to x now": the amount field's maximum.
-    public var riskBudgetLeftText: String { "You can buy up to \(MoneyText.text(riskBudgetLeft, currency: currency)) now." }
+    public var riskBudgetLeftText: String {
+        localized("buy.riskBudgetLeft", "You can buy up to %@ now.", MoneyText.text(riskBudgetLeft, currency: currency))
+    }
     /// "The wallet may hold at most x offline."
-    public var holdingLimitText: String { "The wallet may hold at most \(MoneyText.text(holdingLimit, currency: currency)) offline." }
+    public var holdingLimitText: String {
+        localized("buy.holdingLimit", "The wallet may hold at most %@ offline.", MoneyText.text(holdingLimit, currency: currency))
+    }
     /// The result line after a purchase (nil otherwise).
     public var boughtText: String? {
         guard case .bought(let bought) = phase else { return nil }
-        var text = "Bought \(MoneyText.text(bought.amount, currency: currency))."
-        if let spendable = bought.offlineSpendable { text += " Offline: \(MoneyText.text(spendable, currency: currency))." }
-        if let settled = bought.settled { text += " Settled: \(MoneyText.text(signed: settled, currency: currency))." }
-        return text
+        let amount = MoneyText.text(bought.amount, currency: currency)
+        let offline = bought.offlineSpendable.map { MoneyText.text($0, currency: currency) }
+        let settled = bought.settled.map { MoneyText.text(signed: $0, currency: currency) }
+        switch (offline, settled) {
+        case (let offline?, let settled?):
+            return localized("buy.boughtOfflineSettled", "Bought %1$@. Offline: %2$@. Settled: %3$@.", amount, offline, settled)
+        case (let offline?, nil):
+            return localized("buy.boughtOffline", "Bought %1$@. Offline: %2$@.", amount, offline)
+        case (nil, let settled?):
+            return localized("buy.boughtSettled", "Bought %1$@. Settled: %2$@.", amount, settled)
+        case (nil, nil):
+            return localized("buy.bought", "Bought %@.", amount)
+        }
     }
     /// The error line after a failed purchase (nil otherwise).
     public var failureText: String? {
         guard case .failed(let error) = phase else { return nil }
-        return error.description
+        return ErrorText.message(error)
     }
 }
 
@@ -118,20 +134,26 @@ extension SendModel {
     /// "…: any amount"); nil when the recipient was typed.
     public var requestText: String? {
         guard case .request(let request)? = recipient else { return nil }
-        let who = request.payeeNameShown ?? "a scanned request"
-        let much = request.isOpenAmount ? "any amount" : MoneyText.text(request.amount, currency: request.currency)
-        return "Request from \(who): \(much)"
+        let much = MoneyText.text(request.amount, currency: request.currency)
+        switch (request.payeeNameShown, request.isOpenAmount) {
+        case (let who?, false): return localized("send.requestFrom", "Request from %1$@: %2$@", who, much)
+        case (let who?, true): return localized("send.requestFromAnyAmount", "Request from %@: any amount", who)
+        case (nil, false): return localized("send.scannedRequest", "Request from a scanned request: %@", much)
+        case (nil, true): return localized("send.scannedRequestAnyAmount", "Request from a scanned request: any amount")
+        }
     }
     /// The progress or outcome line for the phase; nil while editing or confirming.
     public var phaseText: String? {
         switch phase {
         case .editing, .confirming: nil
-        case .signing: "Signing the payment…"
-        case .contactingServer: "Sending through the issuer…"
-        case .sending(let sent, let total): "Sending: \(sent) of \(total) bytes"
+        case .signing: localized("send.signing", "Signing the payment…")
+        case .contactingServer: localized("send.contactingIssuer", "Sending through the issuer…")
+        case .sending(let sent, let total): localized("send.sendingBytes", "Sending: %1$@ of %2$@ bytes", String(sent), String(total))
         case .waitingForReceipt:
-            method == .qr ? "Show these codes to the payee, then scan the receipt on their screen." : "Waiting for the payee's receipt…"
-        case .paid(let amount): "Paid \(MoneyText.text(amount, currency: currency))."
+            method == .qr
+                ? localized("send.showCodesThenScanReceipt", "Show these codes to the payee, then scan the receipt on their screen.")
+                : localized("send.waitingForReceipt", "Waiting for the payee's receipt…")
+        case .paid(let amount): localized("send.paid", "Paid %@.", MoneyText.text(amount, currency: currency))
         case .failed(let message, _): message
         }
     }
@@ -151,16 +173,22 @@ extension SendModel {
     /// Whether "Try again" is offered (a failure that resends the same signed payment).
     public var canTryAgain: Bool { if case .failed(_, true) = phase { true } else { false } }
     /// The picked device's line ("Paying Bob's iPhone, key 1a2b…"), nil when none was picked.
-    public var nearbyPeerText: String? { nearbyPeer.map { "Paying \($0.name.isEmpty ? "an unnamed device" : $0.name), key \($0.keyID)" } }
+    public var nearbyPeerText: String? {
+        nearbyPeer.map {
+            $0.name.isEmpty
+                ? localized("send.payingUnnamed", "Paying an unnamed device, key %@", $0.keyID)
+                : localized("send.paying", "Paying %1$@, key %2$@", $0.name, $0.keyID)
+        }
+    }
 }
 
 extension SendMethod {
     /// The segmented control's title.
     public var title: String {
         switch self {
-        case .qr: "Offline QR"
-        case .bluetooth: "Bluetooth"
-        case .online: "Online"
+        case .qr: localized("send.method.qr", "Offline QR")
+        case .bluetooth: localized("send.method.bluetooth", "Bluetooth")
+        case .online: localized("send.method.online", "Online")
         }
     }
 }
@@ -175,23 +203,28 @@ extension ReceiveModel {
     /// The generated request's amount ("12.00 EUR", or "Any amount" for an open one).
     public var requestAmountText: String? {
         guard let request else { return nil }
-        return request.isOpenAmount ? "Any amount" : MoneyText.text(request.amount, currency: request.currency)
+        return request.isOpenAmount
+            ? localized("receive.anyAmount", "Any amount") : MoneyText.text(request.amount, currency: request.currency)
     }
     /// When the shown request expires (the view formats the time).
     public var requestExpiry: Date? { request.map { Date(timeIntervalSince1970: TimeInterval($0.expiresAt)) } }
     /// "Part 2 of 5" under an animated code; nil for a single frame.
-    public var frameText: String? { isAnimated ? "Part \(frameIndex % requestFrames.count + 1) of \(requestFrames.count)" : nil }
+    public var frameText: String? {
+        guard isAnimated else { return nil }
+        return localized(
+            "receive.frame", "Part %1$@ of %2$@", String(frameIndex % requestFrames.count + 1), String(requestFrames.count))
+    }
     /// The nearby line: "Waiting for the payer…" and so on; nil before listening started.
     public var listeningText: String? {
         switch listening {
         case .idle: nil
-        case .waiting: "Waiting for the payer nearby…"
-        case .payerConnected: "Payer connected."
-        case .receiving(let bytes): "Receiving the payment: \(bytes) bytes"
-        case .verified: "Payment verified; sending the receipt…"
-        case .refused(let message): "The payment was refused: \(message)"
-        case .receiptSent: "Receipt sent."
-        case .stopped(let message): "Stopped listening: \(message)"
+        case .waiting: localized("receive.waiting", "Waiting for the payer nearby…")
+        case .payerConnected: localized("receive.payerConnected", "Payer connected.")
+        case .receiving(let bytes): localized("receive.receivingBytes", "Receiving the payment: %@ bytes", String(bytes))
+        case .verified: localized("receive.verified", "Payment verified; sending the receipt…")
+        case .refused(let message): localized("receive.refused", "The payment was refused: %@", message)
+        case .receiptSent: localized("receive.receiptSent", "Receipt sent.")
+        case .stopped(let message): localized("receive.stopped", "Stopped listening: %@", message)
         }
     }
     /// The request's code as text for Share / Copy: one frame per line, which the payer's
@@ -200,21 +233,24 @@ extension ReceiveModel {
     /// "Received 12.00 EUR by QR" once a payment verified; nil before.
     public var incomingText: String? {
         guard let incoming else { return nil }
-        let how = incoming.method == .qr ? "by QR" : "nearby"
-        return "Received \(MoneyText.text(incoming.amount, currency: incoming.currency)) \(how)."
+        let amount = MoneyText.text(incoming.amount, currency: incoming.currency)
+        return incoming.method == .qr
+            ? localized("receive.receivedByQR", "Received %@ by QR.", amount)
+            : localized("receive.receivedNearby", "Received %@ nearby.", amount)
     }
     /// "From key 1a2b…" for the incoming payment, when its signer is known.
-    public var payerText: String? { incoming?.payerKeyID.map { "From key \($0)" } }
+    public var payerText: String? { incoming?.payerKeyID.map { localized("receive.fromKey", "From key %@", "\($0)") } }
 }
 
 extension NearbyDevicesModel {
     /// The line for the search state ("Searching…", "No devices found…"); nil when devices are listed.
     public var stateText: String? {
         switch state {
-        case .idle: "Not searching."
-        case .searching: "Searching for nearby wallets…"
+        case .idle: localized("nearby.notSearching", "Not searching.")
+        case .searching: localized("nearby.searching", "Searching for nearby wallets…")
         case .found: nil
-        case .nothingFound: "No wallets found nearby. Ask the payee to open Receive; the search goes on."
+        case .nothingFound:
+            localized("nearby.nothingFound", "No wallets found nearby. Ask the payee to open Receive; the search goes on.")
         case .failed(let message): message
         }
     }
@@ -222,8 +258,14 @@ extension NearbyDevicesModel {
     public var pickText: String? {
         switch pick {
         case .none: nil
-        case .fetchingRequest(let peer): "Asking \(peer.name.isEmpty ? "the device" : peer.name) for its request…"
-        case .handedToSend(let peer): "Ready to pay \(peer.name.isEmpty ? "the device" : peer.name) by Bluetooth."
+        case .fetchingRequest(let peer):
+            peer.name.isEmpty
+                ? localized("nearby.askingUnnamed", "Asking the device for its request…")
+                : localized("nearby.asking", "Asking %@ for its request…", peer.name)
+        case .handedToSend(let peer):
+            peer.name.isEmpty
+                ? localized("nearby.readyUnnamed", "Ready to pay the device by Bluetooth.")
+                : localized("nearby.ready", "Ready to pay %@ by Bluetooth.", peer.name)
         case .failed(let message): message
         }
     }

@@ -69,26 +69,43 @@ enum SendFailure {
     static func message(for error: WalletError) -> String {
         switch error {
         case .insufficientFunds(let available, let requested, let currency):
-            "Insufficient balance: \(Amount.format(requested, currency: currency)) \(currency) needed, \(Amount.format(available, currency: currency)) available offline. Buy notes or sync, then try again."
-        case .requestExpired: "The payment request has expired. Ask the payee to show a new one."
+            localized(
+                "send.insufficient",
+                "Insufficient balance: %1$@ needed, %2$@ available offline. Buy notes or sync, then try again.",
+                MoneyText.text(requested, currency: currency), MoneyText.text(available, currency: currency))
+        case .requestExpired: localized("send.requestExpired", "The payment request has expired. Ask the payee to show a new one.")
         case .rejected(.wrongCurrency(let held, let requested)):
-            "The request is in \(requested) and this wallet holds \(held): it is for another wallet's currency. Ask the payee for a request in \(held)."
-        default: error.description
+            localized(
+                "send.wrongCurrency",
+                "The request is in %1$@ and this wallet holds %2$@: it is for another wallet's currency. Ask the payee for a request in %2$@.",
+                requested.code, held.code)
+        default: ErrorText.wallet(error)
         }
     }
 
     static func message(for error: NearbyPayError) -> String {
-        let kept = " The payment is signed and kept: Try again resends exactly the same payment, never a second one."
         switch (error.outcome, error.cause) {
+        case (.signedAndKept, .wallet(let e)):
+            localized(
+                "send.failedKept", "%@ The payment is signed and kept: Try again resends exactly the same payment, never a second one.",
+                message(for: e))
         case (_, .wallet(let e)):
-            if case .signedAndKept = error.outcome { return message(for: e) + kept }
-            return message(for: e) + " Nothing was paid."
+            localized("send.failedNothingPaid", "%@ Nothing was paid.", message(for: e))
         case (_, .session(.refused(_, let why))):
-            return "The payee's wallet refused the payment: \(why) Nothing was paid; ask the payee for a new request."
+            localized(
+                "send.refusedByPayee", "The payee's wallet refused the payment: %@ Nothing was paid; ask the payee for a new request.", why)
         case (.signedAndKept, .session(let e)):
-            return "The connection to the payee failed (\(e.description))." + kept
-        default:
-            return error.description
+            localized(
+                "send.connectionFailedKept",
+                "The connection to the payee failed (%@). The payment is signed and kept: Try again resends exactly the same payment, never a second one.",
+                e.description)
+        case (.nothingSigned, .session(let e)):
+            localized("send.connectionFailed", "The connection to the payee failed (%@). Nothing was paid.", e.description)
+        case (_, .payeeMismatch(let expected, let found)):
+            localized(
+                "send.payeeMismatch", "The request at that address is for key %1$@, not %2$@. Nothing was paid.", "\(found)", expected)
+        case (_, .payeeKeyRequired):
+            localized("send.payeeKeyRequired", "The payee's whole key id is needed to pay an address. Nothing was paid.")
         }
     }
 }

@@ -15,9 +15,9 @@ extension WalletAlert: Identifiable {
 
     public var title: String {
         switch self {
-        case .fraud: "Double spend detected"
-        case .expiring: "Notes expire soon"
-        case .expired: "Notes expired"
+        case .fraud: localized("alert.fraud.title", "Double spend detected")
+        case .expiring: localized("alert.expiring.title", "Notes expire soon")
+        case .expired: localized("alert.expired.title", "Notes expired")
         }
     }
 
@@ -26,12 +26,28 @@ extension WalletAlert: Identifiable {
     public var message: String {
         switch self {
         case .fraud(let amount, let currency, let reference):
-            "The issuer caught a double spend involving \(Self.money(amount, currency)) of this wallet's notes (\(reference)). Quote \(reference) to support."
+            localized(
+                "alert.fraud.message",
+                "The issuer caught a double spend involving %1$@ of this wallet's notes (%2$@). Quote %2$@ to support.",
+                Self.money(amount, currency), reference)
         case .expiring(let amount, let currency, _):
-            "\(Self.money(amount, currency)) of notes expire soon. Connect to the internet and sync to refresh them."
+            localized(
+                "alert.expiring.message", "%@ of notes expire soon. Connect to the internet and sync to refresh them.",
+                Self.money(amount, currency))
         case .expired(_, let amount, let currency):
-            "\(Self.money(amount, currency)) of notes expired before they were refreshed. Sync while online to have them refunded to your account."
+            localized(
+                "alert.expired.message", "%@ of notes expired before they were refreshed. Sync while online to have them refunded to your account.",
+                Self.money(amount, currency))
         }
+    }
+
+    /// The body with the first expiry's time of day in the current language ("… First expiry:
+    /// 14:05."), for the in-app alert; the notification, which the system dates, uses `message`.
+    public func message(timeZone: TimeZone) -> String {
+        guard let expiryDate else { return message }
+        var style = Date.FormatStyle(date: .omitted, time: .shortened).locale(Localization.current.locale)
+        style.timeZone = timeZone
+        return localized("alert.expiring.messageWithTime", "%1$@ First expiry: %2$@.", message, expiryDate.formatted(style))
     }
 
     /// When the notes of an `.expiring` alert expire; nil for the others.

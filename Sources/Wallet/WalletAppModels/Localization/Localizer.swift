@@ -63,9 +63,9 @@ public enum Localization {
 
     /// The async form of ``withLocalizer(_:_:)``.
     public static func withLocalizer<R>(
-        _ localizer: any Localizer, _ body: () async throws -> R
+        _ localizer: any Localizer, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R
     ) async rethrows -> R {
-        try await $scoped.withValue(localizer, operation: body)
+        try await $scoped.withValue(localizer, operation: body, isolation: isolation)
     }
 }
 
