@@ -129,16 +129,7 @@ import WalletTestSupport
     @Test func aRowReadsAsOneSentenceInGerman() async throws {
         let german = try StringCatalogLocalizer(language: "de", locale: "de_DE")
         try await Localization.withLocalizer(german) {
-            try await IssuerHarness.with { h in
-                let (alice, _) = try await h.loggedIn("l10n-alice", funds: 10_000)
-                let (bob, _) = try await h.loggedIn("l10n-bob")
-                _ = try await alice.purchase(5_000)
-                let request = try await AsyncWallet(bob.wallet).createRequest(amount: 1_250, payeeName: "Bob")
-                _ = try await AsyncWallet(alice.wallet).pay(request, method: .qr)
-                let history = HistoryModel(wallet: alice.wallet)
-                history.appear()
-                defer { history.disappear() }
-                #expect(await untilTrue { history.rows.count == 2 })
+            try await HistoryRowTextTests.withAliceHistory { history in
                 let sent = try #require(history.rows.first { $0.direction == .sent })
                 #expect(sent.directionText == german.format(forKey: "history.direction.sent"))
                 // The row's amount and age are written when the history stream delivers it (the

@@ -183,7 +183,9 @@ import WalletTestSupport
 /// A history row's words: kind, status, and the VoiceOver sentence.
 @MainActor
 @Suite struct HistoryRowTextTests {
-    @Test func aRowReadsAsOneSentence() async throws {
+    /// Alice's history after she bought 50.00 EUR of notes and paid Bob 12.50 EUR of them by QR,
+    /// open (two rows) while `body` runs.
+    static func withAliceHistory(_ body: @MainActor (HistoryModel) async throws -> Void) async throws {
         try await IssuerHarness.with { h in
             let (alice, _) = try await h.loggedIn("row-alice", funds: 10_000)
             let (bob, _) = try await h.loggedIn("row-bob")
@@ -194,6 +196,12 @@ import WalletTestSupport
             history.appear()
             defer { history.disappear() }
             #expect(await untilTrue { history.rows.count == 2 })
+            try await body(history)
+        }
+    }
+
+    @Test func aRowReadsAsOneSentence() async throws {
+        try await Self.withAliceHistory { history in
             let sent = try #require(history.rows.first { $0.direction == .sent })
             #expect(sent.directionText == "Sent" && sent.statusText == "Pending" && sent.counterpartyText == "Bob")
             #expect(sent.accessibilitySummary.hasPrefix("Sent to Bob, minus 12.50 EUR, Pending, by QR"), "\(sent.accessibilitySummary)")
