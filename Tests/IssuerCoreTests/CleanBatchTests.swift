@@ -8,7 +8,7 @@ import Testing
 import WalletCore
 
 /// On PostgreSQL a redemption batch whose chains are all clean is written in one statement
-/// outside a transaction (`Issuer.commitCleanBatch`, `Ledger.Deltas.applyCommittingAlone`):
+/// outside a transaction (`Issuer.commitInOneStatement`, `Ledger.Deltas.applyCommittingAlone`):
 /// the statement commits alone, so every check must be inside it. Anything it refuses must
 /// leave nothing behind and reach the transaction, which answers each chain.
 @Suite struct CleanBatchTests {

@@ -67,7 +67,7 @@ final class RedemptionQueue: Sendable {
 enum RedemptionQueueError: Error { case resultCountMismatch }
 
 /// Redemption batches by how they were written: in one statement outside a transaction (clean
-/// batches on PostgreSQL, `Issuer.commitCleanBatch`) or in a transaction (`Issuer.writeBatch`),
+/// batches on PostgreSQL, `Issuer.commitInOneStatement`) or in a transaction (`Issuer.writeBatch`),
 /// a batch tried the first way and refused counting once each way.
 final class RedemptionBatchCounts: Sendable {
     let committedAlone = Atomic<Int>(0)

@@ -3,7 +3,7 @@
 // one-hop redemption leaves behind, so that tables, indexes and the file are the size they
 // would be after that many real redemptions.
 //
-// Per note, as the issuer writes them (Schema.swift, Issuer.purchase, Redemption.writeBatch):
+// Per note, as the issuer writes them (Schema.swift, Issuer.purchase, Issuer.writeInTransaction):
 //   issued_note   one row, fully redeemed (redeemed = amount), not swept
 //   idempotency   the purchase's stored answer (the encoded note)
 //   spent_state   the transfer of the note's state, and the redemption marker of its output
