@@ -19,7 +19,7 @@ struct HistoryDetailView: View {
                     Text("\(detail.row.directionText) · \(detail.row.counterpartyText)")
                         .font(.headline)
                     HStack(spacing: 6) {
-                        HistoryBadge(text: detail.row.method, tint: .blue)
+                        HistoryBadge(text: detail.row.method, tint: .accentColor)
                         HistoryBadge(text: detail.row.statusText, tint: detail.row.status == .failed ? .red : .secondary)
                     }
                 }

@@ -32,7 +32,7 @@ struct HistoryRowView: View {
                 .font(.caption)
                 .foregroundStyle(.secondary)
                 HStack(spacing: 6) {
-                    HistoryBadge(text: row.method, tint: .blue)
+                    HistoryBadge(text: row.method, tint: .accentColor)
                     HistoryBadge(text: row.statusText, tint: statusTint)
                 }
                 if let error = row.error {

@@ -84,7 +84,7 @@ struct HomeView: View {
 
     private var partsCards: some View {
         HStack(spacing: 12) {
-            BalancePartCard(title: "Offline notes", amount: model.offlineText, share: model.offlineShareText, tint: .blue)
+            BalancePartCard(title: "Offline notes", amount: model.offlineText, share: model.offlineShareText, tint: .accentColor)
             BalancePartCard(title: "Settled", amount: model.settledText, share: model.settledShareText, tint: .green)
         }
     }
@@ -175,7 +175,7 @@ struct SplitBar: View {
 
     var body: some View {
         ProgressView(value: offlineFraction)
-            .tint(.blue)
+            .tint(.accentColor)
             .accessibilityLabel("Balance split")
             .accessibilityValue(accessibilityText)
     }
