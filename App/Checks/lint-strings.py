@@ -19,6 +19,8 @@ Rules (each finding: FILE:LINE: [rule] message):
                 or a key used without one has plural variants
   stale         a catalog key no source uses (a dead translation)
   conflict      one key used with two different English texts
+  project       the catalog is not a resource of the app target in App/project.yml (Xcode would
+                not compile it into the bundle: every text would show in English)
   fragment      a translated text built from pieces: a `localized(…)` result joined with `+` or
                 written into a string interpolation, or a view literal with an interpolation
                 (the key would be a sentence with holes its translator cannot see)
@@ -26,7 +28,7 @@ Rules (each finding: FILE:LINE: [rule] message):
                 (an English text that escapes translation); a line that must keep one says why
                 with a `// not shown:` comment (identifiers, storage keys, log lines)
 
-Usage: lint-strings.py ROOT [--catalog FILE] [--models DIR] [--views DIR]
+Usage: lint-strings.py ROOT [--catalog FILE] [--models DIR] [--views DIR] [--project FILE]
        lint-strings.py ROOT --update      add missing keys (English filled in) and drop stale ones
        lint-strings.py ROOT --export FILE write what each language lacks, as JSON, for translation
        lint-strings.py ROOT --import FILE merge translations {key: {lang: text | {one, other}}}
@@ -241,6 +243,21 @@ def check(uses, catalog, catalog_path):
     return findings
 
 
+def wired(project, name):
+    """The catalog `name` listed under the app target's sources with the resources build phase."""
+    try:
+        with open(project, encoding="utf-8") as f:
+            lines = f.read().split("\n")
+    except FileNotFoundError:
+        return [(project, 1, "project", "no such file")]
+    for i, line in enumerate(lines):
+        if re.match(r'\s*- path:\s*' + re.escape(name) + r'\s*$', line):
+            following = lines[i + 1] if i + 1 < len(lines) else ""
+            if re.match(r'\s*buildPhase:\s*resources\s*$', following):
+                return []
+    return [(project, 1, "project", f"{name} is not a resource of the app target (- path: {name} / buildPhase: resources)")]
+
+
 def english_entry(use):
     if use["plural"] is None:
         return {"stringUnit": {"state": "translated", "value": use["english"]}}
@@ -264,7 +281,8 @@ def main(argv):
     root = args.pop(0)
     opts = {"--catalog": os.path.join(root, "App/Localizable.xcstrings"),
             "--models": os.path.join(root, "Sources/Wallet/WalletAppModels"),
-            "--views": os.path.join(root, "App/Sources")}
+            "--views": os.path.join(root, "App/Sources"),
+            "--project": os.path.join(root, "App/project.yml")}
     mode = None
     while args:
         a = args.pop(0)
@@ -325,6 +343,7 @@ def main(argv):
         save(catalog, opts["--catalog"])
         return 0
     findings += check(uses, catalog, opts["--catalog"])
+    findings += wired(opts["--project"], os.path.basename(opts["--catalog"]))
     for path, line, rule, message in sorted(set(findings)):
         print(f"{path}:{line}: [{rule}] {message}")
     return 1 if findings else 0
