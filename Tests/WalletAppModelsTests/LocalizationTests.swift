@@ -128,18 +128,17 @@ import WalletTestSupport
 @Suite struct LocalizedHistoryTests {
     @Test func aRowReadsAsOneSentenceInGerman() async throws {
         let german = try StringCatalogLocalizer(language: "de", locale: "de_DE")
-        try await Localization.withLocalizer(german) {
-            try await HistoryRowTextTests.withAliceHistory { history in
-                let sent = try #require(history.rows.first { $0.direction == .sent })
+        try await HistoryRowTextTests.withAliceHistory { history in
+            let sent = try #require(history.rows.first { $0.direction == .sent })
+            await history.open(sent.id)
+            // The row's amount and age were written when the history stream delivered it, in
+            // the language in effect there; the words around them follow the one asked here.
+            try Localization.withLocalizer(german) {
                 #expect(sent.directionText == german.format(forKey: "history.direction.sent"))
-                // The row's amount and age are written when the history stream delivers it (the
-                // app installs one language for the process; this test scopes it to its task),
-                // the sentence around them when VoiceOver asks for it.
                 let format = try #require(german.format(forKey: "history.summary.outgoing"))
                 let expected = PlaceholderFormat.fill(
                     format, with: [sent.directionText, "Bob", String(sent.amountText.dropFirst()), sent.statusText, sent.method, sent.relativeTime])
                 #expect(sent.accessibilitySummary == expected && !expected.contains(" to "), "\(sent.accessibilitySummary)")
-                await history.open(sent.id)
                 #expect(history.detail?.chainText == german.plural(forKey: "history.transfersSinceIssue", count: 1))
             }
         }

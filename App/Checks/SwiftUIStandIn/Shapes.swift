@@ -151,7 +151,6 @@ extension ShapeStyle where Self == Color {
     public static var pink: Color { .pink }
     public static var purple: Color { .purple }
     public static var clear: Color { .clear }
-    public static var accentColor: Color { .accentColor }
     public static var mint: Color { .mint }
     public static var teal: Color { .teal }
     public static var cyan: Color { .cyan }

@@ -274,7 +274,7 @@ private struct RecentWithdrawals: View {
                     case .pending:
                         Image(systemName: "clock").foregroundStyle(.secondary).accessibilityLabel("Pending")
                     case .sent:
-                        Image(systemName: "arrow.up.circle").foregroundStyle(.accentColor).accessibilityLabel("Sent")
+                        Image(systemName: "arrow.up.circle").foregroundStyle(Color.accentColor).accessibilityLabel("Sent")
                     case .paid:
                         Image(systemName: "checkmark.circle.fill").foregroundStyle(.green).accessibilityLabel("Paid")
                     case .refused:

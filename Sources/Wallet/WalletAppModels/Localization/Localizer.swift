@@ -42,12 +42,14 @@ public struct EnglishLocalizer: Localizer {
 /// The localizer the models' texts use now.
 public enum Localization {
     private static let installed = Mutex<any Localizer>(EnglishLocalizer())
-    @TaskLocal private static var scoped: (any Localizer)?
+    // Spelled out rather than `@TaskLocal`, which is a property wrapper in older SDKs (a mutable
+    // static there) and a macro in newer ones.
+    private static let scoped = TaskLocal<(any Localizer)?>(wrappedValue: nil)
 
     /// The localizer in effect: the one a caller scoped with ``withLocalizer(_:_:)``, else the
     /// installed one.
     public static var current: any Localizer {
-        scoped ?? installed.withLock { $0 }
+        scoped.get() ?? installed.withLock { $0 }
     }
 
     /// Makes `localizer` the app's for every text computed from now on (once, at launch).
@@ -56,16 +58,10 @@ public enum Localization {
     }
 
     /// Runs `body` with `localizer`'s language for the texts it computes, on this task only
-    /// (tests render one language without affecting others running beside them).
+    /// (tests render one language without affecting others running beside them). Texts a model
+    /// computed earlier, or computes in a task of its own, keep the language in effect there.
     public static func withLocalizer<R>(_ localizer: any Localizer, _ body: () throws -> R) rethrows -> R {
-        try $scoped.withValue(localizer, operation: body)
-    }
-
-    /// The async form of ``withLocalizer(_:_:)``.
-    public static func withLocalizer<R>(
-        _ localizer: any Localizer, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R
-    ) async rethrows -> R {
-        try await $scoped.withValue(localizer, operation: body, isolation: isolation)
+        try scoped.withValue(localizer, operation: body)
     }
 }
 
