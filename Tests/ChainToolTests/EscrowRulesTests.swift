@@ -29,7 +29,7 @@ import Testing
     // MARK: set-daily-cap reads the escrow's event
 
     /// A raise waits 24 hours: the receipt's DailyCapRaiseScheduled says until when, and what
-    /// stays in force meanwhile. (The old tool said "the daily cap is now X" for any amount.)
+    /// stays in force meanwhile, never "the daily cap is now X".
     @Test func aRaiseIsReadAsScheduledWithItsTime() throws {
         let logs = [Self.log(CapChange.scheduledTopic, [Self.word(250_000), Self.word(999_999), Self.word(1_795_582_153)])]
         let change = try CapChange.from(logs: logs, escrow: Self.escrow)

@@ -7,11 +7,11 @@ import Testing
 import WalletCore
 import WalletTestSupport
 
-/// Found by the adversarial economy (docs/reliability.md §3, `wallet-economy --seed 20261124`):
+/// From the adversarial economy (docs/reliability.md §3, `wallet-economy --seed 20261124`):
 /// a cheater double spends its note, the other branch wins at the issuer, then the cheater
 /// double spends the change of its losing branch too. Every chain through that change passes
-/// the first double spend before it reaches the second, and the issuer opened a case for the
-/// first conflict of a chain only: the second double spend was never on the books (DESIGN §2.5).
+/// the first double spend before it reaches the second; the issuer must open a case for each
+/// conflict of a chain, not only the first, so the second is on the books too (DESIGN §2.5).
 @Suite struct ChainedDoubleSpendTests {
     @Test(arguments: Backend.available)
     func aSecondDoubleSpendFurtherDownOneChainIsOnTheBooksToo(_ backend: Backend) async throws {
@@ -49,11 +49,11 @@ import WalletTestSupport
         try await h.expectBooksBalance()
     }
 
-    /// Found by the adversarial economy too: Carol accepts a note from Alice's second spend (she
+    /// From the adversarial economy too: Carol accepts a note from Alice's second spend (she
     /// cannot know), then pays Bob with it; Bob saw the first spend and rightly refuses. Carol's
-    /// wallet never signs that state again, so the value was stranded: the issuer's expiry refund
-    /// walked only the branch it saw first, and Carol was never paid for what she accepted. Now
-    /// the losing branch she announced is refunded at expiry like any announced payment (§5.2
+    /// wallet never signs that state again, so an expiry refund that walked only the branch the
+    /// issuer saw first would strand it. The losing branch she announced is refunded at expiry
+    /// like any announced payment (§5.2
     /// rule 4) — to Bob, whose key her payment names, and her change to her — from Alice's account.
     @Test(arguments: Backend.available)
     func aPaymentRefusedForCarryingADoubleSpendIsRefundedFromTheCheaterAtExpiry(_ backend: Backend) async throws {

@@ -10,7 +10,7 @@ import Testing
 @Suite struct EmailAddressTests {
     static let password = "long enough password"
 
-    /// The NUL used to cut the address short where SQLite bound it: `nul\0@x` became `nul`.
+    /// A NUL is refused, never cut short where SQLite binds it (`nul\0@x` as `nul`).
     @Test(arguments: Backend.available)
     func aNULIsRefusedAndNeverTruncates(_ backend: Backend) async throws {
         let h = try await IssuerHarness(backend)
@@ -48,7 +48,7 @@ import Testing
         #expect(try EmailAddress("alice@example.com").skeleton == "alice@example.com")
     }
 
-    /// Look-alikes used to become separate accounts, which `send-online` could pay.
+    /// Look-alikes of an account are refused, not made separate accounts `send-online` could pay.
     @Test(arguments: Backend.available)
     func lookAlikesOfAnAccountAreRefused(_ backend: Backend) async throws {
         let h = try await IssuerHarness(backend)

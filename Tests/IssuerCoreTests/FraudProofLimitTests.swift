@@ -5,9 +5,9 @@ import Testing
 
 /// docs/protocol.md §7: a fraud proof is checked as its proving chain extended by each transfer.
 /// A proving chain of 255 transfers (the most `hop_count` can say) extended by one has no
-/// encoding; the issuer used to re-encode the extended chain to verify it, and the one-byte
-/// count trapped: any signed-in wallet could stop the server with one report. It is now
-/// verified as a value and refused `too_many_hops` (400), like any chain above the limit.
+/// encoding: re-encoding it to verify it would trap on the one-byte count, and any signed-in
+/// wallet could stop the server with one report. It is verified as a value and refused
+/// `too_many_hops` (400), like any chain above the limit.
 @Suite struct FraudProofLimitTests {
     @Test(arguments: Backend.available)
     func aProofExtendingA255HopChainIsRefusedNotATrap(_ backend: Backend) async throws {

@@ -8,7 +8,7 @@ import Testing
 /// No balance leaves Int64, no non-integer reaches a money column, and no value
 /// read from the database can trap the server. Amounts in messages are money.
 @Suite struct MoneySafetyTests {
-    /// Funding Int64.max and then 1 used to kill the server (SQLite made the sum a REAL).
+    /// Funding Int64.max and then 1 is refused, and the server lives (SQLite would make the sum a REAL).
     @Test(arguments: Backend.available)
     func fundingPastTheLargestBalanceIsRefused(_ backend: Backend) async throws {
         let h = try await IssuerHarness(backend)

@@ -3,7 +3,7 @@ import SQLStore
 import Testing
 
 /// `IssuerConfig.redemptionParallelism`'s default: one writer on SQLite; on PostgreSQL a second
-/// batch in flight only where there are cores for it (docs/performance.md, fourth round).
+/// batch in flight only where there are cores for it (docs/performance.md, "A batch's fixed cost").
 @Suite struct RedemptionParallelismTests {
     @Test func oneTransactionInFlightUnlessPostgreSQLHasFourCores() {
         #expect([1, 2, 4, 64].map { Issuer.defaultRedemptionParallelism(.sqlite, cores: $0) } == [1, 1, 1, 1])

@@ -30,7 +30,8 @@ import Testing
         #expect(spent.contains("spent_state_note"), "\(spent)")
     }
 
-    /// SQLite's own 2 MB page cache halved redemptions/s with 10^6 notes in the spent set.
+    /// The issuer's SQLite connection opens with a 64 MB page cache, not SQLite's own 2 MB, which
+    /// is too small for a large spent set (docs/server.md, "What shapes the figures").
     @Test func sqliteRunsWithAPageCacheOf64MB() async throws {
         let scratch = try ScratchDatabase.sqlite(prefix: "cache-size")
         let store = try SQLiteStore(path: scratch.path + "/server.sqlite")

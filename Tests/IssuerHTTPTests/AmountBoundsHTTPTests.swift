@@ -73,7 +73,7 @@ import FoundationNetworking
     }
 
     /// The wallet's client carries amounts as int64: one it cannot carry is refused before any
-    /// request goes out (it used to trap converting), and the issuer's books do not move.
+    /// request goes out (never a trap converting it), and the issuer's books do not move.
     @Test func theClientRefusesAmountsTheAPICannotCarry() async throws {
         try await HTTPHarness.with(.sqlite) { h in
             let (alice, aliceTokens, _) = try await h.user("alice")

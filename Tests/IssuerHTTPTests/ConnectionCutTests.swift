@@ -3,11 +3,11 @@ import IssuerTesting
 import SQLStore
 import Testing
 
-/// The soak (docs/reliability.md §5) found requests that never got an answer after the
-/// server's PostgreSQL connections were cut with pg_terminate_backend: each held its
-/// transaction for ever, and a SIGTERM could no longer stop the server (it waits for them).
-/// Cause: postgres-nio 1.33.2 never answers a statement written to a connection whose channel
-/// has closed (the ROLLBACK after a failed statement, or a body's next statement).
+/// Every request ends when the server's PostgreSQL connections are cut (pg_terminate_backend,
+/// as the soak of docs/reliability.md §5 does): none holds its transaction for ever, so a
+/// SIGTERM, which waits for them, still stops the server. postgres-nio 1.33.2 never answers a
+/// statement written to a connection whose channel has closed (the ROLLBACK after a failed
+/// statement, or a body's next statement), so the store must not wait on it alone.
 @Suite struct ConnectionCutTests {
     /// 12 workers run short transactions on a 6-connection pool while a side connection
     /// terminates the pool's backends 8 times. Every transaction must end — committed, or
@@ -23,7 +23,7 @@ import Testing
 
         // The workload runs in a task of its own, so that a transaction that never returns
         // cannot keep this test (and the run) waiting: the wait below is bounded. The bound is
-        // liveness on a loaded machine, not speed: without the fix a cut transaction never ends.
+        // liveness on a loaded machine, not speed: a cut transaction that is not ended never ends.
         let workload = Task { () throws -> CutOutcome in
             try await withThrowingTaskGroup(of: CutOutcome.self) { group in
                 for _ in 0..<workers {

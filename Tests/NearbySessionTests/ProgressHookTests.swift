@@ -8,8 +8,8 @@ import Testing
 struct ProgressHookTests {
     /// The payer reports its bytes as they go out, frame by frame, then that all of them are
     /// out while it waits for the reply: a client shows "k of n", then "waiting for the
-    /// receipt". (The hook used to fire once per batch of frames, so at MTU 185 the payment
-    /// went from "nothing" to "answered" with no step between.)
+    /// receipt". A hook fired once per batch of frames would take a payment at MTU 185 from
+    /// "nothing" to "answered" with no step between.
     @Test func thePayerReportsEachFrameItWritesBeforeTheReply() async throws {
         let pair = try Pair()
         let network = SimulatedNetwork(.init(mtu: 185))

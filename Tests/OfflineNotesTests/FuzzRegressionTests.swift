@@ -1,12 +1,12 @@
 import OfflineNotes
 import Testing
 
-/// Inputs the fuzzers (Fuzz/, scripts/fuzz, docs/reliability.md §1) found, kept as tests so the
-/// defects stay fixed without a fuzz build.
+/// Inputs from the fuzzers' corpora (Fuzz/, scripts/fuzz, docs/reliability.md §1), kept as
+/// tests so what they check holds without a fuzz build.
 @Suite struct FuzzRegressionTests {
     /// base64url has one spelling per byte string: a last character with its unused low bits set
-    /// ("QR" beside "QQ" for the byte 0x41) used to decode, so one key or state reference had
-    /// several spellings (the api-json fuzz target's first finding).
+    /// ("QR" beside "QQ" for the byte 0x41) is refused, so no key or state reference has
+    /// several spellings (the api-json fuzz target's input).
     @Test func base64URLRefusesSetPaddingBits() {
         #expect(Base64URL.decode("QQ") == [0x41])
         #expect(Base64URL.decode("QR") == nil)

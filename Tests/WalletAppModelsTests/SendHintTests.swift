@@ -5,9 +5,9 @@ import WalletAppModels
 import WalletCore
 import WalletTestSupport
 
-/// docs/protocol.md §4.5: a hint a payer cannot use is ignored like an unknown kind. Send chose
-/// Bluetooth for any request carrying a Bluetooth or TCP hint, malformed or not, and then had no
-/// service to reach; a request whose only nearby hint is malformed is now paid by QR.
+/// docs/protocol.md §4.5: a hint a payer cannot use is ignored like an unknown kind. Send picks
+/// Bluetooth only for a well-formed Bluetooth or TCP hint, which gives it a service to reach; a
+/// request whose only nearby hint is malformed is paid by QR.
 @MainActor
 @Suite struct SendHintTests {
     @Test func aRequestWhoseOnlyNearbyHintIsMalformedIsPaidByQR() async throws {

@@ -3,10 +3,10 @@ import OfflineNotes
 import Testing
 import WalletCore
 
-/// A restore killed half-way (found by `scripts/crash-sweep` at `wallet.restore.snapshot-written`
-/// and `wallet.restore.key-created`): the directory held the backup's database, maybe a new key,
-/// and old-key states not yet marked restored. Restoring again refused ("a wallet already
-/// exists"), and opening it showed the old key's notes as spendable under the new key.
+/// A restore killed half-way (`scripts/crash-sweep` at `wallet.restore.snapshot-written` and
+/// `wallet.restore.key-created`) leaves the backup's database, maybe a new key, and old-key
+/// states not yet marked restored. Restoring again into it must start over, and nothing may
+/// open it and show the old key's notes as spendable under the new key.
 @Suite struct InterruptedRestoreTests {
     /// What a restore leaves while it runs (the engine's marker; see `Wallet.restore`).
     static let marker = "restore-unfinished"

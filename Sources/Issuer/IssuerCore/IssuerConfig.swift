@@ -23,11 +23,10 @@ public struct IssuerConfig: Sendable {
     public var passwordCost: PasswordHasher.Cost
     /// Redemption transactions in flight at once (group commit). Nil: 1 on SQLite (one writer);
     /// on PostgreSQL 2 (one batch is written while the other commits) on a machine of 4 cores or
-    /// more, 1 on a smaller one. Every batch has a fixed cost whatever its size (~1 ms of CPU,
-    /// mostly its round trips), so more, smaller batches cost more per redemption; on 2 cores the
-    /// second batch's overlap no longer paid for that once the cost per redemption fell
-    /// (docs/performance.md, fourth round: 1 did 5,103–5,532/s at 254–274 µs, 2 did
-    /// 5,004–5,168/s at 314 µs).
+    /// more, 1 on a smaller one. Every batch has a fixed cost whatever its size (mostly its
+    /// round trips), so more, smaller batches cost more CPU per redemption; below 4 cores the
+    /// overlap of a second batch does not pay for that (measured in docs/performance.md,
+    /// "A batch's fixed cost").
     /// Balances are applied at batch end in account order, and each slot adds to its own float
     /// shard, so parallel batches neither deadlock nor queue on one row.
     public var redemptionParallelism: Int?

@@ -176,8 +176,9 @@ enum Ledger {
         }
 
         /// PostgreSQL: the journal rows and every balance change of the batch in one statement
-        /// (each part a data-modifying CTE), not four: each statement is a round trip, and a
-        /// batch's fixed cost is mostly its round trips (docs/performance.md, fourth round).
+        /// (each part a data-modifying CTE), not four: each statement is a round trip, and round
+        /// trips are most of a batch's fixed cost (docs/performance.md, "Where a redemption's
+        /// time goes").
         /// The locks come in the order the separate statements took them: the accounts (in key
         /// order, by their `locked` CTE), then the notes, then the shards, because the final
         /// SELECT reads the three counts in that order and PostgreSQL runs a CTE when it is first

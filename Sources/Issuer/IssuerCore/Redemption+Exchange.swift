@@ -103,9 +103,9 @@ extension Issuer {
     /// The last holders of value on the losing side of each double spend of a note (the second
     /// transfer of its fraud cases), per cheater account: only below an output someone spent
     /// onward (an output nobody carried on may have been refused by its payee), without states
-    /// already redeemed (paid at redemption) or held by the cheater's own account. Found by the
-    /// adversarial economy: an honest wallet paid with a note from a cheater's losing branch,
-    /// refused by a payee who had seen the other branch, was never credited.
+    /// already redeemed (paid at redemption) or held by the cheater's own account. So an honest
+    /// wallet paid from a cheater's losing branch, and refused by a payee who had seen the
+    /// other branch, is still credited.
     func losingBranchHolders(_ conn: any SQLConnection, noteID: [UInt8]) async throws -> [(cheater: Int64, holders: [Int64: Int64])] {
         let cases = try await conn.query(
             "SELECT second_transfer, cheater_account FROM fraud_case WHERE note_id = ? AND second_transfer IS NOT NULL AND cheater_account IS NOT NULL ORDER BY id",

@@ -36,22 +36,20 @@ extension Issuer {
         return results
     }
 
-    /// PostgreSQL: a batch in two statements outside a transaction instead of five in one
-    /// (BEGIN, the lookup, the spent states, the books, COMMIT; docs/performance.md, fifth
-    /// round), when every chain in it is clean: its note's record settles its signature, the
-    /// note is not refunded, the held key is the redeeming account's, and no two chains touch
-    /// the same state. Then every chain is credited from the float, as `write` would, and
-    /// the spent states and the books go in one statement that commits alone
-    /// (`Ledger.Deltas.applyCommittingAlone`).
+    /// PostgreSQL: writes a clean batch with two statements outside a transaction, the lookup
+    /// and one statement that inserts the spent states and writes the journal and every
+    /// balance, committing alone (`Ledger.Deltas.applyCommittingAlone`). Clean: every chain's
+    /// note is settled by its record and not refunded, its held key is the redeeming
+    /// account's, and no two chains touch the same state; each is credited from the float as
+    /// `write` would.
     ///
-    /// `.notWritten`, with nothing written, when the batch is not clean, the statement refused
-    /// it (a state already spent or redeemed: a retry, a double spend, another process
-    /// redeeming the same chain at that moment; a note refunded since the lookup; an overflow)
-    /// or anything failed before the statement was answered. `.outcomeUnknown` when the
-    /// connection was lost under the statement. Either way the caller writes the batch in a
-    /// transaction, which gives every chain its own answer. The lookup runs outside a
-    /// transaction; `writeInTransaction`'s, under READ COMMITTED, takes no lock either, and what the
-    /// write relies on is checked again by the statement.
+    /// Guarantees: the batch is written whole or not at all, and only `.written` says it was.
+    /// The statement rechecks everything the write relies on (each spent state new or the same
+    /// spender's transfer, each balance in range, each note unrefunded), since the lookup holds
+    /// no lock, and fails whole on any short count. `.notWritten`: nothing was written (not
+    /// clean, refused, or failed before an answer). `.outcomeUnknown`: the connection was lost
+    /// under the statement. In both cases the caller writes the batch in a transaction, which
+    /// answers each chain and meets any rows the statement did commit (`already_credited`).
     func commitInOneStatement(_ batch: [PendingRedemption], slot: Int) async -> CleanBatchOutcome {
         do {
             return try await database.outsideTransaction { conn -> CleanBatchOutcome in

@@ -104,8 +104,8 @@ extension Issuer {
         var conflict: FraudCaseRef?
         // Every conflicting spend gets its case, not only the first: a cheater that double spends
         // the change of its own losing branch puts a second double spend behind the first on
-        // every chain through it, and that one must be on the books too (found by the
-        // adversarial economy). The first is the one the caller settles.
+        // every chain through it, and that one must be on the books too. The first is the one
+        // the caller settles.
         for edge in state.spends where !written.contains(edge.state.bytes) {
             guard let first = try await conn.queryOne("SELECT spender, kind, transfer FROM spent_state WHERE state_ref = ?", edge.state.bytes),
                 try first.blob("spender") != edge.transfer.hash.bytes

@@ -225,7 +225,7 @@ enum Schema {
 
     /// Version 8: the float's cached balance is spread over `Ledger.shardCount` rows
     /// (`Ledger.balance(of:)`), so redemption batches and purchases running at once, in one
-    /// process or several, no longer queue on the float's row lock until each COMMIT. On
+    /// process or several, do not queue on the float's row lock until each COMMIT. On
     /// PostgreSQL, `issued_note` leaves a fifth of each new page free, so the one update of a
     /// note's `redeemed` (no indexed column changes) can stay on its page as a HOT update
     /// instead of writing all four of the table's indexes.

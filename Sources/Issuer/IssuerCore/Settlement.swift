@@ -1,9 +1,10 @@
 import SQLStore
 
-/// Where money enters the issuer's books from outside: a bank, a card processor, or later a
-/// blockchain. The issuer credits an account only with what its adapter confirms; the journal
-/// records it against `system:funding`. One protocol, so another settlement rail is an adapter,
-/// not a change to the ledger.
+/// The confirmation step of `Issuer.deposit`: the issuer credits an account only with the amount
+/// its adapter confirms, and the journal records it against `system:funding`. Its one conformer
+/// is `BuiltInSettlement` (development funding and tests). Chain settlement does not pass
+/// through it: `ChainSettlement` credits escrow deposits with `Issuer.creditChainDeposits` and
+/// books payouts with `Issuer.recordPayout` and `Issuer.completeWithdrawal` (Chain.swift).
 public protocol SettlementAdapter: Sendable {
     /// Confirms an external deposit and returns the amount to credit (in minor units).
     /// Throws if the deposit cannot be confirmed; nothing is credited then.

@@ -50,8 +50,8 @@ final class RouteTable: ServerTransport {
                 router.on(RouterPath(path), method: method) { _, _ -> Response in throw problem }
             }
         }
-        // Any other method (QUERY, PROPFIND, an extension token) has no route to fall on, so
-        // the router alone answered 404 for a path the API serves (found by schemathesis).
+        // Any other method (QUERY, PROPFIND, an extension token) has no route to fall on, and
+        // the router alone would answer 404 for a path the API serves; this answers 405.
         router.middlewares.add(OtherMethodMiddleware<Context>(paths: paths))
     }
 

@@ -41,8 +41,8 @@ public final class SQLiteStore: SQLDatabase, @unchecked Sendable {
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
         // A 64 MB page cache (SQLite's default is 2 MB; pages are allocated only as they are
         // used): the spent set's keys are hashes, so each redemption touches a different leaf
-        // of several indexes, and with 10^6 notes the default cache halved redemptions/s
-        // (docs/server.md, "Load test": 1,871 → 866/s; 2,505 → 2,037/s with this cache).
+        // of several indexes, and a large spent set must not send every commit back to the OS
+        // for pages (docs/server.md, "What shapes the figures").
         for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL", "PRAGMA foreign_keys = ON", "PRAGMA cache_size = \(Self.cacheSize)"] {
             try Self.exec(db, pragma)
         }

@@ -13,7 +13,7 @@ import Darwin
 /// sits at the end of that buffer, the copy runs past it, and the whole test process dies with
 /// SIGSEGV whenever the next page is unmapped (swift-corelibs-foundation PR #5472, fixed after
 /// 6.3.1). The full test suite, with its hundreds of SQLite files and sockets open at once,
-/// reaches ~1,500 descriptors in its busiest first minute, and a CLI test crashed it that way.
+/// reaches ~1,500 descriptors in its busiest first minute.
 /// Here the child closes every descriptor from 3 up itself (`closefrom`), so nothing has to
 /// walk `/proc`. Linux only, as the test suite is; elsewhere `start` throws.
 public enum Spawn {

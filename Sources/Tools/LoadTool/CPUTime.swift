@@ -7,9 +7,8 @@ import Foundation
 /// CPU time used so far (user + system, whole microseconds): by this process (with `children`, the
 /// wallet-server processes it started), and by every process named `postgres` that is alive now
 /// (the server's backends and background workers) together with the children they have reaped:
-/// a backend that exits moves its CPU time into the postmaster's, so the sum never goes back
-/// (it did once, and a ceiling measured while the last phase's backends exited showed −17 µs
-/// per insert).
+/// a backend that exits moves its CPU time into the postmaster's, so the sum never goes back,
+/// even while the previous phase's backends exit during a measurement.
 struct CPUTime: Sendable {
     /// Microseconds of CPU: this process (and the children asked for), and PostgreSQL.
     var ownMicros: Int64

@@ -3,7 +3,7 @@ import Synchronization
 
 /// Decompressed public keys, keyed by their 33 compressed bytes.
 ///
-/// Decompressing a P-256 point costs about 30% of an ECDSA verification with swift-crypto's
+/// Decompressing a P-256 point is a large share of an ECDSA verification with swift-crypto's
 /// BoringSSL backend, and the same owner keys recur constantly (a wallet's own key, regular
 /// counterparties, the payers a server sees). Bounded: when full it is emptied, which keeps
 /// memory fixed without bookkeeping on the hot path. Safe to share between threads.

@@ -6,7 +6,7 @@ extension Wallet {
     /// `receive(_:for:method:transcriptHash:)`, which this calls).
     ///
     /// A scanned payment does not say which request it answers anywhere but in its transfers,
-    /// so a client no longer has to parse the bundle to find out. A nonce this wallet never
+    /// so this finds it and a client does not parse the bundle. A nonce this wallet never
     /// issued is `unknownRequest`; a bundle that is not a payment is `rejected`.
     public func receive(
         _ bundleBytes: [UInt8], method: PaymentMethod = .qr, transcriptHash: Digest32? = nil

@@ -32,7 +32,7 @@ enum WalletDatabase {
     /// The database and its WAL and shared-memory files hold the wallet's notes and history:
     /// mode 0600, whatever the umask. SQLite gives the `-wal` and `-shm` files the database
     /// file's mode, so the file is made 0600 before SQLite first opens it, and a file left wider
-    /// (a wallet made before this rule, a copy) is narrowed to it.
+    /// (a copy, an older wallet) is narrowed to it.
     static func restrictToOwner(_ path: String) throws(WalletError) {
         // O_CREAT without O_TRUNC: an existing database is opened as it is. (`open` alone would
         // name `WalletDatabase.open(path:)` here.)
