@@ -220,7 +220,8 @@ final class StateRecorder {
             }
             #expect(exchange.alreadySpent == spent.count, "the notes the old phone spent are retired, not exchanged")
             #expect(exchange.value == 3_000 - spentValue)
-            #expect(summary.text.contains("\(spent.count) note(s) already spent by the old device"))
+            let notes = spent.count == 1 ? "1 note" : "\(spent.count) notes"
+            #expect(summary.text.contains("\(notes) already spent by the old device."))
             #expect(try await app.wallet?.balance().spendable == 3_000 - spentValue)
         }
     }

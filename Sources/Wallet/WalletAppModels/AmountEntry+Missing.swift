@@ -27,8 +27,9 @@ extension AmountEntry.BalanceLine {
     /// "Remaining: 12.50 EUR" or "Insufficient balance: 0.01 EUR short".
     public func text(currency: Currency) -> String {
         switch self {
-        case .remaining(let left): "Remaining: \(MoneyText.text(left, currency: currency))"
-        case .insufficient(let short): "Insufficient balance: \(MoneyText.text(short, currency: currency)) short"
+        case .remaining(let left): localized("amount.remaining", "Remaining: %@", MoneyText.text(left, currency: currency))
+        case .insufficient(let short):
+            localized("amount.insufficient", "Insufficient balance: %@ short", MoneyText.text(short, currency: currency))
         }
     }
 }

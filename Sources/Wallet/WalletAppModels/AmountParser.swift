@@ -21,18 +21,21 @@ public enum AmountEntryError: Error, Equatable, Sendable, CustomStringConvertibl
 
     public var description: String {
         switch self {
-        case .empty: return "Enter an amount."
-        case .notANumber: return "Enter the amount with digits and at most one decimal separator."
+        case .empty: return localized("amount.empty", "Enter an amount.")
+        case .notANumber: return localized("amount.notANumber", "Enter the amount with digits and at most one decimal separator.")
         case .moreThanOneSeparator:
-            return "Use one decimal separator and no thousands separators, e.g. 1000.50."
+            return localized("amount.moreThanOneSeparator", "Use one decimal separator and no thousands separators, e.g. 1000.50.")
         case .tooManyDecimals(let allowed, let currency):
-            return allowed == 0
-                ? "\(currency) amounts have no decimals; enter a whole number."
-                : "\(currency) amounts have at most \(allowed) digit\(allowed == 1 ? "" : "s") after the separator."
-        case .zero: return "Enter an amount above zero."
-        case .tooLarge: return "That amount is larger than any wallet can hold; enter a smaller one."
+            guard allowed > 0 else {
+                return localized("amount.noDecimals", "%@ amounts have no decimals; enter a whole number.", currency.code)
+            }
+            let digits = localized("amount.digits", count: allowed, one: "%lld digit", other: "%lld digits")
+            return localized(
+                "amount.tooManyDecimals", "%1$@ amounts have at most %2$@ after the separator.", currency.code, digits)
+        case .zero: return localized("amount.zero", "Enter an amount above zero.")
+        case .tooLarge: return localized("amount.tooLarge", "That amount is larger than any wallet can hold; enter a smaller one.")
         case .tooMuch(let maximum, let currency):
-            return "At most \(Amount.format(maximum, currency: currency)) \(currency) here; enter a smaller amount."
+            return localized("amount.tooMuch", "At most %@ here; enter a smaller amount.", MoneyText.text(maximum, currency: currency))
         }
     }
 }

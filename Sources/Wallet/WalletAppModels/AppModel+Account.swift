@@ -60,9 +60,14 @@ extension AppModel {
         var warning: String?
         do {
             let logout = try await WalletSession.logOut(credentials: session.credentials)
-            warning = logout.warning.map { "Logged out here, but the issuer could not be told (\($0)); the login is forgotten on this device." }
+            warning = logout.warning.map {
+                localized(
+                    "settings.logOutNotTold",
+                    "Logged out here, but the issuer could not be told (%@); the login is forgotten on this device.", $0)
+            }
         } catch {
-            warning = "The saved login could not be removed (\(error)). Try again."
+            warning = localized(
+                "settings.logOutFailed", "The saved login could not be removed (%@). Try again.", ErrorText.message(error))
             return warning
         }
         await stop()
@@ -74,12 +79,13 @@ extension OnboardingModel {
     /// The header of the current step: "Step 1 of 3 · Server" (of 2 without a wallet step:
     /// logging in again, or a key in a key store).
     public var stepCaption: String {
-        let count = hasWalletStep ? 3 : 2
+        let count = String(hasWalletStep ? 3 : 2)
         switch step {
-        case .server: return "Step 1 of \(count) · Server"
-        case .account: return "Step 2 of \(count) · Account"
-        case .wallet: return "Step 3 of \(count) · Wallet"
-        case .done: return isLoggingInAgain ? "Logged in" : "Done"
+        case .server: return localized("onboarding.stepServer", "Step 1 of %@ · Server", count)
+        case .account: return localized("onboarding.stepAccount", "Step 2 of %@ · Account", count)
+        case .wallet: return localized("onboarding.stepWallet", "Step 3 of %@ · Wallet", count)
+        case .done:
+            return isLoggingInAgain ? localized("onboarding.loggedIn", "Logged in") : localized("onboarding.done", "Done")
         }
     }
 }

@@ -312,13 +312,13 @@ public final class AppModel {
             // finished sync, with the failed steps as the sync's problem.
             await raiseAlerts(from: incomplete.report)
             syncTask = nil
-            syncState = .failed(incomplete.description)
+            syncState = .failed(ErrorText.message(incomplete))
             lastReport = incomplete.report
             home?.apply(incomplete.report)
             return nil
         case .failure(let error):
             syncTask = nil
-            syncState = .failed("Sync failed: \(error)")
+            syncState = .failed(localized("sync.failed", "Sync failed: %@", ErrorText.message(error)))
             return nil
         case .success(let report):
             await raiseAlerts(from: report)
@@ -340,7 +340,8 @@ public final class AppModel {
             try await scheduler.scheduleSync(notBefore: time + backgroundInterval)
             backgroundSyncWarning = nil
         } catch {
-            backgroundSyncWarning = "\(error.description) The wallet syncs only while the app is open."
+            backgroundSyncWarning = localized(
+                "sync.backgroundUnavailable", "%@ The wallet syncs only while the app is open.", ErrorText.message(error))
         }
     }
 
@@ -356,7 +357,8 @@ public final class AppModel {
             try? settings.set(alerted.sorted().map(String.init).joined(separator: ","), forKey: Self.alertedFraudKey)
             // The value at stake comes from the wallet's own notes in the case (the issuer's
             // answer names only the case); 0 only when no note of this wallet's was named.
-            await post(.fraud(amount: report.fraudAmounts[fraudCase] ?? 0, currency: currency, caseReference: "case \(fraudCase)"))
+            let reference = localized("alert.caseReference", "case %@", String(fraudCase))
+            await post(.fraud(amount: report.fraudAmounts[fraudCase] ?? 0, currency: currency, caseReference: reference))
         }
         let expired = report.balance.expired
         let alertedExpired = settings.string(forKey: Self.alertedExpiredKey).flatMap { UInt64($0) } ?? 0

@@ -59,8 +59,12 @@ public final class BackupModel: FocusableForm {
     /// backup can be made, or nothing is typed yet.
     public var problem: String? {
         guard !passphrase.isEmpty else { return nil }
-        if let weakness = PassphrasePolicy.weakness(passphrase, email: email) { return "This passphrase is too weak: \(weakness)." }
-        if !confirmation.isEmpty && confirmation != passphrase { return "The two passphrases differ." }
+        if let weakness = PassphrasePolicy.weakness(passphrase, email: email) {
+            return localized("backup.tooWeak", "This passphrase is too weak: %@.", weakness)
+        }
+        if !confirmation.isEmpty && confirmation != passphrase {
+            return localized("backup.passphrasesDiffer", "The two passphrases differ.")
+        }
         return nil
     }
 
@@ -76,16 +80,22 @@ public final class BackupModel: FocusableForm {
     public func backUp() async {
         guard state != .encrypting, state != .writing else { return }
         if passphrase.isEmpty {
-            return fail("Enter a passphrase for the backup.", focus: .passphrase)
+            return fail(localized("backup.noPassphrase", "Enter a passphrase for the backup."), focus: .passphrase)
         }
         if let weakness = PassphrasePolicy.weakness(passphrase, email: email) {
-            return fail("This passphrase is too weak: \(weakness). Nothing was saved.", focus: .passphrase)
+            return fail(
+                localized("backup.tooWeakNotSaved", "This passphrase is too weak: %@. Nothing was saved.", weakness),
+                focus: .passphrase)
         }
         guard confirmation == passphrase else {
-            return fail("The two passphrases differ. Type the same passphrase twice; nothing was saved.", focus: .confirmation)
+            return fail(
+                localized(
+                    "backup.passphrasesDifferNotSaved",
+                    "The two passphrases differ. Type the same passphrase twice; nothing was saved."),
+                focus: .confirmation)
         }
         guard let destination else {
-            return fail("This device cannot save files; nothing was saved.", focus: nil)
+            return fail(localized("backup.noDestination", "This device cannot save files; nothing was saved."), focus: nil)
         }
         focus.clearFocus()
         state = .encrypting
@@ -93,7 +103,9 @@ public final class BackupModel: FocusableForm {
         do {
             bytes = try await AsyncWallet(wallet).exportBackup(passphrase: passphrase, cost: cost)
         } catch {
-            return fail("The backup could not be made: \(error.description) Nothing was saved.", focus: nil)
+            return fail(
+                localized("backup.exportFailed", "The backup could not be made: %@ Nothing was saved.", ErrorText.message(error)),
+                focus: nil)
         }
         state = .writing
         do {
@@ -102,7 +114,7 @@ public final class BackupModel: FocusableForm {
             confirmation = ""
             state = .done(bytes: bytes.count, location: location)
         } catch {
-            fail(error.description, focus: nil)
+            fail(ErrorText.message(error), focus: nil)
         }
     }
 
@@ -120,7 +132,7 @@ public final class BackupModel: FocusableForm {
         let m = mp < 10 ? mp + 3 : mp - 9
         let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
         func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return "Offline Wallet \(y)-\(two(m))-\(two(d)).owbackup"
+        return "Offline Wallet \(y)-\(two(m))-\(two(d)).owbackup"  // not shown: a file name, the app's name and an ISO date in every language
     }
 
     private func fail(_ message: String, focus field: Field?) {

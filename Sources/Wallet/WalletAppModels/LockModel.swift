@@ -25,9 +25,9 @@ public final class LockModel: FocusableForm {
 
         public var description: String {
             switch self {
-            case .notRecognized: "Not recognized. Try again, or unlock with your passphrase."
-            case .wrongPassphrase: "Wrong passphrase. Try again."
-            case .noFallback: "This wallet has no passphrase; unlock with Face ID or Touch ID."
+            case .notRecognized: localized("lock.notRecognized", "Not recognized. Try again, or unlock with your passphrase.")
+            case .wrongPassphrase: localized("lock.wrongPassphrase", "Wrong passphrase. Try again.")
+            case .noFallback: localized("lock.noFallback", "This wallet has no passphrase; unlock with Face ID or Touch ID.")
             }
         }
     }
@@ -36,7 +36,7 @@ public final class LockModel: FocusableForm {
     /// Settings screen writes, so its toggle is what locks.
     public static let settingsKey = SettingsModel.biometricKey
     /// The reason shown in the system prompt.
-    public static let reason = "Unlock your wallet"
+    public nonisolated static var reason: String { localized("lock.reason", "Unlock your wallet") }
 
     public private(set) var state: State = .unlocked
     /// Whether the lock is turned on: read from the store each time, so a change made on the

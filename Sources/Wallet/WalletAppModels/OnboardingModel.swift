@@ -27,14 +27,24 @@ public enum OnboardingError: Error, Equatable, Sendable, CustomStringConvertible
 
     public var description: String {
         switch self {
-        case .invalidServer(let text): "'\(text)' is not a server address; enter one like https://issuer.example.com."
-        case .serverUnreachable(let reason): "Cannot reach the server (\(reason)). Check the address and your network, then try again."
-        case .emailTaken: "An account with this email exists. Log in instead, or use another email."
-        case .wrongPassword: "Wrong email or password. Check both and try again."
-        case .invalidEmail: "Enter an email address like name@example.com."
-        case .passwordTooShort(let minimum): "The password needs at least \(minimum) characters."
-        case .weakPassphrase(let minimum): "The passphrase needs at least \(minimum) characters, or leave it empty."
-        case .passphraseMismatch: "The two passphrases differ; type the same passphrase twice."
+        case .invalidServer(let text):
+            localized("onboarding.invalidServer", "'%@' is not a server address; enter one like https://issuer.example.com.", text)
+        case .serverUnreachable(let reason):
+            localized(
+                "onboarding.serverUnreachable", "Cannot reach the server (%@). Check the address and your network, then try again.",
+                reason)
+        case .emailTaken: localized("onboarding.emailTaken", "An account with this email exists. Log in instead, or use another email.")
+        case .wrongPassword: localized("onboarding.wrongPassword", "Wrong email or password. Check both and try again.")
+        case .invalidEmail: localized("onboarding.invalidEmail", "Enter an email address like name@example.com.")
+        case .passwordTooShort(let minimum):
+            localized(
+                "onboarding.passwordTooShort", "The password needs at least %@.",
+                localized("onboarding.characters", count: minimum, one: "%lld character", other: "%lld characters"))
+        case .weakPassphrase(let minimum):
+            localized(
+                "onboarding.passphraseTooShort", "The passphrase needs at least %@, or leave it empty.",
+                localized("onboarding.characters", count: minimum, one: "%lld character", other: "%lld characters"))
+        case .passphraseMismatch: localized("onboarding.passphraseMismatch", "The two passphrases differ; type the same passphrase twice.")
         case .failed(let reason): reason
         }
     }
@@ -43,15 +53,15 @@ public enum OnboardingError: Error, Equatable, Sendable, CustomStringConvertible
     static func from(_ error: any Error) -> OnboardingError {
         if let error = error as? OnboardingError { return error }
         if let error = error as? IssuerClientError {
-            if error.isUnreachable { return .serverUnreachable(error.description) }
+            if error.isUnreachable { return .serverUnreachable(ErrorText.message(error)) }
             switch error.code {
             case "email_taken": return .emailTaken
             case "bad_credentials": return .wrongPassword
-            default: return .failed(error.description)
+            default: return .failed(ErrorText.message(error))
             }
         }
         if let error = error as? WalletFlowError, case .invalidServer(let text) = error { return .invalidServer(text) }
-        return .failed("\(error)")
+        return .failed(ErrorText.message(error))
     }
 }
 
@@ -91,10 +101,10 @@ public final class OnboardingModel: FocusableForm {
 
         public var label: String {
             switch self {
-            case .checkingServer: "Contacting the server…"
-            case .checkingAccount: "Checking your account…"
-            case .creatingWallet: "Creating your wallet…"
-            case .registeringWallet: "Registering your wallet with the issuer…"
+            case .checkingServer: localized("onboarding.checkingServer", "Contacting the server…")
+            case .checkingAccount: localized("onboarding.checkingAccount", "Checking your account…")
+            case .creatingWallet: localized("onboarding.creatingWallet", "Creating your wallet…")
+            case .registeringWallet: localized("onboarding.registeringWallet", "Registering your wallet with the issuer…")
             }
         }
     }
@@ -189,18 +199,18 @@ public final class OnboardingModel: FocusableForm {
         var out: [Field: String] = [:]
         switch step {
         case .server:
-            if !server.isEmpty, Self.url(server) == nil { out[.server] = OnboardingError.invalidServer(server).description }
+            if !server.isEmpty, Self.url(server) == nil { out[.server] = ErrorText.message(OnboardingError.invalidServer(server)) }
         case .account:
-            if !email.isEmpty, !Self.looksLikeEmail(email) { out[.email] = OnboardingError.invalidEmail.description }
+            if !email.isEmpty, !Self.looksLikeEmail(email) { out[.email] = ErrorText.message(OnboardingError.invalidEmail) }
             if !password.isEmpty, password.count < Self.minimumPasswordLength {
-                out[.password] = OnboardingError.passwordTooShort(minimum: Self.minimumPasswordLength).description
+                out[.password] = ErrorText.message(OnboardingError.passwordTooShort(minimum: Self.minimumPasswordLength))
             }
         case .wallet:
             if !passphrase.isEmpty, passphrase.count < Self.minimumPassphraseLength {
-                out[.passphrase] = OnboardingError.weakPassphrase(minimum: Self.minimumPassphraseLength).description
+                out[.passphrase] = ErrorText.message(OnboardingError.weakPassphrase(minimum: Self.minimumPassphraseLength))
             }
             if !passphraseConfirmation.isEmpty, passphraseConfirmation != passphrase {
-                out[.passphraseConfirmation] = OnboardingError.passphraseMismatch.description
+                out[.passphraseConfirmation] = ErrorText.message(OnboardingError.passphraseMismatch)
             }
         case .done:
             break

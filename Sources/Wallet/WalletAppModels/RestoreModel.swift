@@ -25,17 +25,41 @@ public enum RestoreError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .noFile: "Choose the backup file first."
-        case .unreadableFile(let why): "This file cannot be restored: it is not an Offline Wallet backup or it is damaged (\(why)). Choose the backup file again."
-        case .wrongPassphrase: "Wrong passphrase for this backup (or the file was altered). Type the passphrase used when it was made."
+        case .noFile: localized("restore.noFile", "Choose the backup file first.")
+        case .unreadableFile(let why):
+            localized(
+                "restore.unreadableFile",
+                "This file cannot be restored: it is not an Offline Wallet backup or it is damaged (%@). Choose the backup file again.",
+                why)
+        case .wrongPassphrase:
+            localized(
+                "restore.wrongPassphrase",
+                "Wrong passphrase for this backup (or the file was altered). Type the passphrase used when it was made.")
         case .walletNotEmpty(let amount, let currency, let pending):
-            "This wallet is not empty (\(currency.map { "\(Amount.format(amount, currency: $0)) \($0)" } ?? "\(amount)") held, \(pending) payment(s) waiting for a receipt). Restore only into a new, empty wallet; nothing was changed."
+            localized(
+                "restore.walletNotEmpty",
+                "This wallet is not empty (%1$@ held, %2$@ waiting for a receipt). Restore only into a new, empty wallet; nothing was changed.",
+                Self.money(amount, currency),
+                localized("restore.payments", count: pending, one: "%lld payment", other: "%lld payments"))
         case .purchasePending(let amount, let currency):
-            "A purchase of \(currency.map { "\(Amount.format(amount, currency: $0)) \($0)" } ?? "\(amount)") is not finished. Sync once online to complete it, then restore; nothing was changed."
-        case .notLoggedIn: "Log in first: the restored notes are exchanged online for notes of this phone's new key."
-        case .keyNotRegistered(let why): "The issuer could not be told about the restored wallet (\(why)). Check the connection and restore again; nothing was changed."
-        case .failed(let why): "The restore failed: \(why) Nothing was changed."
+            localized(
+                "restore.purchasePending",
+                "A purchase of %@ is not finished. Sync once online to complete it, then restore; nothing was changed.",
+                Self.money(amount, currency))
+        case .notLoggedIn:
+            localized("restore.notLoggedIn", "Log in first: the restored notes are exchanged online for notes of this phone's new key.")
+        case .keyNotRegistered(let why):
+            localized(
+                "restore.keyNotRegistered",
+                "The issuer could not be told about the restored wallet (%@). Check the connection and restore again; nothing was changed.",
+                why)
+        case .failed(let why): localized("restore.failed", "The restore failed: %@ Nothing was changed.", why)
         }
+    }
+
+    /// The amount with its currency, or the bare number when the wallet's currency is unknown.
+    private static func money(_ amount: UInt64, _ currency: Currency?) -> String {
+        currency.map { MoneyText.text(amount, currency: $0) } ?? String(amount)
     }
 }
 
@@ -59,14 +83,39 @@ public struct RestoreSummary: Equatable, Sendable {
     /// The result in words.
     public var text: String {
         guard let e = exchange else {
-            return "Restored under a new key. The restored notes are exchanged at the next sync (\(syncProblem ?? "it did not finish"))."
+            return localized(
+                "restore.exchangeLater", "Restored under a new key. The restored notes are exchanged at the next sync (%@).",
+                syncProblem ?? localized("restore.syncUnfinished", "it did not finish"))
         }
-        var parts = ["\(Amount.format(e.value, currency: currency)) \(currency) exchanged for fresh notes (\(e.exchanged) note(s))"]
-        if e.alreadySpent > 0 { parts.append("\(e.alreadySpent) note(s) already spent by the old device") }
-        if e.alreadyExchanged > 0 { parts.append("\(e.alreadyExchanged) note(s) already exchanged by another restore of this backup") }
-        if e.expired > 0 { parts.append("\(e.expired) expired") }
-        if !e.refused.isEmpty { parts.append("\(e.refused.count) refused: \(e.refused.joined(separator: "; "))") }
-        return parts.joined(separator: ", ") + "."
+        // Whole sentences, one per outcome that happened, in this order.
+        var sentences = [
+            localized(
+                "restore.exchanged", "%1$@ exchanged for fresh notes (%2$@).", MoneyText.text(e.value, currency: currency),
+                Self.notes(e.exchanged))
+        ]
+        if e.alreadySpent > 0 {
+            sentences.append(localized("restore.alreadySpent", "%@ already spent by the old device.", Self.notes(e.alreadySpent)))
+        }
+        if e.alreadyExchanged > 0 {
+            sentences.append(
+                localized(
+                    "restore.alreadyExchanged", "%@ already exchanged by another restore of this backup.",
+                    Self.notes(e.alreadyExchanged)))
+        }
+        if e.expired > 0 { sentences.append(localized("restore.expired", "%@ expired.", Self.notes(e.expired))) }
+        if !e.refused.isEmpty {
+            // The issuer's reasons, as it gave them, one after the other.
+            sentences.append(
+                localized(
+                    "restore.refused", "%1$@ refused: %2$@.", Self.notes(e.refused.count),
+                    e.refused.joined(separator: "; ")))
+        }
+        return sentences.joined(separator: " ")
+    }
+
+    /// "3 notes".
+    private static func notes(_ count: Int) -> String {
+        localized("restore.notes", count: count, one: "%lld note", other: "%lld notes")
     }
 }
 
@@ -147,7 +196,7 @@ public final class RestoreModel: FocusableForm {
         guard let data = FileManager.default.contents(atPath: url.path) else {
             file = nil
             fileName = nil
-            phase = .failed(.unreadableFile("\(url.lastPathComponent) could not be read"))
+            phase = .failed(.unreadableFile(localized("restore.fileUnreadable", "%@ could not be read", url.lastPathComponent)))
             return
         }
         chooseFile(Array(data), name: url.lastPathComponent)
@@ -158,7 +207,8 @@ public final class RestoreModel: FocusableForm {
         guard !isBusy else { return }
         file = nil
         fileName = nil
-        phase = .failed(.unreadableFile("the file could not be opened: \(error)"))
+        phase = .failed(
+            .unreadableFile(localized("restore.fileNotOpened", "the file could not be opened: %@", ErrorText.message(error))))
     }
 
     /// The document picker's answer (SwiftUI's `fileImporter`): the file chosen, or why none
@@ -186,7 +236,7 @@ public final class RestoreModel: FocusableForm {
             focus.focus(.passphrase)
             return phase = .failed(.wrongPassphrase)
         }
-        guard let app else { return phase = .failed(.failed("the app is closing.")) }
+        guard let app else { return phase = .failed(.failed(localized("restore.appClosing", "the app is closing."))) }
         focus.clearFocus()
         phase = .restoring
         let restored: (key: KeyID, currency: Currency)
@@ -204,7 +254,7 @@ public final class RestoreModel: FocusableForm {
         phase = .restored(
             RestoreSummary(
                 newKeyID: restored.key, currency: restored.currency, exchange: report?.restored,
-                syncProblem: report == nil ? (problem ?? "the sync did not run") : nil))
+                syncProblem: report == nil ? (problem ?? localized("restore.syncDidNotRun", "the sync did not run")) : nil))
     }
 }
 
@@ -217,7 +267,7 @@ extension AppModel {
     {
         guard let wallet, let session else { throw .notLoggedIn }
         let contents = await Self.contents(of: wallet.wallet)
-        guard let (balance, pending) = contents else { throw .failed("this wallet could not be read.") }
+        guard let (balance, pending) = contents else { throw .failed(localized("restore.walletUnreadable", "this wallet could not be read.")) }
         guard balance.total == 0, pending == 0 else {
             throw .walletNotEmpty(amount: balance.total, currency: balance.currency, pendingPayments: pending)
         }
@@ -235,7 +285,7 @@ extension AppModel {
             switch error {
             case .wrongPassphrase, .passphraseRequired: throw .wrongPassphrase
             case .corruptFile(let why): throw .unreadableFile(why)
-            default: throw .failed(error.description)
+            default: throw .failed(ErrorText.message(error))
             }
         }
         let adopted: WalletSession

@@ -9,9 +9,9 @@ extension AppearanceSetting {
     /// "System", "Light", "Dark".
     public var title: String {
         switch self {
-        case .system: "System"
-        case .light: "Light"
-        case .dark: "Dark"
+        case .system: localized("settings.appearanceSystem", "System")
+        case .light: localized("settings.appearanceLight", "Light")
+        case .dark: localized("settings.appearanceDark", "Dark")
         }
     }
 }
@@ -33,21 +33,29 @@ extension SettingsModel {
             case .invalidServer: .server
             case .notSaved: .general
             }
-        return belongs == section ? error.description : nil
+        return belongs == section ? ErrorText.message(error) : nil
     }
 
     /// The threshold, target and preview as VoiceOver reads the whole-unit values ("20 EUR").
     public func wholeUnitsText(_ value: UInt64) -> String {
-        currency.map { "\(value) \($0.code)" } ?? "\(value)"
+        currency.map { localized("money.amount", "%1$@ %2$@", String(value), $0.code) } ?? String(value)
     }
 }
 
 extension BackupModel {
     /// The passphrase rule under the fields (`PassphrasePolicy`, the command line's rule).
     public static var ruleText: String {
-        "At least \(PassphrasePolicy.minimumLength) characters with \(PassphrasePolicy.minimumDistinct) different ones; "
-            + "under \(PassphrasePolicy.mixedBelow) characters, mix letters, digits, spaces or symbols. "
-            + "Not a common password, your email or your account password. Without it the backup cannot be opened."
+        localized(
+            "backup.rule",
+            "At least %1$@ with %2$@; under %3$@, mix letters, digits, spaces or symbols. Not a common password, your email or your account password. Without it the backup cannot be opened.",
+            characters(PassphrasePolicy.minimumLength),
+            localized("backup.differentOnes", count: PassphrasePolicy.minimumDistinct, one: "%lld different one", other: "%lld different ones"),
+            characters(PassphrasePolicy.mixedBelow))
+    }
+
+    /// "12 characters", for the rule.
+    private static func characters(_ count: Int) -> String {
+        localized("backup.characters", count: count, one: "%lld character", other: "%lld characters")
     }
 
     /// Whether the backup is being made (the form is disabled, a spinner shows).
@@ -57,9 +65,12 @@ extension BackupModel {
     public var statusText: String? {
         switch state {
         case .editing: nil
-        case .encrypting: "Encrypting the wallet…"
-        case .writing: "Saving the backup…"
-        case .done(let bytes, let location): "Backup saved (\(bytes) bytes): \(location). Keep the passphrase apart from the file."
+        case .encrypting: localized("backup.encrypting", "Encrypting the wallet…")
+        case .writing: localized("backup.writing", "Saving the backup…")
+        case .done(let bytes, let location):
+            localized(
+                "backup.saved", "Backup saved (%1$@): %2$@. Keep the passphrase apart from the file.",
+                localized("backup.bytes", count: bytes, one: "%lld byte", other: "%lld bytes"), location)
         case .failed(let message): message
         }
     }
@@ -73,11 +84,14 @@ extension RestoreModel {
     public var statusText: String? {
         switch state {
         case .editing: nil
-        case .restoring: "Opening the backup under a new key…"
-        case .syncing(nil): "Exchanging the restored notes…"
-        case .syncing(let progress?): "Exchanging the restored notes: step \(progress.index) of \(progress.count), \(progress.label)"
+        case .restoring: localized("restore.opening", "Opening the backup under a new key…")
+        case .syncing(nil): localized("restore.exchanging", "Exchanging the restored notes…")
+        case .syncing(let progress?):
+            localized(
+                "restore.exchangingStep", "Exchanging the restored notes: step %1$@ of %2$@, %3$@", String(progress.index),
+                String(progress.count), progress.label)
         case .restored(let summary): summary.text
-        case .failed(let error): error.description
+        case .failed(let error): ErrorText.message(error)
         }
     }
 

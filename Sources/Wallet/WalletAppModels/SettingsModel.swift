@@ -47,14 +47,33 @@ public final class SettingsModel: FocusableForm {
         public var description: String {
             switch self {
             case .outOfRange(let field, let range, let step):
-                "The \(field) must be between \(range.lowerBound) and \(range.upperBound), in steps of \(step)."
-            case .targetNotAboveThreshold: "The target must be above the threshold, or nothing would be bought."
+                Self.outOfRange(field, String(range.lowerBound), String(range.upperBound), String(step))
+            case .targetNotAboveThreshold:
+                localized("settings.targetNotAboveThreshold", "The target must be above the threshold, or nothing would be bought.")
             case .targetAboveHoldingLimit(let limit, let currency):
-                "The target is above what the wallet may hold offline (\(Amount.format(limit, currency: currency)) \(currency)); choose a lower one."
-            case .biometricsUnavailable: "This device has no Face ID or Touch ID set up; set it up in the system settings first."
-            case .biometricsRefused: "Authentication did not succeed, so the lock stays off."
-            case .invalidServer(let text): "'\(text)' is not a server address; enter one like https://wallet.example.com."
-            case .notSaved(let why): "The setting was not saved: \(why)"
+                localized(
+                    "settings.targetAboveHoldingLimit", "The target is above what the wallet may hold offline (%@); choose a lower one.",
+                    MoneyText.text(limit, currency: currency))
+            case .biometricsUnavailable:
+                localized(
+                    "settings.biometricsUnavailable", "This device has no Face ID or Touch ID set up; set it up in the system settings first.")
+            case .biometricsRefused: localized("settings.biometricsRefused", "Authentication did not succeed, so the lock stays off.")
+            case .invalidServer(let text):
+                localized("settings.invalidServer", "'%@' is not a server address; enter one like https://wallet.example.com.", text)
+            case .notSaved(let why): localized("settings.notSaved", "The setting was not saved: %@", why)
+            }
+        }
+
+        /// The range sentence for `field`, a whole sentence per field so each language words it.
+        private static func outOfRange(_ field: Field, _ lower: String, _ upper: String, _ step: String) -> String {
+            switch field {
+            case .threshold:
+                localized(
+                    "settings.thresholdOutOfRange", "The threshold must be between %1$@ and %2$@, in steps of %3$@.", lower, upper, step)
+            case .target:
+                localized("settings.targetOutOfRange", "The target must be between %1$@ and %2$@, in steps of %3$@.", lower, upper, step)
+            case .server:
+                localized("settings.valueOutOfRange", "The value must be between %1$@ and %2$@, in steps of %3$@.", lower, upper, step)
             }
         }
     }
@@ -136,9 +155,10 @@ public final class SettingsModel: FocusableForm {
     /// "Will recharge now" / "After recharge: 100.00 EUR".
     public var previewText: String {
         switch preview {
-        case .off: "Auto-recharge is off."
-        case .willRechargeNow: "Will recharge now"
-        case .afterRecharge(let v): "After recharge: \(currency.map { "\(Amount.format(v, currency: $0)) \($0)" } ?? "\(v)")"
+        case .off: localized("settings.autoRechargeOff", "Auto-recharge is off.")
+        case .willRechargeNow: localized("settings.willRechargeNow", "Will recharge now")
+        case .afterRecharge(let v):
+            localized("settings.afterRecharge", "After recharge: %@", currency.map { MoneyText.text(v, currency: $0) } ?? String(v))
         }
     }
 
@@ -157,7 +177,7 @@ public final class SettingsModel: FocusableForm {
                 let limits = try session.wallet.limits()
                 guard let t = AmountParser.minorUnits(ofMajor: threshold, currency: limits.currency),
                     let g = AmountParser.minorUnits(ofMajor: target, currency: limits.currency)
-                else { throw SettingsError.notSaved("the amounts are too large") }
+                else { throw SettingsError.notSaved(localized("settings.amountsTooLarge", "the amounts are too large")) }
                 do {
                     rule = try AutoRechargeRule(validatingThreshold: t, target: g, maxOfflineHolding: limits.maxOfflineHolding)
                 } catch .targetNotAboveThreshold {
@@ -172,7 +192,7 @@ public final class SettingsModel: FocusableForm {
         } catch let e as SettingsError {
             error = e
         } catch {
-            self.error = .notSaved("\(error)")
+            self.error = .notSaved(ErrorText.message(error))
         }
         return false
     }
@@ -188,12 +208,12 @@ public final class SettingsModel: FocusableForm {
     public func setBiometricLock(_ on: Bool) async -> Bool {
         if on && !biometricLock {
             guard await biometrics.isAvailable else { return fail(.biometricsUnavailable) }
-            guard await biometrics.authenticate(reason: "Turn on the biometric lock") else { return fail(.biometricsRefused) }
+            guard await biometrics.authenticate(reason: localized("settings.biometricReason", "Turn on the biometric lock")) else { return fail(.biometricsRefused) }
         }
         do {
             try settings.set(on ? "true" : "false", forKey: Self.biometricKey)
         } catch {
-            return fail(.notSaved(error.description))
+            return fail(.notSaved(ErrorText.message(error)))
         }
         biometricLock = on
         error = nil
@@ -208,7 +228,7 @@ public final class SettingsModel: FocusableForm {
             appearance = value
             error = nil
         } catch {
-            self.error = .notSaved(error.description)
+            self.error = .notSaved(ErrorText.message(error))
         }
     }
 
@@ -242,7 +262,7 @@ public final class SettingsModel: FocusableForm {
             error = nil
             return true
         } catch {
-            self.error = .notSaved("\(error)")
+            self.error = .notSaved(ErrorText.message(error))
             return false
         }
     }

@@ -29,7 +29,10 @@ public struct FileBackupDestination: BackupDestination {
             try Data(bytes).write(to: url, options: .atomic)
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
         } catch {
-            throw BackupDestinationError("The backup could not be saved to \(url.path) (\(error)). Choose another place.")
+            throw BackupDestinationError(
+                localized(
+                    "backup.notSavedTo", "The backup could not be saved to %1$@ (%2$@). Choose another place.", url.path,
+                    ErrorText.message(error)))
         }
         return url.path
     }

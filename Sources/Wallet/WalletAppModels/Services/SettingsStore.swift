@@ -46,7 +46,10 @@ public final class FileSettingsStore: SettingsStore {
         do {
             values = Mutex(try JSONDecoder().decode([String: String].self, from: data))
         } catch {
-            throw SettingsStoreError("\(url.path) is not a settings file (\(error)); move it away to start with defaults.")
+            throw SettingsStoreError(
+                localized(
+                    "settings.notASettingsFile", "%1$@ is not a settings file (%2$@); move it away to start with defaults.", url.path,
+                    ErrorText.message(error)))
         }
     }
 
@@ -62,7 +65,10 @@ public final class FileSettingsStore: SettingsStore {
                 encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
                 try encoder.encode(next).write(to: url, options: .atomic)
             } catch {
-                throw SettingsStoreError("Cannot save settings to \(url.path) (\(error)). Check the folder exists and is writable.")
+                throw SettingsStoreError(
+                    localized(
+                        "settings.cannotSave", "Cannot save settings to %1$@ (%2$@). Check the folder exists and is writable.", url.path,
+                        ErrorText.message(error)))
             }
             values = next
         }
