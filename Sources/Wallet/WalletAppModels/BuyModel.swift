@@ -32,12 +32,18 @@ public final class BuyModel: FocusableForm {
         public var description: String {
             switch self {
             case .offline:
-                "The issuer cannot be reached. The purchase is kept: it completes on the next sync once you are online, and is never charged twice."
-            case .insufficientAccountFunds(let detail): "Not enough money in the account. \(detail)"
+                localized(
+                    "buy.offline",
+                    "The issuer cannot be reached. The purchase is kept: it completes on the next sync once you are online, and is never charged twice."
+                )
+            case .insufficientAccountFunds(let detail): localized("buy.insufficientFunds", "Not enough money in the account. %@", detail)
             case .aboveHoldingLimit(let limit, let currency):
-                "The wallet may hold at most \(Amount.format(limit, currency: currency)) \(currency) offline. Spend or sync first, or buy less."
-            case .accountFrozen: "This account is frozen, after a double spend or by the issuer's operator. Contact support."
-            case .invalidAmount(let e): e.description
+                localized(
+                    "buy.aboveHoldingLimit", "The wallet may hold at most %@ offline. Spend or sync first, or buy less.",
+                    MoneyText.text(limit, currency: currency))
+            case .accountFrozen:
+                localized("buy.accountFrozen", "This account is frozen, after a double spend or by the issuer's operator. Contact support.")
+            case .invalidAmount(let e): ErrorText.message(e)
             case .other(let text): text
             }
         }
@@ -138,13 +144,13 @@ public final class BuyModel: FocusableForm {
     }
 
     static func buyError(_ error: any Error, limit: UInt64, currency: Currency) -> BuyError {
-        guard let e = error as? IssuerClientError else { return .other("\(error)") }
+        guard let e = error as? IssuerClientError else { return .other(ErrorText.message(error)) }
         if e.isUnreachable { return .offline }
         switch e.code {
-        case "insufficient_funds": return .insufficientAccountFunds(e.description)
+        case "insufficient_funds": return .insufficientAccountFunds(ErrorText.message(e))
         case "holding_limit_exceeded": return .aboveHoldingLimit(limit: limit, currency: currency)
         case "account_frozen": return .accountFrozen
-        default: return .other(e.description)
+        default: return .other(ErrorText.message(e))
         }
     }
 }

@@ -49,14 +49,16 @@ public final class DepositModel: FocusableForm {
                 _ = try ChainDepositPlan(instructions, currency: currency)
                 phase = .ready(instructions)
             } catch {
-                phase = .failed(message: error.description, canRetry: false)
+                phase = .failed(message: ErrorText.message(error), canRetry: false)
             }
         } catch let error as IssuerClientError where error.isChainNotConfigured {
             phase = .notAvailable
         } catch let error as IssuerClientError where error.isUnreachable {
-            phase = .failed(message: error.description, canRetry: true)
+            phase = .failed(message: ErrorText.message(error), canRetry: true)
         } catch {
-            phase = .failed(message: "The deposit instructions could not be read: \(error)", canRetry: true)
+            phase = .failed(
+                message: localized("deposit.readFailed", "The deposit instructions could not be read: %@", ErrorText.message(error)),
+                canRetry: true)
         }
     }
 
@@ -99,16 +101,27 @@ public final class DepositModel: FocusableForm {
     /// The lines above the codes: the chain, the confirmations and what the amount does.
     public var summaryText: String? {
         guard case .ready(let i) = phase else { return nil }
-        let much = amount.minorUnits.map { MoneyText.text($0, currency: currency) } ?? "the amount you choose in your Ethereum wallet"
-        return "Deposit \(much) on chain \(i.chainID): first approve, then deposit, from the wallet that holds the tokens. Credited after \(i.confirmations) confirmation\(i.confirmations == 1 ? "" : "s"); then buy notes with it."
+        let chain = String(i.chainID)
+        let confirmations = localized(
+            "deposit.confirmations", count: i.confirmations, one: "%lld confirmation", other: "%lld confirmations")
+        guard let value = amount.minorUnits else {
+            return localized(
+                "deposit.summaryOpenAmount",
+                "Deposit the amount you choose in your Ethereum wallet on chain %1$@: first approve, then deposit, from the wallet that holds the tokens. Credited after %2$@; then buy notes with it.",
+                chain, confirmations)
+        }
+        return localized(
+            "deposit.summary",
+            "Deposit %1$@ on chain %2$@: first approve, then deposit, from the wallet that holds the tokens. Credited after %3$@; then buy notes with it.",
+            MoneyText.text(value, currency: currency), chain, confirmations)
     }
 
     /// The line for a failure or an issuer without a chain; nil otherwise.
     public var phaseText: String? {
         switch phase {
-        case .loading: "Reading the deposit instructions…"
+        case .loading: localized("deposit.loading", "Reading the deposit instructions…")
         case .ready: nil
-        case .notAvailable: IssuerClientError.chainNotConfigured.description
+        case .notAvailable: ErrorText.message(IssuerClientError.chainNotConfigured)
         case .failed(let message, _): message
         }
     }

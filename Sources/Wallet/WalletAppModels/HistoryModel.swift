@@ -7,10 +7,10 @@ import WalletCore
 public enum RelativeTime {
     public static func ago(_ seconds: UInt64) -> String {
         switch seconds {
-        case ..<60: "just now"
-        case ..<3_600: "\(seconds / 60) min ago"
-        case ..<86_400: "\(seconds / 3_600) h ago"
-        default: "\(seconds / 86_400) d ago"
+        case ..<60: localized("time.justNow", "just now")
+        case ..<3_600: localized("time.minutesAgo", count: Int(clamping: seconds / 60), one: "%lld min ago", other: "%lld min ago")
+        case ..<86_400: localized("time.hoursAgo", count: Int(clamping: seconds / 3_600), one: "%lld h ago", other: "%lld h ago")
+        default: localized("time.daysAgo", count: Int(clamping: seconds / 86_400), one: "%lld d ago", other: "%lld d ago")
         }
     }
 }
@@ -27,7 +27,27 @@ public final class HistoryModel {
     public enum Filter: String, CaseIterable, Sendable {
         case all, offline, online, pending, failed
 
-        public var title: String { rawValue.prefix(1).uppercased() + rawValue.dropFirst() }
+        /// The chip's label.
+        public var title: String {
+            switch self {
+            case .all: localized("history.filterAll", "All")
+            case .offline: localized("history.filterOffline", "Offline")
+            case .online: localized("history.filterOnline", "Online")
+            case .pending: localized("history.filterPending", "Pending")
+            case .failed: localized("history.filterFailed", "Failed")
+            }
+        }
+
+        /// What the list says when this chip has no rows.
+        var emptyText: String {
+            switch self {
+            case .all: localized("history.emptyAll", "No transactions yet. Buy notes or receive a payment to start.")
+            case .offline: localized("history.emptyOffline", "No offline transactions.")
+            case .online: localized("history.emptyOnline", "No online transactions.")
+            case .pending: localized("history.emptyPending", "No pending transactions.")
+            case .failed: localized("history.emptyFailed", "No failed transactions.")
+            }
+        }
 
         public func includes(_ entry: HistoryEntry) -> Bool {
             switch self {
@@ -127,7 +147,7 @@ public final class HistoryModel {
     /// The empty state's text, when the selected chip has no rows.
     public var emptyText: String? {
         guard rows.isEmpty else { return nil }
-        return filter == .all ? "No transactions yet. Buy notes or receive a payment to start." : "No \(filter.rawValue) transactions."
+        return filter.emptyText
     }
 
     // MARK: Lifecycle
@@ -143,7 +163,7 @@ public final class HistoryModel {
                     self.entries = snapshot.recent
                 }
             } catch {
-                self?.problem = "The history could not be read (\(error))."
+                self?.problem = localized("history.readFailed", "The history could not be read (%@).", ErrorText.message(error))
             }
         }
     }
@@ -157,12 +177,12 @@ public final class HistoryModel {
     public func open(_ id: Int64) async {
         do {
             guard let found = try await AsyncWallet(wallet).historyDetail(id) else {
-                problem = "That transaction is no longer in the wallet."
+                problem = localized("history.entryGone", "That transaction is no longer in the wallet.")
                 return
             }
             detail = Self.detail(found, now: clock.now())
         } catch {
-            problem = "The transaction could not be read (\(error))."
+            problem = localized("history.entryReadFailed", "The transaction could not be read (%@).", ErrorText.message(error))
         }
     }
 
@@ -173,45 +193,52 @@ public final class HistoryModel {
     public func refresh() async {
         guard !isRefreshing else { return }
         guard let runSync else {
-            refreshProblem = "Not logged in: log in to sync. Payments made offline are listed already."
+            refreshProblem = localized(
+                "history.notLoggedIn", "Not logged in: log in to sync. Payments made offline are listed already.")
             return
         }
         isRefreshing = true
         defer { isRefreshing = false }
-        refreshProblem = await runSync() == nil ? "Sync failed; check the connection and pull to try again." : nil
+        refreshProblem =
+            await runSync() == nil ? localized("history.syncFailed", "Sync failed; check the connection and pull to try again.") : nil
     }
 
     // MARK: Building rows
 
     static func row(_ e: HistoryEntry, now: Timestamp) -> Row {
         let incoming = ![.sent, .charged].contains(e.direction)
-        let money = Currency(e.currency).map { "\(Amount.format(e.amount, currency: $0)) \($0)" } ?? "\(e.amount) \(e.currency)"
+        // A currency this app does not know: the amount in minor units with its code, as stored.
+        let money =
+            Currency(e.currency).map { MoneyText.text(e.amount, currency: $0) }
+            ?? localized("money.amount", "%1$@ %2$@", String(e.amount), e.currency)
+        let amountText = incoming ? localized("history.amountIn", "+%@", money) : localized("history.amountOut", "−%@", money)
         return Row(
             id: e.id, direction: e.direction, counterparty: e.counterparty,
             relativeTime: RelativeTime.ago(now > e.createdAt ? now - e.createdAt : 0), createdAt: e.createdAt,
-            method: methodBadge(e), amountText: (incoming ? "+" : "−") + money, amount: e.amount, status: e.status,
-            error: e.status == .failed ? (e.error ?? "Failed") : e.error)
+            method: methodBadge(e), amountText: amountText, amount: e.amount, status: e.status,
+            error: e.status == .failed ? (e.error ?? localized("history.failed", "Failed")) : e.error)
     }
 
     static func methodBadge(_ e: HistoryEntry) -> String {
         switch PaymentMethod(rawValue: e.method) {
-        case .qr: "QR"
-        case .bluetooth: "Bluetooth"
-        case .tcp: "Nearby"
-        case .online: "Online"
-        case nil: e.online ? "Online" : e.method.capitalized
+        case .qr: localized("history.methodQR", "QR")
+        case .bluetooth: localized("history.methodBluetooth", "Bluetooth")
+        case .tcp: localized("history.methodNearby", "Nearby")
+        case .online: localized("history.methodOnline", "Online")
+        // A method this app does not know: its stored name, as recorded.
+        case nil: e.online ? localized("history.methodOnline", "Online") : e.method.capitalized
         }
     }
 
     static func detail(_ d: HistoryDetail, now: Timestamp) -> Detail {
         let settlementText: String =
             switch d.settlement {
-            case .pending: "Waiting to be redeemed at the next sync"
-            case .settled: "Settled in the account"
-            case .spentOnward: "Paid onward before redemption; the next holder settles it"
-            case .confirmedByIssuer: "Confirmed by the issuer (the payee redeemed it)"
-            case .expiredRefunded: "Expired unredeemed; refunded to the account"
-            case .none: "Nothing to settle here; the payee redeems it"
+            case .pending: localized("history.settlementPending", "Waiting to be redeemed at the next sync")
+            case .settled: localized("history.settlementSettled", "Settled in the account")
+            case .spentOnward: localized("history.settlementSpentOnward", "Paid onward before redemption; the next holder settles it")
+            case .confirmedByIssuer: localized("history.settlementConfirmed", "Confirmed by the issuer (the payee redeemed it)")
+            case .expiredRefunded: localized("history.settlementRefunded", "Expired unredeemed; refunded to the account")
+            case .none: localized("history.settlementNone", "Nothing to settle here; the payee redeems it")
             }
         return Detail(
             row: row(d.entry, now: now), chainLength: d.hops.max(), counterpartyKey: d.counterpartyKey.map { "\($0)" },

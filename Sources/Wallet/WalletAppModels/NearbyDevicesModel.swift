@@ -57,13 +57,13 @@ public final class NearbyDevicesModel {
 
         public var id: String { peer.address }
         /// The advertised name, or "Unnamed device".
-        public var name: String { peer.name.isEmpty ? "Unnamed device" : peer.name }
+        public var name: String { peer.name.isEmpty ? localized("nearby.unnamedDevice", "Unnamed device") : peer.name }
         /// "key 1a2b3c4d5e6f7a8b", as the payee's screen and the command line show it.
-        public var keyText: String { "key \(peer.keyID)" }
+        public var keyText: String { localized("nearby.key", "key %@", peer.keyID) }
         public var isPickable: Bool { match != .notMatching }
         /// The line under a row that cannot be picked.
         public var mismatchText: String? {
-            match == .notMatching ? "Not the payee of the scanned request: its key id does not match." : nil
+            match == .notMatching ? localized("nearby.notPayee", "Not the payee of the scanned request: its key id does not match.") : nil
         }
     }
 
@@ -195,11 +195,14 @@ public final class NearbyDevicesModel {
         if case .fetchingRequest = pick { return false }
         guard device.isPickable else {
             pick = .failed(
-                "\(device.name) (\(device.keyText)) is not the payee of the scanned request. Pick the device whose key id the payee's screen shows.")
+                localized(
+                    "nearby.pickedNotPayee",
+                    "%1$@ (%2$@) is not the payee of the scanned request. Pick the device whose key id the payee's screen shows.",
+                    device.name, device.keyText))
             return false
         }
         guard !send.phase.isBusy else {
-            pick = .failed("A payment is under way on the Send screen. Wait for it to finish.")
+            pick = .failed(localized("nearby.paymentUnderWay", "A payment is under way on the Send screen. Wait for it to finish."))
             return false
         }
         let dialer = browser.dialer(for: device.peer)
@@ -212,12 +215,14 @@ public final class NearbyDevicesModel {
                 payable = try await NearbyPayFlow.fetchRequest(
                     from: dialer, payee: device.peer.keyID, timeout: (send.services?.sessionOptions ?? SessionOptions()).timeout)
             } catch {
-                pick = .failed("\(device.name) did not give a usable request: \(error.description)")
+                pick = .failed(
+                    localized("nearby.noUsableRequest", "%1$@ did not give a usable request: %2$@", device.name, ErrorText.message(error)))
                 return false
             }
         }
         guard payable.sessionKey != nil else {
-            pick = .failed("This request cannot be paid over Bluetooth (it offers no nearby session). Pay it by QR.")
+            pick = .failed(
+                localized("nearby.noSession", "This request cannot be paid over Bluetooth (it offers no nearby session). Pay it by QR."))
             return false
         }
         send.payNearby(payable, peer: device.peer, dialer: dialer)

@@ -34,19 +34,19 @@ public final class QRCodeTabModel {
 
     /// Who asks: the payee's name, or "Scanned request" when it has none.
     public var payeeText: String? {
-        lastRequest.map { $0.payeeNameShown ?? "Scanned request" }
+        lastRequest?.payeeTitle
     }
 
     /// "12.00 EUR", or "Any amount" for an open request.
     public var amountText: String? {
-        lastRequest.map { $0.isOpenAmount ? "Any amount" : MoneyText.text($0.amount, currency: $0.currency) }
+        lastRequest.map { $0.isOpenAmount ? localized("qrTab.anyAmount", "Any amount") : MoneyText.text($0.amount, currency: $0.currency) }
     }
 
     /// "Scanned 5 min ago" against the clock now (the view redraws it on a timer).
     public var ageText: String? {
         guard let scannedAt else { return nil }
         let now = clock.now()
-        return "Scanned \(RelativeTime.ago(now > scannedAt ? now - scannedAt : 0))"
+        return localized("qrTab.scannedAgo", "Scanned %@", RelativeTime.ago(now > scannedAt ? now - scannedAt : 0))
     }
 
     /// Whether the request has expired (Send payment is then disabled: ask for a new one).

@@ -163,19 +163,21 @@ public final class ReceiveModel: FocusableForm {
                 endpoint = prepared
                 hints += prepared.hints
             } catch {
-                nearbyProblem = "\(error)"
+                nearbyProblem = ErrorText.message(error)
             }
         }
         switch await Self.create(flow, amount: value, payeeName: payeeName, expiresIn: expiresIn, hints: hints) {
         case .failure(let error):
             endpoint?.listener.close()
-            phase = .failed(message: "The request could not be created: \(error.description)")
+            phase = .failed(message: localized("receive.createFailed", "The request could not be created: %@", ErrorText.message(error)))
         case .success(let made):
             do {
                 requestFrames = try QRFrames.encode(made.request.encoded, chunkSize: frameBytes)
             } catch {
                 endpoint?.listener.close()
-                phase = .failed(message: "The request does not fit in QR codes (\(error)). Shorten the name.")
+                phase = .failed(
+                    message: localized(
+                        "receive.tooLargeForQR", "The request does not fit in QR codes (%@). Shorten the name.", ErrorText.message(error)))
                 return
             }
             preparedListener = endpoint?.listener
@@ -222,7 +224,8 @@ public final class ReceiveModel: FocusableForm {
     public func listenNearby() async {
         guard phase == .showingRequest, nearby != nil else { return }
         guard let listener = preparedListener else {
-            listening = .stopped(message: nearbyProblem ?? "This request is not offered nearby: the payer scans its QR code.")
+            listening = .stopped(
+                message: nearbyProblem ?? localized("receive.notNearby", "This request is not offered nearby: the payer scans its QR code."))
             return
         }
         // Served once: the session closes the listener when it ends.
@@ -264,7 +267,7 @@ public final class ReceiveModel: FocusableForm {
         case .failure(let error):
             // A payment verified and kept before the link failed shows in the wallet's
             // snapshots and history; the message says so.
-            listening = .stopped(message: error.description)
+            listening = .stopped(message: ErrorText.message(error))
         }
     }
 
@@ -284,9 +287,11 @@ public final class ReceiveModel: FocusableForm {
             // Paid by QR: nobody else will pay this request nearby.
             stopListening()
         } catch let error as WalletError {
-            scanError = "This payment was not accepted: \(error.description)"
+            scanError = localized("receive.paymentRefused", "This payment was not accepted: %@", ErrorText.message(error))
         } catch {
-            scanError = "The receipt could not be shown as QR codes (\(error)). The payment is in the wallet."
+            scanError = localized(
+                "receive.receiptTooLarge", "The receipt could not be shown as QR codes (%@). The payment is in the wallet.",
+                ErrorText.message(error))
         }
     }
 

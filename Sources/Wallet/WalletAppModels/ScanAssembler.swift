@@ -32,16 +32,20 @@ public enum ScanError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .notAWalletCode: return "This is not an Offline Wallet code. Scan the code on the other phone's payment screen."
+        case .notAWalletCode:
+            return localized("scan.notWalletCode", "This is not an Offline Wallet code. Scan the code on the other phone's payment screen.")
         case .unsupportedVersion(let v):
-            return "This code is from a newer app version (\(v)). Update the app, then scan again."
-        case .unreadable(let why): return "The code could not be read (\(why)). Scan it again from the start."
+            return localized("scan.newerVersion", "This code is from a newer app version (%@). Update the app, then scan again.", String(v))
+        case .unreadable(let why): return localized("scan.unreadable", "The code could not be read (%@). Scan it again from the start.", why)
         case .notAPaymentMessage:
-            return "This code is not a payment request, payment or receipt. Scan the code shown for the payment."
-        case .invalidMessage(let why): return "The code's content is damaged (\(why)). Ask for a new code."
-        case .nothingEntered: return "Paste the code's text (it starts with OW:)."
+            return localized(
+                "scan.notPaymentMessage", "This code is not a payment request, payment or receipt. Scan the code shown for the payment.")
+        case .invalidMessage(let why): return localized("scan.damaged", "The code's content is damaged (%@). Ask for a new code.", why)
+        case .nothingEntered: return localized("scan.nothingEntered", "Paste the code's text (it starts with OW:).")
         case .incomplete(let received, let expected):
-            return "Only \(received) of \(expected) parts of the code were entered. Add the missing ones or scan them."
+            return localized(
+                "scan.incomplete", "Only %1$@ of %2$@ parts of the code were entered. Add the missing ones or scan them.", String(received),
+                String(expected))
         }
     }
 }
@@ -54,7 +58,7 @@ public struct ScanProgress: Equatable, Sendable, CustomStringConvertible {
         self.received = received
         self.expected = expected
     }
-    public var description: String { "\(received) of \(expected)" }
+    public var description: String { localized("scan.progress", "%1$@ of %2$@", String(received), String(expected)) }
 }
 
 /// The scan screen's logic: QR frames in any order (docs/protocol.md §9), progress, and the
@@ -174,7 +178,7 @@ public final class ScanAssembler {
         } catch let e as ScanError {
             throw e
         } catch {
-            throw .invalidMessage("\(error)")
+            throw .invalidMessage(ErrorText.message(error))
         }
     }
 
@@ -214,9 +218,10 @@ public final class ScanAssembler {
         case .notAFrame: .notAWalletCode
         case .unsupportedVersion(let v): .unsupportedVersion(v)
         case .malformed(let why): .unreadable(why)
-        case .checksumMismatch: .unreadable("a frame was misread")
-        case .mixedPayloads: .unreadable("frames of two codes were mixed")
-        case .tooLarge(let bytes, _): .unreadable("\(bytes) bytes is more than a code carries")
+        case .checksumMismatch: .unreadable(localized("scan.frameMisread", "a frame was misread"))
+        case .mixedPayloads: .unreadable(localized("scan.framesMixed", "frames of two codes were mixed"))
+        case .tooLarge(let bytes, _):
+            .unreadable(localized("scan.tooLarge", count: bytes, one: "%lld byte is more than a code carries", other: "%lld bytes is more than a code carries"))
         }
     }
 }

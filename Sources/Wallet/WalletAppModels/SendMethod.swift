@@ -15,9 +15,9 @@ public enum SendMethod: CaseIterable, Hashable, Sendable {
     /// The Send button's label.
     public var buttonTitle: String {
         switch self {
-        case .qr: "Via QR"
-        case .bluetooth: "Via Bluetooth"
-        case .online: "Via Internet"
+        case .qr: localized("send.viaQR", "Via QR")
+        case .bluetooth: localized("send.viaBluetooth", "Via Bluetooth")
+        case .online: localized("send.viaInternet", "Via Internet")
         }
     }
 }

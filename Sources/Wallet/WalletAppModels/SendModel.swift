@@ -49,15 +49,17 @@ public final class SendModel: FocusableForm {
 
         public var description: String {
             switch self {
-            case .recipient: "Scan the payee's request or enter their account email."
-            case .validAccount: "Enter the recipient's account email, e.g. name@example.com."
-            case .amount(let error): error?.description ?? "Enter an amount."
+            case .recipient: localized("send.needRecipient", "Scan the payee's request or enter their account email.")
+            case .validAccount: localized("send.needValidAccount", "Enter the recipient's account email, e.g. name@example.com.")
+            case .amount(let error): error.map(ErrorText.message) ?? localized("send.enterAmount", "Enter an amount.")
             case .funds(let short, let currency):
-                "Insufficient balance: \(Amount.format(short, currency: currency)) \(currency) more is needed."
-            case .requestForOffline: "Paying offline needs the payee's request: scan it, or choose Online."
-            case .offlineForRequest: "A scanned request is paid offline: choose QR or Bluetooth."
-            case .currency(let requested, let held): "The request is in \(requested) and this wallet holds \(held)."
-            case .freshRequest: "The request has expired. Ask the payee to show a new one."
+                localized("send.moreNeeded", "Insufficient balance: %@ more is needed.", MoneyText.text(short, currency: currency))
+            case .requestForOffline:
+                localized("send.offlineNeedsRequest", "Paying offline needs the payee's request: scan it, or choose Online.")
+            case .offlineForRequest: localized("send.requestIsOffline", "A scanned request is paid offline: choose QR or Bluetooth.")
+            case .currency(let requested, let held):
+                localized("send.otherCurrency", "The request is in %1$@ and this wallet holds %2$@.", requested.code, held.code)
+            case .freshRequest: localized("send.requestExpired", "The request has expired. Ask the payee to show a new one.")
             }
         }
     }
@@ -143,7 +145,7 @@ public final class SendModel: FocusableForm {
     /// The recipient field's text: the typed account, or the scanned payee's name. Typing
     /// replaces a scanned request (the person chose to pay someone else).
     public var recipientText: String {
-        get { scannedRequest.map { $0.payeeNameShown ?? "Scanned request" } ?? typedAccount }
+        get { scannedRequest.map(\.payeeTitle) ?? typedAccount }
         set {
             if scannedRequest != nil { clearRequest() }
             typedAccount = newValue
@@ -258,7 +260,8 @@ public final class SendModel: FocusableForm {
     public func send() async {
         guard case .confirming(let summary) = phase, let recipient else { return }
         guard let services else {
-            phase = .failed(message: "The wallet is not open yet. Close this screen and try again.", canTryAgain: false)
+            phase = .failed(
+                message: localized("send.walletNotOpen", "The wallet is not open yet. Close this screen and try again."), canTryAgain: false)
             return
         }
         switch recipient {
@@ -292,7 +295,10 @@ public final class SendModel: FocusableForm {
         // The wallet would confirm any of its pending payments' receipts; this screen waits
         // for this payment's (an old receipt still on the payee's screen must not mark it paid).
         guard receipt.paymentID == payment.id else {
-            receiptError = "This receipt is not for this payment (it is for \(Amount.format(receipt.amount, currency: receipt.currency)) \(receipt.currency)). Scan the receipt the payee shows for it."
+            receiptError = localized(
+                "send.receiptForOtherPayment",
+                "This receipt is not for this payment (it is for %@). Scan the receipt the payee shows for it.",
+                MoneyText.text(receipt.amount, currency: receipt.currency))
             return
         }
         do {
@@ -300,7 +306,9 @@ public final class SendModel: FocusableForm {
             receiptError = nil
             phase = .paid(amount: done.amount)
         } catch {
-            receiptError = "This receipt is not for this payment (\(error.description)). Scan the receipt the payee shows for it."
+            receiptError = localized(
+                "send.receiptRefused", "This receipt is not for this payment (%@). Scan the receipt the payee shows for it.",
+                ErrorText.message(error))
         }
     }
 
@@ -313,17 +321,22 @@ public final class SendModel: FocusableForm {
             receiptError = nil
             phase = .waitingForReceipt
         } catch let error as WalletError {
-            phase = .failed(message: SendFailure.message(for: error) + " Nothing was paid.", canTryAgain: false)
+            phase = .failed(
+                message: localized("send.nothingPaid", "%@ Nothing was paid.", SendFailure.message(for: error)), canTryAgain: false)
         } catch {
             // Too many frames for one code sequence: the payment is signed and kept (paying
             // the same request by Bluetooth resends it).
-            phase = .failed(message: "The payment is too large to show as QR codes (\(error)). Pay it by Bluetooth.", canTryAgain: false)
+            phase = .failed(
+                message: localized(
+                    "send.tooLargeForQR", "The payment is too large to show as QR codes (%@). Pay it by Bluetooth.", ErrorText.message(error)),
+                canTryAgain: false)
         }
     }
 
     private func payNearby(_ request: PaymentRequest, amount: UInt64?, services: SendServices) async {
         guard let dialer = services.nearbyDialer(for: request, picked: peerDialer) else {
-            phase = .failed(message: "Bluetooth is not available. Turn it on, or pay by QR.", canTryAgain: false)
+            phase = .failed(
+                message: localized("send.bluetoothUnavailable", "Bluetooth is not available. Turn it on, or pay by QR."), canTryAgain: false)
             return
         }
         run += 1
@@ -369,7 +382,7 @@ public final class SendModel: FocusableForm {
 
     private func sendOnline(to email: String, amount: UInt64, session: WalletSession?) async {
         guard let session else {
-            phase = .failed(message: "Log in to the issuer to send online.", canTryAgain: false)
+            phase = .failed(message: localized("send.logInToSendOnline", "Log in to the issuer to send online."), canTryAgain: false)
             return
         }
         phase = .contactingServer
@@ -380,7 +393,9 @@ public final class SendModel: FocusableForm {
             // Not retried blindly: an answer lost after the issuer moved the money would make
             // a second transfer. The history shows whether this one went through.
             phase = .failed(
-                message: "The transfer to \(email) did not go through: \(error). Check the history before sending again.",
+                message: localized(
+                    "send.transferFailed", "The transfer to %1$@ did not go through: %2$@. Check the history before sending again.", email,
+                    ErrorText.message(error)),
                 canTryAgain: false)
         }
     }
@@ -446,7 +461,7 @@ public final class SendModel: FocusableForm {
         var keyID: String?
         switch recipient {
         case .request(let r):
-            name = r.payeeNameShown ?? "Scanned request"
+            name = r.payeeTitle
             keyID = "\(r.payee.keyID)"
         case .account(let a): name = a
         }
@@ -474,4 +489,10 @@ public final class SendModel: FocusableForm {
         return parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".") && !parts[1].hasSuffix(".")
             && !text.contains(where: \.isWhitespace)
     }
+}
+
+extension PaymentRequest {
+    /// Who asks, as the screens name them: the payee's name, or "Scanned request" when the
+    /// request carries none.
+    var payeeTitle: String { payeeNameShown ?? localized("send.scannedRequest", "Scanned request") }
 }

@@ -33,10 +33,10 @@ public final class WithdrawModel: FocusableForm {
 
         public var description: String {
             switch self {
-            case .amount(let error): error?.description ?? "Enter an amount."
+            case .amount(let error): error.map(ErrorText.message) ?? localized("withdraw.enterAmount", "Enter an amount.")
             case .funds(let short, let currency):
-                "Insufficient balance: \(Amount.format(short, currency: currency)) \(currency) more is needed."
-            case .address(let error): error.description
+                localized("withdraw.moreNeeded", "Insufficient balance: %@ more is needed.", MoneyText.text(short, currency: currency))
+            case .address(let error): ErrorText.message(error)
             }
         }
     }
@@ -73,13 +73,24 @@ public final class WithdrawModel: FocusableForm {
         public var description: String {
             switch self {
             case .offline:
-                "The issuer cannot be reached. The withdrawal is kept: confirm the same amount to the same address again once online, and it is made once, never twice."
+                localized(
+                    "withdraw.offline",
+                    "The issuer cannot be reached. The withdrawal is kept: confirm the same amount to the same address again once online, and it is made once, never twice."
+                )
             case .notConfirmed(let detail):
-                "The issuer did not confirm the withdrawal: \(detail) It is kept: confirm the same amount to the same address again later, and it is made once, never twice."
-            case .notAvailable: IssuerClientError.chainNotConfigured.description
-            case .insufficientFunds(let detail): "Not enough money in the account. \(detail)"
-            case .invalidAddress(let detail): "The issuer refused the address: \(detail) Check it in your Ethereum wallet and copy it again."
-            case .accountFrozen: "This account is frozen, after a double spend or by the issuer's operator. Contact support."
+                localized(
+                    "withdraw.notConfirmed",
+                    "The issuer did not confirm the withdrawal: %@ It is kept: confirm the same amount to the same address again later, and it is made once, never twice.",
+                    detail)
+            case .notAvailable: ErrorText.message(IssuerClientError.chainNotConfigured)
+            case .insufficientFunds(let detail): localized("withdraw.insufficientFunds", "Not enough money in the account. %@", detail)
+            case .invalidAddress(let detail):
+                localized(
+                    "withdraw.invalidAddress", "The issuer refused the address: %@ Check it in your Ethereum wallet and copy it again.",
+                    detail)
+            case .accountFrozen:
+                localized(
+                    "withdraw.accountFrozen", "This account is frozen, after a double spend or by the issuer's operator. Contact support.")
             case .other(let text): text
             }
         }
@@ -258,33 +269,40 @@ public final class WithdrawModel: FocusableForm {
     }
 
     static func withdrawError(_ error: any Error) -> WithdrawError {
-        if let e = error as? ChainAddressError { return .invalidAddress(e.description) }
-        guard let e = error as? IssuerClientError else { return .other("\(error)") }
+        if let e = error as? ChainAddressError { return .invalidAddress(ErrorText.message(e)) }
+        guard let e = error as? IssuerClientError else { return .other(ErrorText.message(error)) }
         if e.isUnreachable { return .offline }
-        if e.status >= 500 || e.status == 429 { return .notConfirmed(e.description) }
+        if e.status >= 500 || e.status == 429 { return .notConfirmed(ErrorText.message(e)) }
         if e.isChainNotConfigured { return .notAvailable }
         switch e.code {
-        case "insufficient_funds": return .insufficientFunds(e.description)
+        case "insufficient_funds": return .insufficientFunds(ErrorText.message(e))
         case "account_frozen": return .accountFrozen
-        case "invalid_field", "invalid_address": return .invalidAddress(e.description)
-        default: return .other(e.description)
+        case "invalid_field", "invalid_address": return .invalidAddress(ErrorText.message(e))
+        default: return .other(ErrorText.message(e))
         }
     }
 }
 
 extension WithdrawModel {
     /// "Available: 12.00 EUR" — the settled balance.
-    public var availableText: String { "Available: \(MoneyText.text(settled, currency: currency))" }
+    public var availableText: String { localized("withdraw.available", "Available: %@", MoneyText.text(settled, currency: currency)) }
     /// "Remaining: x" or "Insufficient balance: x short".
     public var balanceLineText: String { balanceLine.text(currency: currency) }
     /// The line under the address field: what is wrong with it, else what the wallet checks
     /// and what it leaves to the issuer.
-    public var addressText: String { addressError?.description ?? AddressFormat.checksumNote }
+    public var addressText: String {
+        if let addressError { return ErrorText.message(addressError) }
+        // The wording of `AddressFormat.checksumNote`, in the person's language.
+        return localized(
+            "withdraw.checksumNote",
+            "A mixed-case address carries an EIP-55 checksum; the issuer verifies it and refuses a mistyped address before anything is debited."
+        )
+    }
     /// The progress or outcome line for the phase; nil while editing or confirming.
     public var phaseText: String? {
         switch phase {
         case .editing, .confirming: nil
-        case .submitting: "Asking the issuer…"
+        case .submitting: localized("withdraw.submitting", "Asking the issuer…")
         case .tracking(let w): Self.statusText(w, currency: currency)
         case .finished(let w): Self.statusText(w, currency: currency)
         case .failed(let error): error.description
@@ -294,12 +312,32 @@ extension WithdrawModel {
     /// One withdrawal's status in words ("Paid 12.00 EUR to 0xAb…: transaction 0x…").
     public static func statusText(_ w: ChainWithdrawal, currency: Currency) -> String {
         let much = MoneyText.text(w.amount, currency: currency)
-        switch w.status {
-        case .pending: return "\(much) to \(w.to) is debited; the issuer sends the payout shortly."
-        case .sent: return "\(much) to \(w.to) is sent on chain (transaction \(w.txHash ?? "not known yet")); waiting for it to be mined."
-        case .paid: return "Paid \(much) to \(w.to) on chain (transaction \(w.txHash ?? "not known")). It shows in your Ethereum wallet."
-        case .refused:
-            return "The chain refused the payout of \(much) to \(w.to)\(w.reason.map { " (\($0))" } ?? ""); the amount is back on your account."
+        switch (w.status, w.txHash, w.reason) {
+        case (.pending, _, _):
+            return localized("withdraw.statusPending", "%1$@ to %2$@ is debited; the issuer sends the payout shortly.", much, w.to)
+        case (.sent, let tx?, _):
+            return localized(
+                "withdraw.statusSent", "%1$@ to %2$@ is sent on chain (transaction %3$@); waiting for it to be mined.", much, w.to, tx)
+        case (.sent, nil, _):
+            return localized(
+                "withdraw.statusSentNoTransaction",
+                "%1$@ to %2$@ is sent on chain (transaction not known yet); waiting for it to be mined.", much, w.to)
+        case (.paid, let tx?, _):
+            return localized(
+                "withdraw.statusPaid", "Paid %1$@ to %2$@ on chain (transaction %3$@). It shows in your Ethereum wallet.", much, w.to, tx)
+        case (.paid, nil, _):
+            return localized(
+                "withdraw.statusPaidNoTransaction",
+                "Paid %1$@ to %2$@ on chain (transaction not known). It shows in your Ethereum wallet.", much, w.to)
+        case (.refused, _, let reason?):
+            // The reason is the chain's or the issuer's own words, shown as given.
+            return localized(
+                "withdraw.statusRefused", "The chain refused the payout of %1$@ to %2$@ (%3$@); the amount is back on your account.",
+                much, w.to, reason)
+        case (.refused, _, nil):
+            return localized(
+                "withdraw.statusRefusedNoReason", "The chain refused the payout of %1$@ to %2$@; the amount is back on your account.",
+                much, w.to)
         }
     }
 
@@ -312,6 +350,9 @@ extension WithdrawModel.Summary {
     public var remainingText: String { MoneyText.text(remaining, currency: currency) }
     /// What confirming does, in one sentence.
     public var confirmationText: String {
-        "Withdraw \(amountText) to \(address)? It is debited from your account now and paid out on chain by the issuer; a payout cannot be taken back."
+        localized(
+            "withdraw.confirmation",
+            "Withdraw %1$@ to %2$@? It is debited from your account now and paid out on chain by the issuer; a payout cannot be taken back.",
+            amountText, address)
     }
 }
