@@ -59,7 +59,7 @@ public final class SendModel: FocusableForm {
             case .offlineForRequest: localized("send.requestIsOffline", "A scanned request is paid offline: choose QR or Bluetooth.")
             case .currency(let requested, let held):
                 localized("send.otherCurrency", "The request is in %1$@ and this wallet holds %2$@.", requested.code, held.code)
-            case .freshRequest: localized("send.requestExpired", "The request has expired. Ask the payee to show a new one.")
+            case .freshRequest: localized("send.needsFreshRequest", "The request has expired. Ask the payee to show a new one.")
             }
         }
     }
@@ -494,5 +494,5 @@ public final class SendModel: FocusableForm {
 extension PaymentRequest {
     /// Who asks, as the screens name them: the payee's name, or "Scanned request" when the
     /// request carries none.
-    var payeeTitle: String { payeeNameShown ?? localized("send.scannedRequest", "Scanned request") }
+    var payeeTitle: String { payeeNameShown ?? localized("send.scannedRequestTitle", "Scanned request") }
 }
