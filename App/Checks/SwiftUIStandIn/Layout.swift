@@ -222,6 +222,45 @@ public nonisolated struct ViewThatFits<Content: View>: _PrimitiveView {
     public nonisolated init(in axes: Axis.Set = [.horizontal, .vertical], @ViewBuilder content: () -> Content) {}
 }
 
+// A layout chosen at run time keeps its children's identity (`AnyLayout`): how a row becomes a
+// column at the accessibility text sizes. `Layout`'s requirements (`sizeThatFits`,
+// `placeSubviews`, the cache) are not declared: the app writes no layout of its own, only picks
+// Apple's, and a type of its own conforming here would be caught by scripts/check-app-sdk.
+@available(iOS 16.0, macOS 13.0, *)
+public protocol Layout {}
+
+@available(iOS 16.0, macOS 13.0, *)
+extension Layout {
+    public nonisolated func callAsFunction<V: View>(@ViewBuilder _ content: () -> V) -> some View {
+        _ModifiedView<V>()
+    }
+}
+
+@available(iOS 16.0, macOS 13.0, *)
+@frozen public nonisolated struct AnyLayout: Layout {
+    public nonisolated init<L: Layout>(_ layout: L) {}
+}
+
+@available(iOS 16.0, macOS 13.0, *)
+@frozen public nonisolated struct HStackLayout: Layout {
+    public var alignment: VerticalAlignment
+    public var spacing: CGFloat?
+    public nonisolated init(alignment: VerticalAlignment = .center, spacing: CGFloat? = nil) {
+        self.alignment = alignment
+        self.spacing = spacing
+    }
+}
+
+@available(iOS 16.0, macOS 13.0, *)
+@frozen public nonisolated struct VStackLayout: Layout {
+    public var alignment: HorizontalAlignment
+    public var spacing: CGFloat?
+    public nonisolated init(alignment: HorizontalAlignment = .center, spacing: CGFloat? = nil) {
+        self.alignment = alignment
+        self.spacing = spacing
+    }
+}
+
 public nonisolated struct Spacer: _PrimitiveView {
     public var minLength: CGFloat?
     public nonisolated init(minLength: CGFloat? = nil) { self.minLength = minLength }

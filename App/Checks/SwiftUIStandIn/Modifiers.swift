@@ -575,6 +575,25 @@ public nonisolated struct AccessibilityActionKind: Equatable, Sendable {
     nonisolated init() {}
 }
 
+/// Apple declares these in the Accessibility framework, which SwiftUI re-exports: a view posts
+/// an announcement with `AccessibilityNotification.Announcement(text).post()`.
+@available(iOS 17.0, macOS 14.0, *)
+public protocol AccessibilityNotifications {}
+
+@available(iOS 17.0, macOS 14.0, *)
+extension AccessibilityNotifications {
+    /// Hands the notification to VoiceOver (the stand-in posts nothing).
+    public func post() {}
+}
+
+@available(iOS 17.0, macOS 14.0, *)
+public enum AccessibilityNotification {
+    public struct Announcement: AccessibilityNotifications {
+        public init(_ announcement: String) {}
+        public init(_ announcement: AttributedString) {}
+    }
+}
+
 public enum AccessibilityAdjustmentDirection: Hashable, Sendable {
     case increment, decrement
 }

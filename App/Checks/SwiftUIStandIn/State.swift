@@ -309,6 +309,17 @@ extension Scene {
     }
 }
 
+/// A length that grows and shrinks with the person's text size (a QR code's side, an icon's
+/// frame), relative to a text style.
+@available(iOS 14.0, macOS 11.0, *)
+@propertyWrapper
+public struct ScaledMetric<Value: BinaryFloatingPoint>: DynamicProperty {
+    private let base: Value
+    public nonisolated init(wrappedValue: Value, relativeTo textStyle: Font.TextStyle) { base = wrappedValue }
+    public nonisolated init(wrappedValue: Value) { base = wrappedValue }
+    public var wrappedValue: Value { base }
+}
+
 /// Runs `body` with an animation (the stand-in runs nothing: type-checking only).
 public func withAnimation<Result>(_ animation: Animation? = .default, _ body: () throws -> Result) rethrows -> Result {
     try body()

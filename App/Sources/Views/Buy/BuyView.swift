@@ -76,8 +76,9 @@ struct BuyView: View {
             .controlSize(.large)
             .disabled(!model.canBuy)
             .accessibilityLabel("Buy \(model.amount.text) \(model.currency)")
+            .accessibilityHint("Turns this much of the settled balance into offline notes")
         case .bought, .failed:
-            HStack {
+            AdaptiveStack(stackedAlignment: .center) {
                 Button("Buy more") { model.edit() }
                     .buttonStyle(.bordered)
                 Spacer()

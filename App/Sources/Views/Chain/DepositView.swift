@@ -195,7 +195,7 @@ struct CopyableValue: View {
     let value: String
 
     var body: some View {
-        HStack(alignment: .firstTextBaseline) {
+        AdaptiveStack(alignment: .firstTextBaseline) {
             VStack(alignment: .leading, spacing: 2) {
                 Text(title)
                     .font(.subheadline)

@@ -146,6 +146,7 @@ struct WithdrawView: View {
         .buttonStyle(.borderedProminent)
         .controlSize(.large)
         .accessibilityLabel("Withdraw \(summary.amountText) to \(summary.address)")
+        .accessibilityHint("Asks the issuer to pay this amount out to the address on chain")
         Button("Edit") { model.edit() }
             .frame(maxWidth: .infinity)
     }
@@ -192,7 +193,7 @@ private struct WithdrawProgress: View {
                 EmptyView()
             }
             if !model.phase.isBusy {
-                HStack {
+                AdaptiveStack(stackedAlignment: .center) {
                     Button(isFailed ? "Edit the withdrawal" : "New withdrawal") { onEdit() }
                         .buttonStyle(.bordered)
                     Spacer()
@@ -249,7 +250,7 @@ private struct RecentWithdrawals: View {
 
     var body: some View {
         VStack(alignment: .leading, spacing: 10) {
-            HStack {
+            AdaptiveStack {
                 Text("Recent withdrawals")
                     .font(.headline)
                     .accessibilityAddTraits(.isHeader)

@@ -23,7 +23,8 @@ struct MissingChecklist: View {
     }
 }
 
-/// One row of a summary card: the title on the left, the model's text on the right.
+/// One row of a summary card: the title on the left, the model's text on the right; the value
+/// under its title at the accessibility text sizes, wrapping rather than truncated.
 struct SummaryRow: View {
     let title: String
     let value: String
@@ -34,13 +35,14 @@ struct SummaryRow: View {
     }
 
     var body: some View {
-        HStack(alignment: .firstTextBaseline) {
+        AdaptiveStack(alignment: .firstTextBaseline, spacing: 4) {
             Text(title)
                 .foregroundStyle(.secondary)
-            Spacer()
+            Spacer(minLength: 8)
             Text(value)
                 .multilineTextAlignment(.trailing)
                 .monospacedDigit()
+                .fixedSize(horizontal: false, vertical: true)
         }
         .font(.callout)
     }

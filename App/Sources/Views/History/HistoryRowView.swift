@@ -4,29 +4,33 @@ import WalletAppModels
 /// One history line: the type icon with its status overlaid, counterparty, "5 min ago" and the
 /// time of day, the method badge, the signed amount, the status badge and, on a failed line,
 /// what went wrong. VoiceOver reads it as one sentence (`Row.accessibilitySummary`).
-/// Also used by the home screen's recent transactions.
+/// Also used by the home screen's recent transactions. At the accessibility text sizes its
+/// lines stack and wrap instead of cutting the counterparty or the amount.
 struct HistoryRowView: View {
     let row: HistoryModel.Row
+    @Environment(\.dynamicTypeSize) private var dynamicTypeSize
 
     var body: some View {
         HStack(alignment: .top, spacing: 12) {
             icon
             VStack(alignment: .leading, spacing: 4) {
-                HStack(alignment: .firstTextBaseline) {
+                AdaptiveStack(alignment: .firstTextBaseline, spacing: 4) {
                     Text(row.counterpartyText)
                         .font(.body.weight(.medium))
-                        .lineLimit(1)
+                        .lineLimit(dynamicTypeSize.isAccessibilitySize ? nil : 1)
                     Spacer(minLength: 8)
                     Text(row.amountText)
                         .font(.body.weight(.semibold))
                         .monospacedDigit()
                         .foregroundStyle(row.isIncoming ? Color.green : Color.primary)
+                        .fixedSize(horizontal: false, vertical: true)
+                        .layoutPriority(1)
                 }
-                HStack(spacing: 6) {
+                AdaptiveStack(spacing: 6) {
                     Text(row.directionText)
-                    Text("·")
+                    if !dynamicTypeSize.isAccessibilitySize { Text("·") }
                     Text(row.relativeTime)
-                    Text("·")
+                    if !dynamicTypeSize.isAccessibilitySize { Text("·") }
                     Text(row.date, style: .time)
                 }
                 .font(.caption)

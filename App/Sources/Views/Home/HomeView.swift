@@ -11,6 +11,9 @@ struct HomeView: View {
     let onAction: @MainActor (HomeModel.QuickAction) -> Void
     let onViewAll: @MainActor () -> Void
     let onSettings: @MainActor () -> Void
+    /// The quick actions' narrowest width: it grows with the text, so the grid drops to fewer
+    /// columns at large sizes instead of cutting the titles.
+    @ScaledMetric(relativeTo: .footnote) private var quickActionWidth: CGFloat = 72
 
     var body: some View {
         NavigationStack {
@@ -37,6 +40,7 @@ struct HomeView: View {
                     }
                     .disabled(model.isSyncing)
                     .accessibilityLabel(model.isSyncing ? "Syncing" : "Refresh balances")
+                    .accessibilityHint("Syncs with the issuer: settles payments and reads the balances")
                 }
                 ToolbarItem(placement: .topBarTrailing) {
                     Button(action: onSettings) {
@@ -51,7 +55,7 @@ struct HomeView: View {
 
     private var balanceCard: some View {
         VStack(alignment: .leading, spacing: 8) {
-            HStack {
+            AdaptiveStack {
                 Text("Total balance")
                     .font(.headline)
                     .foregroundStyle(.secondary)
@@ -83,14 +87,14 @@ struct HomeView: View {
     }
 
     private var partsCards: some View {
-        HStack(spacing: 12) {
+        AdaptiveStack(spacing: 12) {
             BalancePartCard(title: "Offline notes", amount: model.offlineText, share: model.offlineShareText, tint: .accentColor)
             BalancePartCard(title: "Settled", amount: model.settledText, share: model.settledShareText, tint: .green)
         }
     }
 
     private var quickActions: some View {
-        LazyVGrid(columns: [GridItem(.adaptive(minimum: 72), spacing: 12)], spacing: 12) {
+        LazyVGrid(columns: [GridItem(.adaptive(minimum: quickActionWidth), spacing: 12)], spacing: 12) {
             ForEach(model.quickActions, id: \.self) { action in
                 Button {
                     onAction(action)
@@ -98,6 +102,7 @@ struct HomeView: View {
                     VStack(spacing: 6) {
                         Image(systemName: Self.symbol(action))
                             .font(.title2)
+                            .accessibilityHidden(true)
                         Text(Self.title(action))
                             .font(.footnote)
                     }
@@ -105,13 +110,14 @@ struct HomeView: View {
                 }
                 .buttonStyle(.bordered)
                 .accessibilityLabel(Self.title(action))
+                .accessibilityHint(Self.hint(action))
             }
         }
     }
 
     private var recentTransactions: some View {
         VStack(alignment: .leading, spacing: 8) {
-            HStack {
+            AdaptiveStack {
                 Text("Recent transactions")
                     .font(.headline)
                     .accessibilityAddTraits(.isHeader)
@@ -139,6 +145,15 @@ struct HomeView: View {
         case .receive: "Receive"
         case .buy: "Buy"
         case .scan: "Scan"
+        }
+    }
+
+    static func hint(_ action: HomeModel.QuickAction) -> String {
+        switch action {
+        case .send: "Pays someone, offline by QR or Bluetooth, or online"
+        case .receive: "Creates a payment request for someone to pay you"
+        case .buy: "Buys offline notes with the settled balance"
+        case .scan: "Opens the camera to read a payment request, a payment or a receipt"
         }
     }
 
@@ -193,10 +208,7 @@ struct BalancePartCard: View {
             Text(title)
                 .font(.subheadline)
                 .foregroundStyle(.secondary)
-            Text(amount)
-                .font(.title3.weight(.semibold).monospacedDigit())
-                .minimumScaleFactor(0.6)
-                .lineLimit(1)
+            AmountText(text: amount, style: .title3.weight(.semibold))
             Text("\(share) of total")
                 .font(.caption)
                 .foregroundStyle(tint)

@@ -24,6 +24,7 @@ struct NearbyDevicesView: View {
                         .accessibilityElement(children: .combine)
                         if model.canSearchAgain {
                             Button("Search again") { model.start() }
+                                .accessibilityHint("Looks for wallets nearby again")
                         }
                     }
                 }
@@ -61,6 +62,9 @@ struct NearbyDevicesView: View {
                 }
             }
         }
+        // The search (found, nothing found) and the pick (connecting, ready, failed) reach VoiceOver as they change.
+        .announcesChanges(model.searchAnnouncement)
+        .announcesChanges(model.pickAnnouncement)
         .onAppear { model.start() }
         .onDisappear { model.stop() }
     }

@@ -57,11 +57,12 @@ struct QRCodeTabView: View {
                         .font(.footnote)
                         .foregroundStyle(.red)
                 }
-                HStack {
+                AdaptiveStack {
                     Button("Send payment", action: onSendPayment)
                         .buttonStyle(.borderedProminent)
                         .disabled(model.isExpired)
                         .accessibilityLabel("Send payment of \(amount) to \(payee)")
+                        .accessibilityHint("Opens Send with this request filled in, to confirm there")
                     Spacer()
                     Button("Clear") { model.clear() }
                         .accessibilityLabel("Forget the last scanned request")

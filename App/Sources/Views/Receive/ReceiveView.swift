@@ -53,6 +53,8 @@ struct ReceiveView: View {
             .dismissesKeyboardOnTap { model.focus.clearFocus() }
         }
         .syncsFocus($focused, with: $model.focus.focused)
+        // The nearby listener's stages (a payer connected, receiving, receipt sent) reach VoiceOver once each.
+        .announcesChanges(model.listeningAnnouncement)
         .onAppear { model.appear() }
         .onDisappear { model.stopListening() }
         .task(id: model.phase == .showingRequest) {
@@ -107,6 +109,7 @@ struct ReceiveView: View {
         .buttonStyle(.borderedProminent)
         .controlSize(.large)
         .disabled(!model.canGenerate)
+        .accessibilityHint("Shows a code for the payer to scan, and offers the request nearby")
     }
 
     // MARK: The request
@@ -134,6 +137,7 @@ struct ReceiveView: View {
             QRFramesView(
                 frame: frame, isAnimated: model.isAnimated, partText: model.frameText,
                 accessibilityLabel: "Payment request code for \(model.requestAmountText ?? "any amount")",
+                accessibilityValue: model.requestCodeAccessibilityValue,
                 advance: { model.advanceFrame() }
             )
             .frame(maxWidth: .infinity)
@@ -163,7 +167,7 @@ struct ReceiveView: View {
                 .font(.footnote)
                 .foregroundStyle(.red)
         }
-        HStack {
+        AdaptiveStack {
             if let share = model.shareText {
                 ShareLink(item: share) {
                     Label("Share", systemImage: "square.and.arrow.up")
@@ -205,8 +209,11 @@ struct ReceiveView: View {
         if !model.receiptFrames.isEmpty {
             Text("Show this receipt to the payer so their phone can confirm the payment.")
                 .font(.callout)
-            CyclingQRFramesView(frames: model.receiptFrames, accessibilityLabel: "Receipt code for the payer to scan")
-                .frame(maxWidth: .infinity)
+            CyclingQRFramesView(
+                frames: model.receiptFrames, accessibilityLabel: "Receipt code for the payer to scan",
+                accessibilityValue: { ReceiveModel.receiptCodeAccessibilityValue(showing: $0, of: $1) }
+            )
+            .frame(maxWidth: .infinity)
         }
         Button("Done") { dismiss() }
             .buttonStyle(.borderedProminent)

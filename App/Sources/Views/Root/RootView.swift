@@ -255,10 +255,11 @@ struct NotLoggedInView: View {
                 .font(.callout)
                 .multilineTextAlignment(.center)
             if let onAction {
-                HStack {
+                AdaptiveStack(stackedAlignment: .center) {
                     Button("Send") { onAction(.send) }
                     Button("Receive") { onAction(.receive) }
                     Button("Scan") { onAction(.scan) }
+                        .accessibilityHint("Opens the camera to read a payment request, a payment or a receipt")
                 }
                 .buttonStyle(.bordered)
             }

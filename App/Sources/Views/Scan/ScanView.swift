@@ -57,6 +57,8 @@ struct ScanView: View {
             }
         }
         .sensoryFeedback(.selection, trigger: model.progress)
+        // "3 of 8 parts received": VoiceOver hears each new part, as a sighted person sees it.
+        .announcesChanges(model.progressAnnouncement)
         .sensoryFeedback(.success, trigger: model.result)
         .sensoryFeedback(.error, trigger: model.error)
         .onChange(of: model.result) { _, result in
@@ -74,16 +76,19 @@ struct ScanView: View {
             } else if let progress = model.progress {
                 Text("Reading the code: \(progress.description) parts")
                     .font(.callout.monospacedDigit())
+                    .accessibilityLabel(progress.accessibilityText)
             } else {
                 Text("Point the camera at the code on the other phone.")
                     .font(.callout)
             }
-            HStack {
+            AdaptiveStack(stackedAlignment: .center) {
                 Button("Enter code manually") { showsManualEntry = true }
                     .buttonStyle(.bordered)
+                    .accessibilityHint("Paste the code's text instead of scanning it")
                 if model.progress != nil || model.error != nil {
                     Button("Scan again") { model.reset() }
                         .buttonStyle(.bordered)
+                        .accessibilityHint("Forgets the parts read so far and starts over")
                 }
             }
         }

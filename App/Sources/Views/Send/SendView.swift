@@ -60,6 +60,8 @@ struct SendView: View {
         }
         .syncsFocus($focused, with: $model.focus.focused)
         .interactiveDismissDisabled(model.phase.isBusy)
+        // Each stage of the payment (connecting, sending, paid, failed) is told to VoiceOver once.
+        .announcesChanges(model.progressAnnouncement)
         .onAppear { model.appear() }
         .sheet(item: $scanner) { item in
             ScanView(model: item.model, title: model.awaitsScannedReceipt ? "Scan receipt" : "Scan request") { result in
@@ -129,7 +131,7 @@ struct SendView: View {
 
     private var recipientSection: some View {
         VStack(alignment: .leading, spacing: 6) {
-            HStack(alignment: .bottom) {
+            AdaptiveStack(alignment: .bottom) {
                 FormTextField(
                     "Recipient", prompt: "Scan a request or enter an account email", text: $model.recipientText, form: model,
                     field: .recipient, focused: $focused
@@ -145,9 +147,10 @@ struct SendView: View {
                 }
                 .buttonStyle(.bordered)
                 .accessibilityLabel("Scan the payee's request")
+                .accessibilityHint("Opens the camera; the request fills in the recipient and the amount")
             }
             if let request = model.requestText {
-                HStack {
+                AdaptiveStack {
                     Label(request, systemImage: "qrcode")
                         .font(.footnote)
                     Spacer()
@@ -157,7 +160,7 @@ struct SendView: View {
                 }
             }
             if model.method == .bluetooth {
-                HStack {
+                AdaptiveStack {
                     if let peer = model.nearbyPeerText {
                         Label(peer, systemImage: "dot.radiowaves.left.and.right")
                             .font(.footnote)
@@ -173,6 +176,7 @@ struct SendView: View {
                         }
                     }
                     .font(.footnote)
+                    .accessibilityHint("Lists the wallets nearby, to pay one of them by Bluetooth")
                 }
             }
         }
@@ -180,7 +184,7 @@ struct SendView: View {
 
     private var availableSection: some View {
         VStack(alignment: .leading, spacing: 6) {
-            HStack {
+            AdaptiveStack {
                 Text("Available balance")
                     .font(.subheadline)
                     .foregroundStyle(.secondary)
@@ -215,8 +219,10 @@ struct SendView: View {
         .buttonStyle(.borderedProminent)
         .controlSize(.large)
         .accessibilityLabel("Send \(summary.amountSpoken) to \(summary.recipientName)")
+        .accessibilityHint("Signs and sends the payment; it cannot be taken back")
         Button("Edit") { model.dismissConfirmation() }
             .frame(maxWidth: .infinity)
+            .accessibilityHint("Back to the form; nothing is sent")
     }
 
     // MARK: Paying
@@ -237,8 +243,11 @@ struct SendView: View {
                 .foregroundStyle(isFailed ? Color.red : Color.primary)
         }
         if model.awaitsScannedReceipt {
-            CyclingQRFramesView(frames: model.paymentFrames, accessibilityLabel: "The payment as a QR code for the payee to scan")
-                .frame(maxWidth: .infinity)
+            CyclingQRFramesView(
+                frames: model.paymentFrames, accessibilityLabel: "The payment as a QR code for the payee to scan",
+                accessibilityValue: { SendModel.paymentCodeAccessibilityValue(showing: $0, of: $1) }
+            )
+            .frame(maxWidth: .infinity)
             if let error = model.receiptError {
                 Text(error)
                     .font(.footnote)
@@ -251,6 +260,7 @@ struct SendView: View {
             }
             .buttonStyle(.borderedProminent)
             .controlSize(.large)
+            .accessibilityHint("Opens the camera to read the receipt on the payee's screen, which completes the payment")
         }
         if model.canTryAgain {
             Button {
@@ -260,6 +270,7 @@ struct SendView: View {
             }
             .buttonStyle(.borderedProminent)
             .controlSize(.large)
+            .accessibilityHint("Sends the same signed payment again; it is never paid twice")
         }
         if !model.phase.isBusy {
             if isFailed {

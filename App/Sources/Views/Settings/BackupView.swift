@@ -41,6 +41,7 @@ struct BackupView: View {
                     BusyLabel("Back up", systemImage: "lock.doc", isBusy: model.isWorking)
                 }
                 .disabled(!model.canBackUp)
+                .accessibilityHint("Writes the encrypted backup to Files, On My iPhone, Offline Wallet")
                 if let status = model.statusText {
                     StatusLine(text: status, isError: model.statusIsError)
                 }

@@ -41,6 +41,7 @@ struct RestoreView: View {
                     BusyLabel("Restore", systemImage: "arrow.counterclockwise", isBusy: model.isBusy)
                 }
                 .disabled(!model.canRestore)
+                .accessibilityHint("Makes the backup this phone's wallet; only an empty wallet is replaced")
                 if let status = model.statusText {
                     StatusLine(text: status, isError: model.statusIsError)
                 }

@@ -129,6 +129,7 @@ struct SettingsView: View {
                 BusyLabel("Refresh balances", systemImage: "arrow.clockwise", isBusy: model.home.isSyncing)
             }
             .disabled(model.home.isSyncing)
+            .accessibilityHint("Syncs with the issuer: settles payments and reads the balances")
             if let line = model.home.refreshText {
                 Text(line)
                     .font(.footnote)
@@ -139,6 +140,7 @@ struct SettingsView: View {
             } label: {
                 Label("Buy notes", systemImage: "cart")
             }
+            .accessibilityHint("Turns part of the settled balance into offline notes")
         } header: {
             Text("Actions")
         }
@@ -191,12 +193,14 @@ struct SettingsView: View {
             } label: {
                 Label("Back up the wallet…", systemImage: "externaldrive.badge.timemachine")
             }
+            .accessibilityHint("Writes the whole wallet, encrypted with a passphrase you choose, to Files")
             if model.restore != nil {
                 Button {
                     restoring = true
                 } label: {
                     Label("Restore from a backup…", systemImage: "arrow.counterclockwise.circle")
                 }
+                .accessibilityHint("Replaces this new, empty wallet with a backup's notes")
             }
         } header: {
             Text("Backup")
@@ -216,6 +220,7 @@ private struct AutoRechargeSection: View {
     var body: some View {
         Section {
             Toggle("Auto-recharge", isOn: $model.autoRechargeOn)
+                .accessibilityHint("When the offline balance is low, the next sync buys notes")
             if model.autoRechargeOn {
                 WholeUnitsRow(
                     title: "When below", value: $model.threshold, unit: model.currency?.code ?? "",
@@ -247,7 +252,8 @@ private struct AutoRechargeSection: View {
     }
 }
 
-/// One whole-unit value: a number-pad field in the form's focus chain and a stepper beside it.
+/// One whole-unit value: a number-pad field in the form's focus chain and a stepper beside it;
+/// the title above them at the accessibility text sizes.
 private struct WholeUnitsRow: View {
     let title: String
     @Binding var value: UInt64
@@ -260,27 +266,29 @@ private struct WholeUnitsRow: View {
     let decrement: () -> Void
 
     var body: some View {
-        HStack {
+        AdaptiveStack {
             Text(title)
             Spacer()
-            TextField(title, value: $value, format: IntegerFormatStyle<UInt64>())
-                .keyboardType(.numberPad)
-                .multilineTextAlignment(.trailing)
-                .monospacedDigit()
-                .frame(minWidth: 60)
-                .fixedSize()
-                .focused(focused, equals: field)
-                .returnAdvances(form)
-                .keepsKeyboardOnTap()
-                .accessibilityLabel(title)
-                .accessibilityValue(spoken)
-            Text(unit)
-                .foregroundStyle(.secondary)
-                .accessibilityHidden(true)
-            Stepper(title, onIncrement: increment, onDecrement: decrement)
-                .labelsHidden()
-                .accessibilityLabel(title)
-                .accessibilityValue(spoken)
+            HStack {
+                TextField(title, value: $value, format: IntegerFormatStyle<UInt64>())
+                    .keyboardType(.numberPad)
+                    .multilineTextAlignment(.trailing)
+                    .monospacedDigit()
+                    .frame(minWidth: 60)
+                    .fixedSize()
+                    .focused(focused, equals: field)
+                    .returnAdvances(form)
+                    .keepsKeyboardOnTap()
+                    .accessibilityLabel(title)
+                    .accessibilityValue(spoken)
+                Text(unit)
+                    .foregroundStyle(.secondary)
+                    .accessibilityHidden(true)
+                Stepper(title, onIncrement: increment, onDecrement: decrement)
+                    .labelsHidden()
+                    .accessibilityLabel(title)
+                    .accessibilityValue(spoken)
+            }
         }
     }
 }
@@ -308,6 +316,7 @@ private struct ServerSection: View {
             }
             Button("Save server") { Task { await app.saveServer(from: model) } }
                 .disabled(model.serverProblem != nil)
+                .accessibilityHint("Another server ends this login; the wallet's notes stay")
         } header: {
             Text("Server")
         } footer: {
