@@ -70,4 +70,25 @@ import Testing
             #expect(failed == failsAt, "\(name)")
         }
     }
+
+    /// The `send` cases: a sender holding `records` cuts exactly `frames` at `mtu`, from offset
+    /// `from` when given (a retransmission after the peer acknowledged the bytes before it).
+    @Test func everySenderCutsAsListed() throws {
+        let cases = try #require(try VectorFiles.load("link-streams")["send"] as? [[String: Any]])
+        #expect(cases.count >= 3)
+        for c in cases {
+            let name = c["name"] as? String ?? "?"
+            let mtu = try #require(c["mtu"] as? Int)
+            let expected = try #require(c["frames"] as? [String]).map { try VectorFiles.bytes($0) }
+            var outbox = Outbox()
+            for record in try #require(c["records"] as? [String]) { outbox.append(record: try VectorFiles.bytes(record)) }
+            var frames = outbox.frames(mtu: mtu, now: .zero, rto: .seconds(1))
+            if let from = c["from"] as? Int {
+                try outbox.rewind(to: from, now: .zero)
+                frames = outbox.frames(mtu: mtu, now: .zero, rto: .seconds(1))
+            }
+            #expect(frames.map(\.encoded) == expected, "\(name)")
+            #expect(frames.allSatisfy { $0.encoded.count <= mtu }, "\(name): a frame longer than the MTU")
+        }
+    }
 }

@@ -132,6 +132,7 @@ import Testing
     @Test func everyDecodingCaseGivesItsExpectedResult() throws {
         let cases = try #require(try Self.load("decoding")["cases"] as? [[String: Any]])
         #expect(cases.count >= 11)
+        var addresses = 0
         for c in cases {
             let name = c["name"] as? String ?? "?"
             let expected = try #require(c["expect"] as? String)
@@ -144,6 +145,12 @@ import Testing
                     #expect(request.hints.map { Int($0.kindByte) } == hints.map { $0["kind"] as? Int ?? -1 }, "\(name)")
                     #expect(request.hints.map { Hex.encode($0.value) } == hints.map { $0["value"] as? String ?? "" }, "\(name)")
                     #expect(request.hints.map(\.isUsable) == hints.map { $0["usable"] as? Bool }, "\(name): usable hints")
+                    // The address a payer reads from a usable TCP hint, where the case gives it.
+                    for (hint, fields) in zip(request.hints, hints) where fields["host"] != nil || fields["port"] != nil {
+                        #expect(hint.tcpAddress?.host == fields["host"] as? String, "\(name): host")
+                        #expect(hint.tcpAddress?.port == fields["port"] as? Int, "\(name): port")
+                        addresses += 1
+                    }
                     #expect(request.encoded == bytes, "\(name): re-encodes")
                 case "chain":
                     let chain = try Chain(decoding: bytes)
@@ -151,6 +158,8 @@ import Testing
                     #expect(chain.heldRef.hex != c["other_output_ref"] as? String, "\(name)")
                 case "payment_bundle":
                     _ = try PaymentBundle(decoding: bytes)
+                case "keyset":
+                    _ = try Keyset(decoding: bytes, authority: authority)
                 default:
                     Issue.record("\(name): unknown message kind")
                 }
@@ -159,6 +168,7 @@ import Testing
                 #expect(error.code == expected, "\(name): got \(error.code)")
             }
         }
+        #expect(addresses > 0, "no case gives a hint's host and port")
     }
 
     /// docs/vectors/fraud-proofs.json (§7): each proof gives its expected result, valid ones name the cheater.
@@ -169,14 +179,15 @@ import Testing
         for c in cases {
             let name = c["name"] as? String ?? "?"
             let expected = try #require(c["expect"] as? String)
-            let proof = FraudProof(
-                chain: try Chain(decoding: try Self.bytes(c["chain"])), first: try Transfer(decoding: try Self.bytes(c["first"])),
-                second: try Transfer(decoding: try Self.bytes(c["second"])))
-            do {
-                let cheater = try verifier.verify(proof, now: try Self.uint(c["now"]))
+            let (chain, first, second) = (try Self.bytes(c["chain"]), try Self.bytes(c["first"]), try Self.bytes(c["second"]))
+            let now = try Self.uint(c["now"])
+            do throws(VerificationError) {
+                // Decoded in the order of §7 (chain, first, second): a decoding error is the proof's error.
+                let proof = FraudProof(chain: try Chain(decoding: chain), first: try Transfer(decoding: first), second: try Transfer(decoding: second))
+                let cheater = try verifier.verify(proof, now: now)
                 #expect(expected == "ok", "\(name): valid but expected \(expected)")
                 #expect(cheater.hex == c["cheater"] as? String, "\(name)")
-            } catch let error as VerificationError {
+            } catch {
                 #expect(error.code == expected, "\(name): got \(error.code)")
             }
             let issuer = try #require(c["issuer"] as? [String: Any])
@@ -184,7 +195,7 @@ import Testing
             codes.insert(expected)
         }
         for code in [
-            "ok", "malformed", "unknown_issuer_key", "bad_issuer_signature", "broken_chain", "bad_owner_signature",
+            "ok", "malformed", "truncated", "unknown_issuer_key", "bad_issuer_signature", "broken_chain", "bad_owner_signature",
             "signer_not_owner", "value_not_conserved", "too_many_hops",
         ] {
             #expect(codes.contains(code), "no fraud-proof vector for \(code)")

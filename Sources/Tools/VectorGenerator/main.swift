@@ -215,6 +215,20 @@ add("issuer_key_outside_validity_at_until", "issued_at = valid_until: the window
 // is the forgery's error.
 let forgedAgain = try transfer(n1, by: Impostor(claimed: alice.publicKey, actual: mallory), [(bob, 2_000), (mallory, 8_000)], nonce: nonce(0xB1))
 add("double_spend_forged_second", "ok_1hop's chain, then alice's note spent again by a transfer mallory signed under alice's key id: the proof would not verify", try b(oneHop, forgedAgain), try request(bob, 5_000, nonce(0xB1)), expect: "bad_owner_signature")
+// §5 step 2.8: the same first spend (one transfer hash) in two earlier chains, one copy badly
+// signed; the proof takes the copy of the first earlier chain that spends the state.
+let sharedNote = try note(10_000, to: alice, n: 26)
+let goodCopy = try transfer(sharedNote, by: alice, [(bob, 3_000), (alice, 7_000)], nonce: nonce(0xB8))
+let badCopy = try transfer(sharedNote, by: Impostor(claimed: alice.publicKey, actual: mallory), [(bob, 3_000), (alice, 7_000)], nonce: nonce(0xB8))
+guard goodCopy.transfers[0].hash == badCopy.transfers[0].hash else { fatalError("wallet-vectors: the two copies must be one transfer") }
+func changeToBob(_ copy: Chain) throws -> Chain { try transfer(copy.holding(1), by: alice, [(bob, 7_000)], nonce: nonce(0xB8)) }
+let secondSpend = try transfer(sharedNote, by: alice, [(bob, 2_000), (alice, 8_000)], nonce: nonce(0xB8))
+add("double_spend_first_copy_badly_signed", "chains 0 and 1 both carry alice's spend A of one note (chain 0's copy badly signed, chain 1 goes on to pay bob the change); chain 2 spends the note again: the proof takes chain 0's copy, which does not verify", try b(badCopy, try changeToBob(goodCopy), secondSpend), try request(bob, 0, nonce(0xB8)), expect: "bad_owner_signature")
+add("double_spend_second_copy_badly_signed", "the same with chain 1's copy badly signed: the proof takes chain 0's good copy and is valid (phase 2 never reaches chain 1)", try b(goodCopy, try changeToBob(badCopy), secondSpend), try request(bob, 0, nonce(0xB8)), expect: "double_spend")
+// §4.2, §5 step 1: created_at is compared with the request's expiry for the last transfer only.
+add("ok_signed_last_second", "the last transfer created one second before the request's expiry", try b(try transfer(n1, by: alice, [(bob, 3_000), (alice, 7_000)], nonce: nonce(0xB1), createdAt: request1.expiresAt - 1)), request1, expect: "ok", amount: 3_000)
+let innerLate = try transfer(try note(5_000, to: alice, n: 27), by: alice, [(carol, 5_000)], nonce: nonce(0x66), createdAt: request1.expiresAt + 3_600)
+add("ok_inner_created_at_not_checked", "an inner transfer created an hour after the request's expiry, the last one before it and before the note's issued_at: only the last transfer's created_at is checked, against the request's expiry", try b(try transfer(innerLate, by: carol, [(bob, 5_000)], nonce: nonce(0xB1), createdAt: now - 60)), try request(bob, 5_000, nonce(0xB1)), expect: "ok", amount: 5_000)
 
 let verification: [String: Any] = [
     "comment": "Verify each bundle against its request with the keyset and limits of messages.json, at 'now'. 'expect' is 'ok' or the error code of docs/protocol.md §6.",
@@ -226,10 +240,19 @@ var decodingCases: [[String: Any]] = []
 func requestWith(_ hints: [TransportHint]) throws -> PaymentRequest {
     try PaymentRequest(payee: bob.publicKey, currency: eur, amount: 3_000, nonce: nonce(0xB1), expiresAt: now + 600, payeeName: "Bob", hints: hints)
 }
-@MainActor func addRequest(_ name: String, _ why: String, _ hints: [TransportHint]) throws {
+@MainActor func addRequest(_ name: String, _ why: String, _ hints: [TransportHint], addresses: Bool = false) throws {
     decodingCases.append([
         "name": name, "description": why, "message": "payment_request", "hex": hex(try requestWith(hints).encoded), "expect": "ok",
-        "hints": hints.map { ["kind": Int($0.kindByte), "value": hex($0.value), "usable": $0.isUsable] },
+        "hints": hints.map { hint in
+            var fields: [String: Any] = ["kind": Int(hint.kindByte), "value": hex(hint.value), "usable": hint.isUsable]
+            // The address a payer reads from a usable TCP hint, written only for the cases that
+            // pin it, so the cases written before keep their exact form.
+            if addresses, let address = hint.tcpAddress {
+                fields["host"] = address.host
+                fields["port"] = address.port
+            }
+            return fields
+        },
     ])
 }
 try addRequest("request_tcp_hint_not_utf8", "a TCP hint whose value is not UTF-8: decodes; a payer ignores the hint", [TransportHint(kind: .tcp, value: [0xFF, 0xFE, 0x3A, 0x31])])
@@ -275,15 +298,75 @@ decodingCases.append([
     "name": "chain_holding_identical_output_1", "description": "a chain whose transfer has two identical outputs, holding output 1: held_ref is state_ref(output 1), not output 0's",
     "message": "chain", "hex": hex(twins.holding(1).encoded), "expect": "ok", "held_ref": twins.holding(1).heldRef.hex, "other_output_ref": twins.heldRef.hex,
 ])
+// §4.5: what a payer reads from a TCP hint ('host', 'port'), and the QR-only hint's value.
+try addRequest("request_tcp_hint_port_leading_zeros", "port '07400': 1 to 5 decimal digits, leading zeros allowed: port 7400", [.tcp("127.0.0.1:07400")], addresses: true)
+try addRequest("request_tcp_hint_port_six_digits", "port '007400': six digits, not a port (whatever its value): ignored", [.tcp("127.0.0.1:007400")], addresses: true)
+try addRequest("request_tcp_hint_ipv6_unbracketed", "'::1:7400': split at the last ':', an unbracketed IPv6 host reads as host '::1', port 7400", [.tcp("::1:7400")], addresses: true)
+try addRequest("request_tcp_hint_ipv6_brackets_removed", "'[::1]:7400': the brackets around the host are removed: host '::1'", [.tcp("[::1]:7400")], addresses: true)
+try addRequest("request_tcp_hint_host_unchecked", "'kassé 2:7400': any non-empty text is a host (a space, non-ASCII letters); whether it can be reached is found by connecting", [.tcp("kassé 2:7400")], addresses: true)
+try addRequest("request_tcp_hint_unclosed_bracket", "'[::1:7400': brackets are removed only as a pair around the whole host: host '[::1'", [.tcp("[::1:7400")], addresses: true)
+try addRequest("request_tcp_hint_empty_brackets", "'[]:7400': the host is empty once its brackets are removed: ignored", [.tcp("[]:7400")], addresses: true)
+try addRequest("request_qr_hint_128_byte_value", "a QR-only hint with a 128-byte value: usable, the value is ignored", [TransportHint(kind: .qr, value: Array(repeating: 0x51, count: 128))])
+// §2 rule 2 and §2.1: input that ends inside the header, empty input included.
+for (message, what) in [("payment_request", "request"), ("chain", "chain"), ("payment_bundle", "bundle"), ("keyset", "keyset")] {
+    decodingCases.append(["name": "empty_\(what)", "description": "no bytes at all: the input ends inside the header", "message": message, "hex": "", "expect": "truncated"])
+}
+decodingCases.append(["name": "bundle_type_byte_only", "description": "the bundle's type byte and nothing more", "message": "payment_bundle", "hex": "05", "expect": "truncated"])
+decodingCases.append(["name": "bundle_other_type_byte_only", "description": "a note's type byte and nothing more: the type is judged as soon as it is read", "message": "payment_bundle", "hex": "01", "expect": "unexpected_message_type"])
+// §4.8: the keyset's rules in the order a decoder checks them, with messages.json's authority.
+func keysetBody(count: Int? = nil, _ entries: [[UInt8]]) -> [UInt8] {
+    var w = ByteWriter()
+    w.raw([0x07, 0x01])
+    w.varint(2)
+    w.varint(now)
+    w.u8(UInt8(count ?? entries.count))
+    for entry in entries { w.raw(entry) }
+    return w.bytes
+}
+func keysetEntry(_ key: PublicKeyBytes, id: KeyID? = nil, from: Timestamp = now - 86_400, until: Timestamp = now + 86_400) -> [UInt8] {
+    var w = ByteWriter()
+    w.raw(id ?? key.keyID)
+    w.raw(key)
+    w.varint(from)
+    w.varint(until)
+    return w.bytes
+}
+func signedKeyset(_ body: [UInt8], by signer: SoftwareSigner = authority) throws -> [UInt8] {
+    body + (try signer.sign(SignatureContext.keyset.message(body)))
+}
+@MainActor func addKeyset(_ name: String, _ why: String, _ bytes: [UInt8], expect: String) {
+    decodingCases.append(["name": name, "description": why, "message": "keyset", "hex": hex(bytes), "expect": expect])
+}
+let goodEntry = keysetEntry(issuingKey.publicKey)
+let emptyWindow = keysetEntry(issuingKey.publicKey, from: now, until: now)
+let offCurve = required(
+    (0...255).lazy.map { PublicKeyBytes(uncheckedBytes: [0x02] + Array(repeating: 0, count: 31) + [UInt8($0)]) }.first { (try? $0.signingKey()) == nil },
+    "an x-coordinate off the curve")
+addKeyset("keyset_ok", "one key, signed by the authority", try signedKeyset(keysetBody([goodEntry])), expect: "ok")
+addKeyset("keyset_key_count_zero", "key_count 0", try signedKeyset(keysetBody([])), expect: "malformed")
+addKeyset("keyset_key_count_before_keys", "key_count 33 followed by the signature alone: the count is judged before any key is read", try signedKeyset(keysetBody(count: 33, [])), expect: "malformed")
+addKeyset("keyset_key_prefix_as_read", "a key with prefix 0x04 and the message ending right after its 33 bytes: the prefix is judged as the key is read", keysetBody([Array(issuingKey.publicKey.keyID.bytes) + [0x04] + Array(issuingKey.publicKey.bytes.dropFirst())]), expect: "malformed")
+addKeyset("keyset_key_id_mismatch", "an entry whose key_id is alice's key id and whose key is the issuer's", try signedKeyset(keysetBody([keysetEntry(issuingKey.publicKey, id: alice.publicKey.keyID)])), expect: "malformed")
+addKeyset("keyset_key_id_twice", "the same entry twice", try signedKeyset(keysetBody([goodEntry, goodEntry])), expect: "malformed")
+addKeyset("keyset_empty_window", "valid_from = valid_until", try signedKeyset(keysetBody([emptyWindow])), expect: "malformed")
+addKeyset("keyset_key_off_the_curve", "a key with prefix 0x02 whose x-coordinate is not on P-256 (key_id its key id)", try signedKeyset(keysetBody([keysetEntry(offCurve)])), expect: "malformed")
+addKeyset("keyset_entry_before_next_entry", "key_count 2, the first entry with an empty window, and the message ending after it: each entry is judged before the next is read", keysetBody(count: 2, [emptyWindow]), expect: "malformed")
+addKeyset("keyset_rules_before_signature", "an empty window, signed by mallory: decoding rules come before the authority's signature", try signedKeyset(keysetBody([emptyWindow]), by: mallory), expect: "malformed")
+addKeyset("keyset_trailing_byte_before_signature", "a well-formed keyset signed by mallory with one byte too many: decoding ends before the signature is checked", try signedKeyset(keysetBody([goodEntry]), by: mallory) + [0], expect: "malformed")
+addKeyset("keyset_bad_authority_signature", "a well-formed keyset signed by mallory", try signedKeyset(keysetBody([goodEntry]), by: mallory), expect: "bad_authority_signature")
 let decoding: [String: Any] = [
-    "comment": "Decode 'hex' as the named message (payment_request, chain = standalone type 0x03, payment_bundle). 'expect' is 'ok' or the error code of docs/protocol.md §6. For requests, 'hints' lists the decoded hints (kind, value hex) in order and whether a payer can use each ('usable', §4.5); for chains, 'held_ref' is the state the chain holds (§4.4).",
+    "comment": "Decode 'hex' as the named message (payment_request, chain = standalone type 0x03, payment_bundle, keyset = checked with the authority of messages.json). 'expect' is 'ok' or the error code of docs/protocol.md §6. For requests, 'hints' lists the decoded hints (kind, value hex) in order and whether a payer can use each ('usable', §4.5), and in some cases a usable TCP hint's 'host' and 'port'; for chains, 'held_ref' is the state the chain holds (§4.4).",
     "cases": decodingCases,
 ]
 
 // Fraud proofs (docs/protocol.md §7): (chain, first, second) checked at 'now' with messages.json's keyset and limits.
 var fraudCases: [[String: Any]] = []
 @MainActor func addProof(_ name: String, _ why: String, _ chain: Chain, _ first: Transfer, _ second: Transfer, now at: Timestamp = now, expect: String, cheater: SoftwareSigner? = nil) {
-    var c: [String: Any] = ["name": name, "description": why, "now": at, "chain": hex(chain.encoded), "first": hex(first.encoded), "second": hex(second.encoded), "expect": expect]
+    addProof(name, why, bytes: (chain.encoded, first.encoded, second.encoded), now: at, expect: expect, cheater: cheater)
+}
+/// A proof given as bytes, which need not decode.
+@MainActor func addProof(_ name: String, _ why: String, bytes: (chain: [UInt8], first: [UInt8], second: [UInt8]), now at: Timestamp = now, expect: String, cheater: SoftwareSigner? = nil) {
+    var c: [String: Any] = ["name": name, "description": why, "now": at, "chain": hex(bytes.chain), "first": hex(bytes.first), "second": hex(bytes.second), "expect": expect]
     if let cheater { c["cheater"] = cheater.publicKey.hex }
     // What the issuer answers to POST /v1/fraud-proofs with this proof (§7).
     switch expect {
@@ -338,6 +421,14 @@ addProof("order_same_transfer_before_chain", "same transfer twice and a note fro
          try signTransfer(strangerNote.heldRef, by: alice, [(bob, 3_000)], nonce: nonce(0xB1)), try signTransfer(strangerNote.heldRef, by: alice, [(bob, 3_000)], nonce: nonce(0xB1)), expect: "malformed")
 addProof("order_signature_before_inputs", "different inputs and a bad second signature: signatures are checked before the inputs are compared",
          twins, viaTwin0.transfers[1], try signTransfer(twins.holding(1).heldRef, by: Impostor(claimed: carol.publicKey, actual: mallory), [(mallory, 1_000)], nonce: nonce(0x65)), expect: "bad_owner_signature")
+// §7: chain, first and second are decoded in that order, all before check 1.
+var secondV2 = spendB.encoded; secondV2[1] = 2
+addProof("order_decoding_chain_first", "the chain cut short, first with a trailing byte, second the same bytes as first: the chain is decoded first, before check 1",
+         bytes: (Array(n1.encoded.dropLast()), spendA.encoded + [0], spendA.encoded + [0]), expect: "truncated")
+addProof("order_decoding_first_before_second", "first cut short, second of version 2: first is decoded before second",
+         bytes: (n1.encoded, Array(spendA.encoded.dropLast()), secondV2), expect: "truncated")
+addProof("order_decoding_before_checks", "a chain from another issuer, first valid for it, second cut short: every part is decoded before check 2",
+         bytes: (strangerNote.encoded, try signTransfer(strangerNote.heldRef, by: alice, [(bob, 3_000)], nonce: nonce(0xB1)).encoded, Array(spendB.encoded.dropLast())), expect: "truncated")
 let fraudProofs: [String: Any] = [
     "comment": "Fraud proofs (docs/protocol.md §7): 'chain' is a standalone chain (type 0x03), 'first' and 'second' transfers. Check at 'now' with the keyset and limits of messages.json. 'expect' is 'ok' (then 'cheater' is the key that signed both) or the error code of §6. 'issuer' is what POST /v1/fraud-proofs answers: HTTP status and problem code (and field).",
     "cases": fraudCases,
@@ -386,6 +477,10 @@ addScan("misread_then_rescanned", "frame 1 misread (one bit), the others, then f
 addScan("chunk_sizes_are_free", "a reader takes chunks of any size, even empty: 1500 bytes as 0, 1 and 1499", [
     frame([1, 0, 3] + qrSum, []), frame([1, 1, 3] + qrSum, [qrMessage[0]]), frame([1, 2, 3] + qrSum, Array(qrMessage[1...])),
 ], ["incomplete", "incomplete", "complete"], message: qrMessage)
+// §9: a reader that answered complete keeps its frames.
+addScan("after_complete", "the three frames, then frame 1 again, frame 1 misread, frame 1 again, and frame 0 of another message: a complete reader keeps its chunks and answers each frame as rule 6 says",
+        [qrFrames[0], qrFrames[1], qrFrames[2], qrFrames[1], misreadFrame, qrFrames[1], otherFrames[0]],
+        ["incomplete", "incomplete", "complete", "complete", "checksum_mismatch", "complete", "mixed_payloads"], message: qrMessage)
 let qr: [String: Any] = [
     "comment": "QR frames (docs/protocol.md §9). 'write': a writer cuts 'message' into exactly 'frames'. 'read': a fresh reader given 'frames' in order answers each with 'results': 'incomplete', 'complete' (the reassembled message is 'message') or an error: not_a_frame, malformed, unsupported_version, mixed_payloads, checksum_mismatch.",
     "chunk_size": 600,
@@ -452,9 +547,40 @@ addStream("fin_from_an_early_frame", "the record's last frame (with fin) arrives
           [.data(offset: 20, fin: true, bytes: Array(recordA[20...])), .data(offset: 0, fin: false, bytes: Array(recordA[..<20]))], records: [recordA])
 addStream("too_many_early_frames", "257 one-byte frames after a gap at offset 0: 256 may wait, the 257th is a protocol error",
           (1...257).map { LinkFrame.data(offset: $0, fin: false, bytes: [UInt8($0 & 0xFF)]) }, records: [], failsAt: 256)
+// §12.3: a fin on a frame the reader ignores, and early frames at an offset already waiting.
+addStream("fin_of_an_ignored_frame", "bytes 0–33 without fin, the same bytes again with fin, then 16 bytes with fin: a frame ending at or before the reader's position is ignored whole, its fin too, so one 50-byte record",
+          [.data(offset: 0, fin: false, bytes: recordA), .data(offset: 0, fin: true, bytes: recordA), .data(offset: 34, fin: true, bytes: recordB)], records: [recordA + recordB])
+addStream("early_frame_replaced", "bytes 20–24 arrive early, then bytes 20–33 with fin at the same offset, then bytes 0–19: the later early frame replaces the waiting one",
+          [.data(offset: 20, fin: false, bytes: Array(recordA[20..<25])), .data(offset: 20, fin: true, bytes: Array(recordA[20...])), .data(offset: 0, fin: false, bytes: Array(recordA[..<20]))], records: [recordA])
+let gapRecord = pattern(257)
+func gapFrame(_ offset: Int, fin: Bool = false) -> LinkFrame { .data(offset: offset, fin: fin, bytes: [gapRecord[offset]]) }
+addStream("early_frames_counted_by_offset", "255 one-byte frames after a gap at offset 0, offset 1 again (it replaces the waiting one), offset 256 with fin (the 256th waiting), then offset 0: one 257-byte record",
+          (1...255).map { gapFrame($0) } + [gapFrame(1), gapFrame(256, fin: true), gapFrame(0)], records: [gapRecord])
+addStream("early_frame_again_while_256_wait", "256 one-byte frames wait after a gap at offset 0, then offset 1 again: a protocol error, though it would only replace a waiting frame",
+          (1...256).map { gapFrame($0) } + [gapFrame(1)], records: [], failsAt: 256)
+// §12.3: how a sender cuts its records into DATA frames.
+var sendCases: [[String: Any]] = []
+@MainActor func addSend(_ name: String, _ why: String, records: [[UInt8]], mtu: Int, from: Int? = nil) {
+    var stream: [UInt8] = []
+    var ends: [Int] = []
+    for record in records {
+        stream += record
+        ends.append(stream.count)
+    }
+    let frames = LinkFrame.cut(stream, recordEnds: ends, from: from ?? 0, mtu: mtu)
+    var c: [String: Any] = ["name": name, "description": why, "records": records.map(hex), "mtu": mtu, "frames": frames.map { hex($0.encoded) }]
+    if let from { c["from"] = from }
+    sendCases.append(c)
+}
+addSend("cut_to_the_mtu", "records of 34 and 16 bytes at MTU 20: each frame as long as the MTU allows with its header (1 byte below offset 16, then 2), never past the end of a record",
+        records: [recordA, recordB], mtu: 20)
+addSend("cut_at_record_ends", "the same records at MTU 185: one frame each, never one frame for the end of a record and the start of the next", records: [recordA, recordB], mtu: 185)
+addSend("cut_again_from_the_first_unacknowledged_byte", "a 100-byte record sent again from byte 50 (the first byte not acknowledged) at MTU 20: re-cut from there",
+        records: [pattern(100)], mtu: 20, from: 50)
 let linkStreams: [String: Any] = [
-    "comment": "Nearby-session stream reassembly (docs/protocol.md §12.3): a fresh reader given the DATA frames of 'frames' (hex, in arrival order) hands out exactly 'records' (hex, in order); with 'fails_at', the frame at that index (0-based) is a protocol error and the records before it are as listed.",
+    "comment": "Nearby-session streams (docs/protocol.md §12.3). 'cases': a fresh reader given the DATA frames of 'frames' (hex, in arrival order) hands out exactly 'records' (hex, in order); with 'fails_at', the frame at that index (0-based) is a protocol error and the records before it are as listed. 'send': a sender holding 'records' cuts exactly 'frames' at 'mtu', from offset 'from' if given, else 0.",
     "cases": streamCases,
+    "send": sendCases,
 ]
 
 // Nearby session (docs/protocol.md §12): fixed ephemeral keys make every byte deterministic
@@ -512,7 +638,7 @@ where only?.contains(name) ?? true {
         continue
     }
     let (text, added) = try appendingNewCases(
-        to: String(decoding: committed, as: UTF8.self), from: String(decoding: data, as: UTF8.self), arrays: ["cases", "write", "read"])
+        to: String(decoding: committed, as: UTF8.self), from: String(decoding: data, as: UTF8.self), arrays: ["cases", "write", "read", "send"])
     guard !added.isEmpty else {
         print("kept \(path): no new case")
         continue

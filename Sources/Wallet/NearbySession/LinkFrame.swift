@@ -68,6 +68,25 @@ public enum LinkFrame: Equatable, Sendable {
         }
     }
 
+    /// The DATA frames that carry `stream` from offset `start` on at `mtu` (docs/protocol.md
+    /// §12.3): each frame as long as the MTU allows with its header, never past the end of a
+    /// record, and `fin` on the frame that ends one. `recordEnds` are the offsets where records
+    /// end, ascending; the stream ends at the last. The sender's cut, and the vectors' (a
+    /// retransmission starts at the first unacknowledged byte).
+    public static func cut(_ stream: [UInt8], recordEnds: [Int], from start: Int, mtu: Int) -> [LinkFrame] {
+        var out: [LinkFrame] = []
+        var next = start
+        while next < stream.count {
+            let header = dataHeaderSize(offset: next)
+            let recordEnd = recordEnds.first { $0 > next } ?? stream.count
+            let count = min(max(1, mtu - header), recordEnd - next)
+            let end = next + count
+            out.append(.data(offset: next, fin: end == recordEnd, bytes: Array(stream[next..<end])))
+            next = end
+        }
+        return out
+    }
+
     /// Header bytes of a DATA frame at `offset`.
     static func dataHeaderSize(offset: Int) -> Int {
         var v = UInt64(offset) << 3

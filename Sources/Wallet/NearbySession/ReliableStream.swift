@@ -48,15 +48,8 @@ struct Outbox: Sendable {
         }
         // Nothing was in flight: the retransmission timer starts with this send.
         if next == acked, next < bytes.count { lastProgress = now }
-        var out: [LinkFrame] = []
-        while next < bytes.count {
-            let header = LinkFrame.dataHeaderSize(offset: next)
-            let recordEnd = recordEnds.first { $0 > next } ?? bytes.count
-            let count = min(max(1, mtu - header), recordEnd - next)
-            let end = next + count
-            out.append(.data(offset: next, fin: end == recordEnd, bytes: Array(bytes[next..<end])))
-            next = end
-        }
+        let out = LinkFrame.cut(bytes, recordEnds: recordEnds, from: next, mtu: mtu)
+        next = bytes.count
         return out
     }
 }
