@@ -42,7 +42,9 @@ LANGUAGES = ("en", "fr", "de")
 VIEW_CALLS = (
     "Text|Button|Label|Toggle|TextField|SecureField|Section|Picker|LabeledContent|ProgressView|Link|"
     "ContentUnavailableView|navigationTitle|accessibilityLabel|accessibilityHint|accessibilityValue|"
-    "confirmationDialog|alert|help"
+    "confirmationDialog|alert|help|"
+    # The app's own components whose first argument is a localized key (LocalizedStringKey).
+    "FormTextField|CurrencyField|FieldTitle|BusyLabel|messageAlert|SummaryRow|row"
 )
 STRING = r'"((?:[^"\\\n]|\\.)*)"'
 MODEL_TEXT = re.compile(r'\blocalized\(\s*' + STRING + r'\s*,\s*' + STRING, re.S)
@@ -50,6 +52,8 @@ MODEL_PLURAL = re.compile(
     r'\blocalized\(\s*' + STRING + r'\s*,\s*count:[^,]+,\s*one:\s*' + STRING + r'\s*,\s*other:\s*' + STRING, re.S
 )
 VIEW_TEXT = re.compile(r'(?<![\w.])\.?(?:' + VIEW_CALLS + r')\(\s*' + STRING)
+# Arguments of the app's components that take a localized key by label.
+LABELED_KEY = re.compile(r'\b(?:title|caption|prompt):\s*' + STRING)
 PLACEHOLDER = re.compile(r'%(?:(\d+)\$)?(@|lld|ld|d)|%%')
 WORDS = re.compile(r'[A-Za-z]{2,}[^"]*\s[^"]*[A-Za-z]{2,}|^[A-Z][a-z]+[.!?…]?$')
 
@@ -172,7 +176,7 @@ def scan(models, views):
     for path in swift_files(views):
         with open(path, encoding="utf-8") as f:
             text = code_only(f.read())
-        for m in VIEW_TEXT.finditer(text):
+        for m in list(VIEW_TEXT.finditer(text)) + list(LABELED_KEY.finditer(text)):
             literal = m.group(1)
             line = line_of(text, m.start())
             if "\\(" in literal:

@@ -19,7 +19,7 @@ import WalletTestSupport
 
     @Test func aPaymentIsAnnouncedOncePerStageNeverPerByte() {
         func said(_ phase: SendPhase, _ method: SendMethod = .bluetooth) -> String? {
-            SendModel.progressAnnouncement(for: phase, method: method, currency: Self.eur, locale: Self.locale)
+            SendModel.progressAnnouncement(for: phase, method: method, currency: Self.eur)
         }
         #expect(said(.editing) == nil, "nothing is under way while editing")
         #expect(said(.signing) == "Signing the payment.")

@@ -120,7 +120,7 @@ struct HomeModelTests {
         #expect(home.settled == nil)
         await home.refresh()
         guard case .failed(let message) = home.refreshState else { Issue.record("\(home.refreshState)"); return }
-        #expect(message.contains("cannot be reached"))
+        #expect(message.contains("Cannot reach the issuer"))
         #expect(home.freshness == .neverSynced)
     }
 }

@@ -28,13 +28,13 @@ import WalletTestSupport
         for (path, text) in try sources("Sources/Wallet/WalletAppModels") {
             for match in text.matches(of: /localized\(\s*"([^"\\]+)"/) { keys[String(match.1)] = path }
         }
-        let viewCall = /(?:^|[^\w.])\.?(?:Text|Button|Label|Toggle|TextField|SecureField|Section|Picker|LabeledContent|ProgressView|Link|ContentUnavailableView|navigationTitle|accessibilityLabel|accessibilityHint|accessibilityValue|confirmationDialog|alert|help)\(\s*"((?:[^"\\\n]|\\.)*)"/
+        let viewCall = /(?:^|[^\w.])\.?(?:Text|Button|Label|Toggle|TextField|SecureField|Section|Picker|LabeledContent|ProgressView|Link|ContentUnavailableView|navigationTitle|accessibilityLabel|accessibilityHint|accessibilityValue|confirmationDialog|alert|help|FormTextField|CurrencyField|FieldTitle|BusyLabel|messageAlert|SummaryRow|row)\(\s*"((?:[^"\\\n]|\\.)*)"|(?:title|caption|prompt):\s*"((?:[^"\\\n]|\\.)*)"/
         for (path, text) in try sources("App/Sources") {
             let code = text.split(separator: "\n", omittingEmptySubsequences: false)
                 .map { line in line.firstRange(of: "//").map { String(line[..<$0.lowerBound]) } ?? String(line) }
                 .joined(separator: "\n")
             for match in code.matches(of: viewCall) {
-                let literal = String(match.1)
+                guard let literal = match.1.map(String.init) ?? match.2.map(String.init) else { continue }
                 guard literal.contains(where: \.isLetter), !literal.contains("\\(") else { continue }
                 keys[literal.replacingOccurrences(of: "\\\"", with: "\"")] = path
             }

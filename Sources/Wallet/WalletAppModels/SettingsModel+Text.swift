@@ -89,7 +89,7 @@ extension RestoreModel {
         case .syncing(let progress?):
             localized(
                 "restore.exchangingStep", "Exchanging the restored notes: step %1$@ of %2$@, %3$@", String(progress.index),
-                String(progress.count), progress.label)
+                String(progress.count), SyncText.step(progress.step))
         case .restored(let summary): summary.text
         case .failed(let error): ErrorText.message(error)
         }

@@ -33,8 +33,7 @@ struct WalletAlertsModifier: ViewModifier {
 
     /// The model's message, and the first expiry time when there is one.
     static func message(_ alert: WalletAlert) -> Text {
-        guard let expiry = alert.expiryDate else { return Text(alert.message) }
-        return Text("\(alert.message) First expiry: \(expiry, style: .time).")
+        Text(alert.message(timeZone: .current))
     }
 }
 

@@ -75,7 +75,7 @@ struct BuyView: View {
             .buttonStyle(.borderedProminent)
             .controlSize(.large)
             .disabled(!model.canBuy)
-            .accessibilityLabel("Buy \(model.amount.text) \(model.currency)")
+            .accessibilityLabel(ViewText.buy(model.amount.text, currency: model.currency.code))
             .accessibilityHint("Turns this much of the settled balance into offline notes")
         case .bought, .failed:
             AdaptiveStack(stackedAlignment: .center) {

@@ -91,13 +91,13 @@ struct DepositView: View {
             .font(.footnote)
             .foregroundStyle(.secondary)
             if let escrow = model.escrowAddress {
-                CopyableValue(title: "Escrow address", value: escrow)
+                CopyableValue(title: ViewText.escrowAddress, value: escrow)
             }
-            CopyableValue(title: "Chain ID", value: chainID)
+            CopyableValue(title: ViewText.chainID, value: chainID)
             if let reference = model.accountReference {
-                CopyableValue(title: "Account reference", value: reference)
+                CopyableValue(title: ViewText.accountReference, value: reference)
             }
-            CopyableValue(title: "Token contract", value: token)
+            CopyableValue(title: ViewText.tokenContract, value: token)
             if let all = model.copyText {
                 ShareLink(item: all) {
                     Label("Copy or share all instructions", systemImage: "square.and.arrow.up")
@@ -140,13 +140,10 @@ private struct DepositSteps: View {
     var body: some View {
         if let approve = model.approveURI, let deposit = model.depositURI {
             DepositStep(
-                number: 1, title: "Approve",
-                explanation: "Scan with your Ethereum wallet and confirm: it allows the escrow to take the tokens.",
+                number: 1, title: ViewText.approveStep, explanation: ViewText.approveStepExplanation,
                 uri: approve)
             DepositStep(
-                number: 2, title: "Deposit",
-                explanation:
-                    "Once the approval is confirmed, scan this one and confirm: the escrow takes the tokens for your account.",
+                number: 2, title: ViewText.depositStepTitle, explanation: ViewText.depositStepExplanation,
                 uri: deposit)
         } else {
             Label("Correct the amount, or clear it, to see the codes.", systemImage: "exclamationmark.circle")
@@ -164,20 +161,20 @@ private struct DepositStep: View {
 
     var body: some View {
         VStack(alignment: .leading, spacing: 8) {
-            Text("Step \(number): \(title)")
+            Text(ViewText.depositStep(number, title: title))
                 .font(.headline)
                 .accessibilityAddTraits(.isHeader)
             Text(explanation)
                 .font(.callout)
                 .fixedSize(horizontal: false, vertical: true)
-            QRCodeImage(text: uri, accessibilityLabel: "Step \(number), \(title): code for your Ethereum wallet to scan")
+            QRCodeImage(text: uri, accessibilityLabel: ViewText.depositStepCode(number, title: title))
                 .aspectRatio(1, contentMode: .fit)
                 .frame(maxWidth: 280)
                 .padding(12)
                 .background(RoundedRectangle(cornerRadius: 16).fill(Color.white))
                 .frame(maxWidth: .infinity)
             ShareLink(item: uri) {
-                Label("Copy or share step \(number)", systemImage: "square.and.arrow.up")
+                Label(ViewText.depositStepShare(number), systemImage: "square.and.arrow.up")
                     .font(.footnote)
             }
             .frame(maxWidth: .infinity)
@@ -210,7 +207,7 @@ struct CopyableValue: View {
             ShareLink(item: value) {
                 Image(systemName: "doc.on.doc")
             }
-            .accessibilityLabel("Copy or share: \(title)")
+            .accessibilityLabel(ViewText.copyOrShare(title))
             .accessibilityHint("Opens the share sheet; choose Copy")
         }
     }

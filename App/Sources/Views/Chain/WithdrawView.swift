@@ -141,11 +141,11 @@ struct WithdrawView: View {
         Button {
             work = Task { await model.withdraw() }
         } label: {
-            Text("Withdraw \(summary.amountText)").frame(maxWidth: .infinity)
+            Text(ViewText.withdraw(summary.amountText)).frame(maxWidth: .infinity)
         }
         .buttonStyle(.borderedProminent)
         .controlSize(.large)
-        .accessibilityLabel("Withdraw \(summary.amountText) to \(summary.address)")
+        .accessibilityLabel(ViewText.withdrawTo(summary.amountText, address: summary.address))
         .accessibilityHint("Asks the issuer to pay this amount out to the address on chain")
         Button("Edit") { model.edit() }
             .frame(maxWidth: .infinity)
@@ -172,7 +172,7 @@ private struct WithdrawProgress: View {
                     .frame(maxWidth: .infinity)
                 statusLine(icon: "clock", tint: .primary)
                 if let hash = withdrawal.txHash {
-                    CopyableValue(title: "Transaction", value: hash)
+                    CopyableValue(title: ViewText.transactionTitle, value: hash)
                 }
                 Text("You can close this screen: the issuer completes the payout, and its status shows here next time.")
                     .font(.footnote)
@@ -185,7 +185,7 @@ private struct WithdrawProgress: View {
                     statusLine(icon: "arrow.uturn.backward.circle.fill", tint: .orange)
                 }
                 if let hash = withdrawal.txHash {
-                    CopyableValue(title: "Transaction", value: hash)
+                    CopyableValue(title: ViewText.transactionTitle, value: hash)
                 }
             case .failed:
                 statusLine(icon: "exclamationmark.triangle.fill", tint: .red)
@@ -293,7 +293,7 @@ private struct RecentWithdrawals: View {
                                 .textSelection(.enabled)
                                 .lineLimit(1)
                                 .truncationMode(.middle)
-                                .accessibilityLabel("Transaction \(hash)")
+                                .accessibilityLabel(ViewText.transaction(hash))
                         }
                     }
                 }

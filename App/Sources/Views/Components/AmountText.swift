@@ -8,7 +8,7 @@ import SwiftUI
 struct AmountText: View {
     let text: String
     var spoken: String?
-    var caption: String?
+    var caption: LocalizedStringKey?
     var style: Font = .title
     @Environment(\.dynamicTypeSize) private var dynamicTypeSize
 
@@ -18,6 +18,21 @@ struct AmountText: View {
             .minimumScaleFactor(0.6)
             .lineLimit(dynamicTypeSize.isAccessibilitySize ? nil : 1)
             .fixedSize(horizontal: false, vertical: true)
-            .accessibilityLabel(caption.map { "\($0): \(spoken ?? text)" } ?? (spoken ?? text))
+            .modifier(CaptionFirst(caption: caption, amount: spoken ?? text))
+    }
+}
+
+/// With a caption, VoiceOver reads it as the label and the amount as the value ("Total
+/// balance, 12.50 Euro"): two catalog texts, never one string glued from both.
+private struct CaptionFirst: ViewModifier {
+    let caption: LocalizedStringKey?
+    let amount: String
+
+    func body(content: Content) -> some View {
+        if let caption {
+            content.accessibilityLabel(Text(caption)).accessibilityValue(amount)
+        } else {
+            content.accessibilityLabel(amount)
+        }
     }
 }

@@ -10,7 +10,7 @@ import WalletAppModels
 /// The text is the model's (`AmountEntry.text` or the model's locked `amountText`): the field
 /// never parses or formats anything.
 struct CurrencyField<Field: Hashable>: View {
-    let title: String
+    let title: LocalizedStringKey
     @Binding var text: String
     let currencyCode: String
     let validity: AmountEntry.Validity
@@ -24,7 +24,7 @@ struct CurrencyField<Field: Hashable>: View {
 
     /// A field whose focus the screen drives (`focus` equals `field` when it has the keyboard).
     init(
-        _ title: String, text: Binding<String>, currencyCode: String, validity: AmountEntry.Validity,
+        _ title: LocalizedStringKey, text: Binding<String>, currencyCode: String, validity: AmountEntry.Validity,
         focus: FocusState<Field?>.Binding, field: Field, isLocked: Bool = false
     ) {
         self.title = title
@@ -46,7 +46,8 @@ struct CurrencyField<Field: Hashable>: View {
                         .keyboardType(.decimalPad)
                         .font(.title2.monospacedDigit())
                         .disabled(isLocked)
-                        .accessibilityLabel("\(title) in \(currencyCode)")
+                        .accessibilityLabel(Text(title))
+                        .accessibilityHint(ViewText.amountFieldCurrency(currencyCode))
                         .accessibilityValue(accessibilityValue)
                 )
                 Text(currencyCode)
@@ -105,7 +106,7 @@ extension CurrencyField where Field == Never {
     /// A field that keeps its own focus: it takes the keyboard when it appears when
     /// `focusOnAppear` (the amount of a one-field sheet).
     init(
-        _ title: String, text: Binding<String>, currencyCode: String, validity: AmountEntry.Validity,
+        _ title: LocalizedStringKey, text: Binding<String>, currencyCode: String, validity: AmountEntry.Validity,
         focusOnAppear: Bool = true, isLocked: Bool = false
     ) {
         self.title = title

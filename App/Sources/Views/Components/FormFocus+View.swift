@@ -83,8 +83,8 @@ extension View {
 /// A text field on a form: a title above, the text, Return walking the form's fields, the
 /// focus bound to the screen's `@FocusState`, and a tap on it kept from dismissing the keyboard.
 struct FormTextField<Form: FocusableForm>: View {
-    let title: String
-    let prompt: String
+    let title: LocalizedStringKey
+    let prompt: LocalizedStringKey
     @Binding var text: String
     let form: Form
     let field: Form.Field
@@ -92,7 +92,7 @@ struct FormTextField<Form: FocusableForm>: View {
     var isSecure = false
 
     init(
-        _ title: String, prompt: String = "", text: Binding<String>, form: Form, field: Form.Field,
+        _ title: LocalizedStringKey, prompt: LocalizedStringKey = "", text: Binding<String>, form: Form, field: Form.Field,
         focused: FocusState<Form.Field?>.Binding, isSecure: Bool = false
     ) {
         self.title = title
@@ -118,7 +118,7 @@ struct FormTextField<Form: FocusableForm>: View {
             .focused(focused, equals: field)
             .returnAdvances(form)
             .keepsKeyboardOnTap()
-            .accessibilityLabel(title)
+            .accessibilityLabel(Text(title))
         }
     }
 }

@@ -26,10 +26,10 @@ struct MissingChecklist: View {
 /// One row of a summary card: the title on the left, the model's text on the right; the value
 /// under its title at the accessibility text sizes, wrapping rather than truncated.
 struct SummaryRow: View {
-    let title: String
+    let title: LocalizedStringKey
     let value: String
 
-    init(_ title: String, _ value: String) {
+    init(_ title: LocalizedStringKey, _ value: String) {
         self.title = title
         self.value = value
     }

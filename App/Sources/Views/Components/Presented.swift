@@ -21,7 +21,7 @@ extension Binding {
 extension View {
     /// An alert with one OK button showing `message` while it is non-nil; OK clears it. For the
     /// screens' one-line notices ("That code is not a payment…").
-    func messageAlert(_ title: String, message: Binding<String?>) -> some View {
+    func messageAlert(_ title: LocalizedStringKey, message: Binding<String?>) -> some View {
         alert(title, isPresented: message.isPresent(), presenting: message.wrappedValue) { _ in
             Button("OK", role: .cancel) {}
         } message: { text in
@@ -32,9 +32,9 @@ extension View {
 
 /// The small title above a form field (the field itself carries the VoiceOver label).
 struct FieldTitle: View {
-    let title: String
+    let title: LocalizedStringKey
 
-    init(_ title: String) { self.title = title }
+    init(_ title: LocalizedStringKey) { self.title = title }
 
     var body: some View {
         Text(title)
@@ -47,11 +47,11 @@ struct FieldTitle: View {
 /// A button's label that shows a spinner beside it while its work runs (Refresh, Back up,
 /// Restore).
 struct BusyLabel: View {
-    let title: String
+    let title: LocalizedStringKey
     let systemImage: String
     let isBusy: Bool
 
-    init(_ title: String, systemImage: String, isBusy: Bool) {
+    init(_ title: LocalizedStringKey, systemImage: String, isBusy: Bool) {
         self.title = title
         self.systemImage = systemImage
         self.isBusy = isBusy

@@ -45,7 +45,7 @@ struct QuickAmountButtons: View {
             Button {
                 onTap(amount)
             } label: {
-                Text("\(amount)")
+                Text(verbatim: "\(amount)")
                     .font(.callout.weight(.semibold).monospacedDigit())
                     .padding(.horizontal, 14)
                     .padding(.vertical, 6)
@@ -55,8 +55,8 @@ struct QuickAmountButtons: View {
             }
             .buttonStyle(.plain)
             .disabled(isDisabled)
-            .accessibilityLabel("\(amount) \(currencyCode)")
-            .accessibilityHint("Replaces the amount with \(amount) \(currencyCode)")
+            .accessibilityLabel(ViewText.quickAmount("\(amount)", currency: currencyCode))
+            .accessibilityHint(ViewText.quickAmountHint("\(amount)", currency: currencyCode))
             .accessibilityAddTraits(isSelected ? .isSelected : [])
         }
     }

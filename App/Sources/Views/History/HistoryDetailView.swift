@@ -16,7 +16,7 @@ struct HistoryDetailView: View {
                         .font(.largeTitle.weight(.bold))
                         .monospacedDigit()
                         .foregroundStyle(detail.row.isIncoming ? Color.green : Color.primary)
-                    Text("\(detail.row.directionText) · \(detail.row.counterpartyText)")
+                    Text(ViewText.detailHeading(detail.row.directionText, counterparty: detail.row.counterpartyText))
                         .font(.headline)
                     HStack(spacing: 6) {
                         HistoryBadge(text: detail.row.method, tint: .accentColor)
@@ -52,7 +52,7 @@ struct HistoryDetailView: View {
                     KeyLine(title: "Counterparty key", key: key)
                 }
                 if detail.issuerKeys.isEmpty {
-                    LabeledContent("Issuer keys", value: "None")
+                    LabeledContent("Issuer keys", value: ViewText.none)
                 } else {
                     ForEach(detail.issuerKeys, id: \.self) { key in
                         KeyLine(title: "Issuer key", key: key)
@@ -80,7 +80,7 @@ struct HistoryDetailView: View {
 
 /// A key id, monospaced and selectable so it can be copied and quoted to support.
 private struct KeyLine: View {
-    let title: String
+    let title: LocalizedStringKey
     let key: String
 
     var body: some View {

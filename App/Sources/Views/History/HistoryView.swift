@@ -90,7 +90,7 @@ struct HistoryFilterChips: View {
                     } label: {
                         HStack(spacing: 4) {
                             Text(filter.title)
-                            Text("\(count)")
+                            Text(verbatim: count.formatted())
                                 .monospacedDigit()
                                 .foregroundStyle(selected ? Color.white.opacity(0.85) : Color.secondary)
                         }
@@ -101,7 +101,7 @@ struct HistoryFilterChips: View {
                         .foregroundStyle(selected ? Color.white : Color.primary)
                     }
                     .buttonStyle(.plain)
-                    .accessibilityLabel("\(filter.title), \(count) transactions")
+                    .accessibilityLabel(ViewText.filterChip(filter.title, count: count))
                     .accessibilityAddTraits(selected ? .isSelected : [])
                 }
             }

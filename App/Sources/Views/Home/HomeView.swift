@@ -80,7 +80,7 @@ struct HomeView: View {
             }
             SplitBar(
                 offlineFraction: model.offlineFraction,
-                accessibilityText: "Offline notes \(model.offlineShareText), settled \(model.settledShareText)")
+                accessibilityText: ViewText.split(offline: model.offlineShareText, settled: model.settledShareText))
         }
         .padding()
         .background(RoundedRectangle(cornerRadius: 16).fill(.background.secondary))
@@ -103,14 +103,14 @@ struct HomeView: View {
                         Image(systemName: Self.symbol(action))
                             .font(.title2)
                             .accessibilityHidden(true)
-                        Text(Self.title(action))
+                        Text(action.title)
                             .font(.footnote)
                     }
                     .frame(maxWidth: .infinity, minHeight: 64)
                 }
                 .buttonStyle(.bordered)
-                .accessibilityLabel(Self.title(action))
-                .accessibilityHint(Self.hint(action))
+                .accessibilityLabel(action.title)
+                .accessibilityHint(action.hint)
             }
         }
     }
@@ -138,25 +138,7 @@ struct HomeView: View {
         }
     }
 
-    // The quick actions' words and symbols: presentation only.
-    static func title(_ action: HomeModel.QuickAction) -> String {
-        switch action {
-        case .send: "Send"
-        case .receive: "Receive"
-        case .buy: "Buy"
-        case .scan: "Scan"
-        }
-    }
-
-    static func hint(_ action: HomeModel.QuickAction) -> String {
-        switch action {
-        case .send: "Pays someone, offline by QR or Bluetooth, or online"
-        case .receive: "Creates a payment request for someone to pay you"
-        case .buy: "Buys offline notes with the settled balance"
-        case .scan: "Opens the camera to read a payment request, a payment or a receipt"
-        }
-    }
-
+    // The quick actions' symbols: presentation only (their words are the model's).
     static func symbol(_ action: HomeModel.QuickAction) -> String {
         switch action {
         case .send: "arrow.up.circle"
@@ -179,7 +161,7 @@ struct ConnectivityPill: View {
             .padding(.vertical, 4)
             .foregroundStyle(isOnline ? Color.green : Color.orange)
             .background(Capsule().fill((isOnline ? Color.green : Color.orange).opacity(0.15)))
-            .accessibilityLabel("Network: \(text)")
+            .accessibilityLabel(ViewText.network(text))
     }
 }
 
@@ -198,7 +180,7 @@ struct SplitBar: View {
 
 /// One part of the total (offline notes, settled) with its share.
 struct BalancePartCard: View {
-    let title: String
+    let title: LocalizedStringKey
     let amount: String
     let share: String
     let tint: Color
@@ -209,15 +191,14 @@ struct BalancePartCard: View {
                 .font(.subheadline)
                 .foregroundStyle(.secondary)
             AmountText(text: amount, style: .title3.weight(.semibold))
-            Text("\(share) of total")
+            Text(ViewText.shareOfTotal(share))
                 .font(.caption)
                 .foregroundStyle(tint)
         }
         .frame(maxWidth: .infinity, alignment: .leading)
         .padding()
         .background(RoundedRectangle(cornerRadius: 14).fill(tint.opacity(0.1)))
-        .accessibilityElement(children: .ignore)
-        .accessibilityLabel("\(title): \(amount), \(share) of total")
+        .accessibilityElement(children: .combine)
     }
 }
 
@@ -232,6 +213,6 @@ struct ProblemBanner: View {
             .padding()
             .frame(maxWidth: .infinity, alignment: .leading)
             .background(RoundedRectangle(cornerRadius: 12).fill(Color.orange.opacity(0.2)))
-            .accessibilityLabel("Problem: \(text)")
+            .accessibilityLabel(ViewText.problem(text))
     }
 }

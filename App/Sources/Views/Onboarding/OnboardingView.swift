@@ -138,7 +138,7 @@ private struct AccountStep: View {
         } header: {
             Text(model.stepCaption)
         } footer: {
-            Text("At least \(OnboardingModel.minimumPasswordLength) characters.")
+            Text(ViewText.minimumPassword(OnboardingModel.minimumPasswordLength))
         }
     }
 }
@@ -164,9 +164,7 @@ private struct WalletStep: View {
         } header: {
             Text(model.stepCaption)
         } footer: {
-            Text(
-                "A passphrase of at least \(OnboardingModel.minimumPassphraseLength) characters encrypts the wallet key on this phone. Leave both empty to rely on the phone's own protection."
-            )
+            Text(ViewText.passphraseRule(OnboardingModel.minimumPassphraseLength))
         }
     }
 }

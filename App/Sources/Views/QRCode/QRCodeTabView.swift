@@ -61,7 +61,7 @@ struct QRCodeTabView: View {
                     Button("Send payment", action: onSendPayment)
                         .buttonStyle(.borderedProminent)
                         .disabled(model.isExpired)
-                        .accessibilityLabel("Send payment of \(amount) to \(payee)")
+                        .accessibilityLabel(ViewText.sendPaymentOf(amount, payee: payee))
                         .accessibilityHint("Opens Send with this request filled in, to confirm there")
                     Spacer()
                     Button("Clear") { model.clear() }

@@ -136,7 +136,7 @@ struct ReceiveView: View {
         if let frame = model.currentFrame {
             QRFramesView(
                 frame: frame, isAnimated: model.isAnimated, partText: model.frameText,
-                accessibilityLabel: "Payment request code for \(model.requestAmountText ?? "any amount")",
+                accessibilityLabel: ViewText.requestCode(amount: model.requestAmountText),
                 accessibilityValue: model.requestCodeAccessibilityValue,
                 advance: { model.advanceFrame() }
             )
@@ -160,7 +160,7 @@ struct ReceiveView: View {
             Label(problem, systemImage: "antenna.radiowaves.left.and.right.slash")
                 .font(.footnote)
                 .foregroundStyle(.orange)
-                .accessibilityLabel("Not offered nearby: \(problem)")
+                .accessibilityLabel(ViewText.notOfferedNearby(problem))
         }
         if let error = model.scanError {
             Text(error)
@@ -210,7 +210,7 @@ struct ReceiveView: View {
             Text("Show this receipt to the payer so their phone can confirm the payment.")
                 .font(.callout)
             CyclingQRFramesView(
-                frames: model.receiptFrames, accessibilityLabel: "Receipt code for the payer to scan",
+                frames: model.receiptFrames, accessibilityLabel: ViewText.receiptCode,
                 accessibilityValue: { ReceiveModel.receiptCodeAccessibilityValue(showing: $0, of: $1) }
             )
             .frame(maxWidth: .infinity)

@@ -116,13 +116,11 @@ struct RootView: View {
             .id(ObjectIdentifier(home))
         } else if app.needsLogIn {
             NotLoggedInView(
-                text: "You are logged out. The wallet and its notes are on this phone: you can pay and receive offline. "
-                    + "Log in to see the settled balance, buy notes and sync.",
+                text: ViewText.loggedOut,
                 onAction: quickAction, onLogIn: makeLogIn == nil ? nil : openLogIn)
         } else {
             NotLoggedInView(
-                text:
-                    "The wallet is open offline: you can pay and receive. Balances and sync come back once the issuer can be reached.",
+                text: ViewText.openOffline,
                 onAction: quickAction)
         }
     }

@@ -8,7 +8,7 @@ import WalletAppModels
 /// routes it (a request opens Send prefilled, a payment goes to Receive, a receipt to Send).
 struct ScanView: View {
     let model: ScanAssembler
-    var title = "Scan"
+    var title: LocalizedStringKey = "Scan"
     let onResult: @MainActor (ScanResult) -> Void
 
     @State private var torchOn = false
@@ -72,9 +72,9 @@ struct ScanView: View {
                 Label(error.description, systemImage: "exclamationmark.triangle.fill")
                     .font(.callout)
                     .foregroundStyle(.red)
-                    .accessibilityLabel("Error: \(error.description)")
+                    .accessibilityLabel(ViewText.error(error.description))
             } else if let progress = model.progress {
-                Text("Reading the code: \(progress.description) parts")
+                Text(ViewText.readingCode(progress.description))
                     .font(.callout.monospacedDigit())
                     .accessibilityLabel(progress.accessibilityText)
             } else {

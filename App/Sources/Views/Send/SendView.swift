@@ -125,7 +125,7 @@ struct SendView: View {
         .buttonStyle(.borderedProminent)
         .controlSize(.large)
         .disabled(!model.canSend)
-        .accessibilityLabel("Send \(model.sendButtonTitle)")
+        .accessibilityLabel(ViewText.sendButton(model.sendButtonTitle))
         .accessibilityHint(model.canSend ? "Shows the payment to confirm" : "Fill in what is still needed first")
     }
 
@@ -200,7 +200,7 @@ struct SendView: View {
                 .foregroundStyle(model.isInsufficient ? Color.red : Color.secondary)
         }
         .accessibilityElement(children: .combine)
-        .accessibilityLabel("Available balance \(model.availableText). \(model.balanceLineText)")
+        .accessibilityLabel(ViewText.availableBalance(model.availableText, line: model.balanceLineText))
     }
 
     // MARK: Confirming
@@ -214,11 +214,11 @@ struct SendView: View {
         Button {
             Task { await model.send() }
         } label: {
-            Text("Send \(summary.amountText)").frame(maxWidth: .infinity)
+            Text(ViewText.sendAmount(summary.amountText)).frame(maxWidth: .infinity)
         }
         .buttonStyle(.borderedProminent)
         .controlSize(.large)
-        .accessibilityLabel("Send \(summary.amountSpoken) to \(summary.recipientName)")
+        .accessibilityLabel(ViewText.sendAmountTo(summary.amountSpoken, recipient: summary.recipientName))
         .accessibilityHint("Signs and sends the payment; it cannot be taken back")
         Button("Edit") { model.dismissConfirmation() }
             .frame(maxWidth: .infinity)
@@ -244,7 +244,7 @@ struct SendView: View {
         }
         if model.awaitsScannedReceipt {
             CyclingQRFramesView(
-                frames: model.paymentFrames, accessibilityLabel: "The payment as a QR code for the payee to scan",
+                frames: model.paymentFrames, accessibilityLabel: ViewText.paymentCode,
                 accessibilityValue: { SendModel.paymentCodeAccessibilityValue(showing: $0, of: $1) }
             )
             .frame(maxWidth: .infinity)
@@ -319,5 +319,5 @@ struct SummaryCard: View {
         .accessibilityElement(children: .combine)
     }
 
-    private func row(_ title: String, _ value: String) -> some View { SummaryRow(title, value) }
+    private func row(_ title: LocalizedStringKey, _ value: String) -> some View { SummaryRow(title, value) }
 }

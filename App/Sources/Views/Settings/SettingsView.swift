@@ -242,9 +242,7 @@ private struct AutoRechargeSection: View {
         } header: {
             Text("Auto-recharge")
         } footer: {
-            Text(
-                "When the offline balance falls below the first value, the next sync buys notes up to the second (from \(SettingsModel.thresholdRange.lowerBound) to \(SettingsModel.thresholdRange.upperBound), and \(SettingsModel.targetRange.lowerBound) to \(SettingsModel.targetRange.upperBound))."
-            )
+            Text(ViewText.autoRechargeRule(threshold: SettingsModel.thresholdRange, target: SettingsModel.targetRange))
         }
         .onChange(of: model.autoRechargeOn) { model.saveAutoRecharge() }
         .onChange(of: model.threshold) { model.saveAutoRecharge() }
@@ -255,7 +253,7 @@ private struct AutoRechargeSection: View {
 /// One whole-unit value: a number-pad field in the form's focus chain and a stepper beside it;
 /// the title above them at the accessibility text sizes.
 private struct WholeUnitsRow: View {
-    let title: String
+    let title: LocalizedStringKey
     @Binding var value: UInt64
     let unit: String
     let spoken: String
@@ -279,14 +277,14 @@ private struct WholeUnitsRow: View {
                     .focused(focused, equals: field)
                     .returnAdvances(form)
                     .keepsKeyboardOnTap()
-                    .accessibilityLabel(title)
+                    .accessibilityLabel(Text(title))
                     .accessibilityValue(spoken)
                 Text(unit)
                     .foregroundStyle(.secondary)
                     .accessibilityHidden(true)
                 Stepper(title, onIncrement: increment, onDecrement: decrement)
                     .labelsHidden()
-                    .accessibilityLabel(title)
+                    .accessibilityLabel(Text(title))
                     .accessibilityValue(spoken)
             }
         }

@@ -21,7 +21,9 @@ enum ErrorText {
         case let e as NearbyError: localized("error.nearby", "The connection to the other phone failed (%@). Try again.", e.description)
         case let e as VerificationError: rejected(e)
         default:
-            localized("error.other", "Something went wrong: %@. Try again.", String(describing: error))
+            // The app's own errors word themselves in the person's language; others say what
+            // their module says.
+            String(describing: error)
         }
     }
 
@@ -67,7 +69,7 @@ enum ErrorText {
         case .holdingLimitExceeded(let limit, let wouldHold, let currency):
             localized(
                 "error.holdingLimitExceeded",
-                "Accepting would bring offline holdings to %1$@, above the limit of %2$@. Sync first or ask for less.",
+                "Accepting would bring offline holdings to %1$@, above the limit %2$@. Sync first or ask for less.",
                 money(wouldHold, currency), money(limit, currency))
         case .rejected(let why): rejected(why)
         case .doubleSpendDetected:
@@ -102,7 +104,7 @@ enum ErrorText {
 
     static func issuer(_ error: IssuerClientError) -> String {
         if error.isUnreachable {
-            return localized("error.issuerUnreachable", "The issuer cannot be reached. Check the connection and try again.")
+            return localized("error.issuerUnreachable", "Cannot reach the issuer. Check the connection and try again.")
         }
         return switch error.status {
         case 401: localized("error.loginExpired", "The login has expired or was revoked: log in again.")
