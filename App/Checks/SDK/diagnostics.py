@@ -28,6 +28,22 @@ OTHER = re.compile(r"^(?:<unknown>:0: )?(error): (.*?)\s*$")
 MACRO = re.compile(r"@__swiftmacro_(\d+)")
 
 
+def superseded(record):
+    """Whether a later job rewrote one of the outputs `record`'s job wrote: the driver grouped
+    the module's files into other jobs since (a file added or removed), so what this record said
+    is about sources that were compiled again, and counting it would report errors long fixed."""
+    with open(record, errors="replace") as f:
+        f.readline()
+        second = f.readline()
+    if not second.startswith("# outputs "):
+        return False
+    written = os.path.getmtime(record)
+    for out in second[len("# outputs "):].split():
+        if os.path.exists(out) and os.path.getmtime(out) > written:
+            return True
+    return False
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", required=True)
@@ -41,6 +57,7 @@ def main():
     own = set(a.targets.split(","))
 
     job_files = sorted(os.path.join(a.jobs, n) for n in os.listdir(a.jobs)) if os.path.isdir(a.jobs) else []
+    job_files = [j for j in job_files if not superseded(j)]
     seen = {}
     unplaced = set()
     for log in job_files + a.logs:

@@ -33,7 +33,7 @@ extension IssuerAPI {
         _ = try caller()
         let chain = try chainMonitor()
         guard case .json(let body) = input.body else { throw HTTPProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send JSON.") }
-        let claims = try await writer()
+        let claims = try await callerCountingOneWrite()
         let to: [UInt8]
         do { to = try chain.parseAddress(body.to) } catch {
             let reason = (error as? IssuerError).flatMap { if case .invalidField(_, let r) = $0 { r } else { nil } } ?? String(describing: error)

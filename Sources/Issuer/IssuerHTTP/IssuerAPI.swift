@@ -69,8 +69,9 @@ public struct IssuerAPI: APIProtocol {
         return claims
     }
 
-    /// The caller, after counting one write against its per-account limit.
-    func writer() async throws -> AccessTokens.Claims {
+    /// The authenticated caller, after counting one write against its per-account limit (429
+    /// with Retry-After when the minute's writes are used up).
+    func callerCountingOneWrite() async throws -> AccessTokens.Claims {
         let claims = try caller()
         if let retry = try await issuer.rateLimit(bucket: "acct-write:\(claims.sub)", limit: limits.writesPerMinute, windowSeconds: 60) {
             throw HTTPProblem(.tooManyRequests, code: "rate_limited", detail: "Too many writes; retry in \(retry) s.", retryAfter: retry)
@@ -202,7 +203,7 @@ public struct IssuerAPI: APIProtocol {
 
     public func fundAccount(_ input: Operations.FundAccount.Input) async throws -> Operations.FundAccount.Output {
         guard case .json(let body) = input.body else { throw HTTPProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send JSON.") }
-        let claims = try await writer()
+        let claims = try await callerCountingOneWrite()
         return .ok(.init(body: .json(Self.info(try await issuer.fund(account: claims.sub, amount: try amount(body.amount))))))
     }
 
@@ -213,7 +214,7 @@ public struct IssuerAPI: APIProtocol {
 
     public func registerWalletKey(_ input: Operations.RegisterWalletKey.Input) async throws -> Operations.RegisterWalletKey.Output {
         guard case .json(let body) = input.body else { throw HTTPProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send JSON.") }
-        let claims = try await writer()
+        let claims = try await callerCountingOneWrite()
         guard let key = PublicKeyBytes(bytes: try bytes(body.publicKey, field: "publicKey")) else {
             throw HTTPProblem(.badRequest, code: "invalid_field", detail: "'publicKey' must be a 33-byte compressed P-256 key.", field: "publicKey")
         }
@@ -227,7 +228,7 @@ public struct IssuerAPI: APIProtocol {
 
     public func purchaseNotes(_ input: Operations.PurchaseNotes.Input) async throws -> Operations.PurchaseNotes.Output {
         guard case .json(let body) = input.body else { throw HTTPProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send JSON.") }
-        let claims = try await writer()
+        let claims = try await callerCountingOneWrite()
         guard let key = PublicKeyBytes(bytes: try bytes(body.walletKey, field: "walletKey")) else {
             throw HTTPProblem(.badRequest, code: "invalid_field", detail: "'walletKey' must be a 33-byte compressed P-256 key.", field: "walletKey")
         }
@@ -238,7 +239,7 @@ public struct IssuerAPI: APIProtocol {
 
     public func redeemNotes(_ input: Operations.RedeemNotes.Input) async throws -> Operations.RedeemNotes.Output {
         guard case .json(let body) = input.body else { throw HTTPProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send JSON.") }
-        let claims = try await writer()
+        let claims = try await callerCountingOneWrite()
         let chains = try body.chains.enumerated().map { try bytes($0.element, field: "chains[\($0.offset)]") }
         let results = try await issuer.redeem(account: claims.sub, chains: chains)
         for r in results { metrics.increment("redemptions", help: "Chains redeemed, by result", [("result", Self.result(r).status.rawValue)]) }
@@ -256,7 +257,7 @@ public struct IssuerAPI: APIProtocol {
 
     public func refreshNotes(_ input: Operations.RefreshNotes.Input) async throws -> Operations.RefreshNotes.Output {
         guard case .json(let body) = input.body else { throw HTTPProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send JSON.") }
-        let claims = try await writer()
+        let claims = try await callerCountingOneWrite()
         guard let key = PublicKeyBytes(bytes: try bytes(body.walletKey, field: "walletKey")) else {
             throw HTTPProblem(.badRequest, code: "invalid_field", detail: "'walletKey' must be a 33-byte compressed P-256 key.", field: "walletKey")
         }
@@ -267,13 +268,13 @@ public struct IssuerAPI: APIProtocol {
 
     public func announceTransfer(_ input: Operations.AnnounceTransfer.Input) async throws -> Operations.AnnounceTransfer.Output {
         guard case .json(let body) = input.body else { throw HTTPProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send JSON.") }
-        let claims = try await writer()
+        let claims = try await callerCountingOneWrite()
         return .ok(.init(body: .json(Self.result(try await issuer.announce(account: claims.sub, chain: try bytes(body.chain, field: "chain"))))))
     }
 
     public func reportFraudProof(_ input: Operations.ReportFraudProof.Input) async throws -> Operations.ReportFraudProof.Output {
         guard case .json(let body) = input.body else { throw HTTPProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send JSON.") }
-        let claims = try await writer()
+        let claims = try await callerCountingOneWrite()
         let result = try await issuer.reportFraud(
             account: claims.sub, chain: try bytes(body.chain, field: "chain"), first: try bytes(body.first, field: "first"),
             second: try bytes(body.second, field: "second"))
@@ -297,7 +298,7 @@ public struct IssuerAPI: APIProtocol {
 
     public func sendOnline(_ input: Operations.SendOnline.Input) async throws -> Operations.SendOnline.Output {
         guard case .json(let body) = input.body else { throw HTTPProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send JSON.") }
-        let claims = try await writer()
+        let claims = try await callerCountingOneWrite()
         let account = try await issuer.send(from: claims.sub, toEmail: body.to, amount: try amount(body.amount), idempotencyKey: input.headers.idempotencyKey)
         return .ok(.init(body: .json(Self.info(account))))
     }
