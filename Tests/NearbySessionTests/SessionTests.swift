@@ -66,6 +66,17 @@ final class Pair: @unchecked Sendable {
     }
 }
 
+/// Waits (by sleeping in short steps, for up to a minute: a liveness bound) until `condition`
+/// holds; returns whether it did.
+func waitFor(_ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(60)
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return condition()
+}
+
 /// The bundles a payee's wallet was asked to answer, in order.
 final class BundleLog: Sendable {
     private let log = Mutex<[[UInt8]]>([])
@@ -317,6 +328,64 @@ struct SessionTests {
         let result = try await NearbyPayment.pay(request: request, bundle: payment.bundle, dialer: network, options: options)
         _ = try await served
         #expect(try Receipt(decoding: result.receipt).amount == 500)
+    }
+
+    /// A slow link takes a burst frame by frame; the time that takes is not the payee's
+    /// silence, so the timer counts from the end of the write.
+    @Test func theRetransmitTimerCountsFromTheEndOfTheWrite() throws {
+        let pair = try Pair()
+        let (request, _) = try pair.request(800)
+        let payment = try pair.payer.pay(request, method: .tcp)
+        var payer = try NearbyPayer(request: request, bundle: payment.bundle)
+        let rto = Duration.milliseconds(50)
+        let burst = payer.frames(mtu: 20, now: .zero, rto: rto)
+        #expect(burst.count > 10)
+        // The link took the last of the burst 200 ms later.
+        payer.written(now: .milliseconds(200))
+        #expect(payer.frames(mtu: 20, now: .milliseconds(240), rto: rto).isEmpty, "40 ms after the write is not a timeout")
+        #expect(payer.progress.retransmissions == 0)
+        let again = payer.frames(mtu: 20, now: .milliseconds(250), rto: rto)
+        #expect(again == burst, "a timeout after the write sends everything unacknowledged again")
+        #expect(payer.progress.retransmissions == 1)
+        payer.written(now: .milliseconds(260))
+        #expect(payer.frames(mtu: 20, now: .milliseconds(340), rto: rto).isEmpty, "backed off: 2 × 50 ms from 260 ms")
+        // A write that carried no data (an ACK alone) does not move the timer.
+        payer.written(now: .milliseconds(350))
+        #expect(payer.frames(mtu: 20, now: .milliseconds(360), rto: rto) == burst)
+        #expect(payer.progress.retransmissions == 2)
+    }
+
+    /// The payee's wallet may take a while to check a payment: the payer hears the ACK of its
+    /// whole stream before the answer, so it does not send the payment again meanwhile.
+    @Test func thePayeeAcknowledgesThePaymentBeforeItsWalletAnswers() async throws {
+        let pair = try Pair()
+        let (request, ephemeral) = try pair.request(700)
+        let payment = try pair.payer.pay(request, method: .tcp)
+        let network = SimulatedNetwork(.init(mtu: 185))
+        let receiver = try NearbyReceiver(request: request, ephemeral: ephemeral, options: Pair.options)
+        let released = Mutex(false)
+        let checking = Mutex(false)
+        let answer = pair.answer
+        async let served = receiver.serve(network) { bundle, transcript in
+            checking.withLock { $0 = true }
+            while !released.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(5)) }
+            return await answer(bundle, transcript)
+        }
+        let seen = Mutex<SessionProgress?>(nil)
+        async let paid = NearbyPayment.pay(
+            request: request, bundle: payment.bundle, dialer: network, options: Pair.options,
+            progress: { progress in seen.withLock { $0 = progress } })
+        let acknowledged = await waitFor {
+            guard checking.withLock({ $0 }), let progress = seen.withLock({ $0 }) else { return false }
+            return progress.sent > 0 && progress.acknowledged == progress.sent
+        }
+        #expect(acknowledged, "the payer heard no ACK while the payee's wallet was checking its payment")
+        #expect(seen.withLock { $0?.received } == 0, "no reply yet: the ACK came on its own")
+        released.withLock { $0 = true }
+        let result = try await paid
+        _ = try await served
+        #expect(try Receipt(decoding: result.receipt).amount == 700)
+        #expect(pair.receives.withLock { $0 } == 1)
     }
 
     @Test func theRequestComesInFramesAtAnyMTU() async throws {

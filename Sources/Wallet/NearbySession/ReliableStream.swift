@@ -7,8 +7,13 @@ struct Outbox: Sendable {
     private var recordEnds: [Int] = []
     private(set) var acked = 0
     private var next = 0
-    /// When the peer last made progress (or we last sent from scratch).
-    private var lastProgress: Duration = .zero
+    /// Where the retransmission timer counts from: the peer's last progress, or the moment the
+    /// driver finished writing our last data to the link, whichever is later. Frames wait in
+    /// the link's own queue before the radio takes them (a Bluetooth LE link at a small MTU can
+    /// take longer than the timeout to take one burst), and that wait is not the peer's silence.
+    private var timerStart: Duration = .zero
+    /// Data went out from `frames` and `written(now:)` has not been told yet.
+    private var writing = false
     private var backoff = 0
     private(set) var retransmissions = 0
 
@@ -24,7 +29,7 @@ struct Outbox: Sendable {
         guard received <= bytes.count else { throw .protocolViolation("peer acknowledged bytes never sent") }
         if received > acked {
             acked = received
-            lastProgress = now
+            timerStart = max(timerStart, now)
             backoff = 0
         }
         if next < acked { next = acked }
@@ -34,23 +39,32 @@ struct Outbox: Sendable {
     mutating func rewind(to received: Int, now: Duration) throws(NearbyError) {
         try acknowledge(received, now: now)
         next = acked
-        lastProgress = now
+        timerStart = now
     }
 
     /// Frames to send now: new data, or everything unacknowledged once `rto` has passed
     /// without progress (doubling up to 8× while the peer stays silent).
     mutating func frames(mtu: Int, now: Duration, rto: Duration) -> [LinkFrame] {
-        if next >= bytes.count, acked < bytes.count, now - lastProgress >= rto * (1 << backoff) {
+        if next >= bytes.count, acked < bytes.count, now - timerStart >= rto * (1 << backoff) {
             next = acked
-            lastProgress = now
+            timerStart = now
             backoff = min(backoff + 1, 3)
             retransmissions += 1
         }
         // Nothing was in flight: the retransmission timer starts with this send.
-        if next == acked, next < bytes.count { lastProgress = now }
+        if next == acked, next < bytes.count { timerStart = now }
         let out = LinkFrame.cut(bytes, recordEnds: recordEnds, from: next, mtu: mtu)
         next = bytes.count
+        if !out.isEmpty { writing = true }
         return out
+    }
+
+    /// The frames `frames` returned last have all been written to the link at `now`: the
+    /// retransmission timer restarts here.
+    mutating func written(now: Duration) {
+        guard writing else { return }
+        writing = false
+        if acked < bytes.count { timerStart = max(timerStart, now) }
     }
 }
 

@@ -3,7 +3,7 @@ import OfflineNotes
 import Synchronization
 
 /// Moves frames between one link and one session machine, with a retransmission clock.
-/// Owned by the one task that drives the session (not shared), so it keeps one iterator.
+/// Owned by the one task that drives the session (not shared).
 final class LinkPump {
     enum Input: Sendable {
         case frame([UInt8])
@@ -12,33 +12,49 @@ final class LinkPump {
     }
 
     let connection: any LinkConnection
-    private var inputs: AsyncStream<Input>.Iterator
+    private let inputs = Inputs()
+    /// The rest of a batch `nextOne()` took its first input from.
+    private var leftover: [Input] = []
     private let tasks: [Task<Void, Never>]
 
     init(_ connection: any LinkConnection, tick: Duration) {
         self.connection = connection
-        let (stream, continuation) = AsyncStream.makeStream(of: Input.self)
-        inputs = stream.makeAsyncIterator()
+        let inputs = inputs
         let reader = Task {
             do {
-                for try await frame in connection.inbound() { continuation.yield(.frame(frame)) }
-                continuation.yield(.closed("the other device closed the link"))
+                for try await frame in connection.inbound() { inputs.push(.frame(frame)) }
+                inputs.push(.closed("the other device closed the link"))
             } catch {
-                continuation.yield(.closed("\(error)"))
+                inputs.push(.closed("\(error)"))
             }
         }
         let ticker = Task {
             while !Task.isCancelled {
                 do { try await Task.sleep(for: tick) } catch { break }
-                continuation.yield(.tick)
+                inputs.push(.tick)
             }
-            continuation.finish()
         }
         tasks = [reader, ticker]
     }
 
-    func next() async -> Input {
-        await inputs.next() ?? .closed("stopped")
+    /// Everything that arrived since the last call, in order, waiting for at least one input:
+    /// a burst of frames (a peer's retransmission) is handled before this side writes, so one
+    /// ACK answers all of it. `.closed("stopped")` once the driving task is cancelled.
+    func next() async -> [Input] {
+        if !leftover.isEmpty {
+            defer { leftover = [] }
+            return leftover
+        }
+        return await inputs.next()
+    }
+
+    /// The next input alone; the rest of its batch is what `next()` returns next.
+    func nextOne() async -> Input {
+        var batch = await next()
+        guard !batch.isEmpty else { return .closed("stopped") }
+        let first = batch.removeFirst()
+        leftover = batch
+        return first
     }
 
     func send(_ frames: [LinkFrame]) async throws {
@@ -48,6 +64,59 @@ final class LinkPump {
     func stop() {
         tasks.forEach { $0.cancel() }
         connection.close()
+    }
+
+    /// The inputs waiting for the driver; ticks coalesce (one pending tick is enough).
+    private final class Inputs: Sendable {
+        private struct State {
+            var pending: [Input] = []
+            var tickPending = false
+            var waiter: CheckedContinuation<[Input], Never>?
+
+            mutating func take() -> [Input] {
+                defer {
+                    pending = []
+                    tickPending = false
+                }
+                return pending
+            }
+        }
+
+        private let state = Mutex(State())
+
+        func push(_ input: Input) {
+            let wake: (CheckedContinuation<[Input], Never>, [Input])? = state.withLock { s in
+                if case .tick = input {
+                    guard !s.tickPending else { return nil }
+                    s.tickPending = true
+                }
+                s.pending.append(input)
+                guard let waiter = s.waiter else { return nil }
+                s.waiter = nil
+                return (waiter, s.take())
+            }
+            if let wake { wake.0.resume(returning: wake.1) }
+        }
+
+        func next() async -> [Input] {
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<[Input], Never>) in
+                    let ready: [Input]? = state.withLock { s in
+                        if Task.isCancelled { return [.closed("stopped")] }
+                        if !s.pending.isEmpty { return s.take() }
+                        s.waiter = continuation
+                        return nil
+                    }
+                    if let ready { continuation.resume(returning: ready) }
+                }
+            } onCancel: {
+                let waiter = state.withLock { s in
+                    defer { s.waiter = nil }
+                    return s.waiter
+                }
+                waiter?.resume(returning: [.closed("stopped")])
+            }
+        }
     }
 }
 
@@ -87,29 +156,47 @@ func drive<M: SessionMachine>(
             }
         }
         if !frames.isEmpty { report(machine) }
+        machine.written(now: ContinuousClock.now - clock)
         return true
     }
     guard await flush(&machine) else { return .lost("could not write to the link") }
+    // When a write fails the link is going: what the peer sent before it went is still read
+    // (its last ACK may be among it, and then this side is done, not lost). The read side ends
+    // with the link; `readAfterFailedWrite` bounds a link whose read side stays open.
+    var writeFailed: ContinuousClock.Instant?
+    let readAfterFailedWrite = max(.seconds(1), options.retransmitAfter * 2)
     while true {
         if machine.isFinished { return .finished }
         guard ContinuousClock.now < deadline else { throw NearbyError.timedOut }
-        switch await pump.next() {
-        case .closed(let why):
-            return .lost(why)
-        case .tick:
-            break
-        case .frame(let bytes):
-            do {
-                let frame = try LinkFrame(decoding: bytes)
-                let event = try machine.handle(frame, now: ContinuousClock.now - clock)
-                report(machine)
-                if let event { try await onEvent(event, &machine) }
-            } catch let error as NearbyError {
-                if case .aborted = error {} else { try? await pump.send([.abort(abortCode(for: error).rawValue)]) }
-                throw error
+        if let writeFailed, ContinuousClock.now - writeFailed >= readAfterFailedWrite {
+            return .lost("could not write to the link")
+        }
+        for input in await pump.next() {
+            if machine.isFinished { return .finished }
+            switch input {
+            case .closed(let why):
+                return .lost(writeFailed == nil ? why : "could not write to the link")
+            case .tick:
+                continue
+            case .frame(let bytes):
+                do {
+                    let frame = try LinkFrame(decoding: bytes)
+                    let event = try machine.handle(frame, now: ContinuousClock.now - clock)
+                    report(machine)
+                    guard let event else { continue }
+                    // What is due goes out before the event is answered: the payee's wallet can
+                    // take a while to check a payment, and a payer that heard no ACK meanwhile
+                    // would send it again. The answer is taken even if the link has gone, so a
+                    // resumed session finds the reply.
+                    if writeFailed == nil, !(await flush(&machine)) { writeFailed = .now }
+                    try await onEvent(event, &machine)
+                } catch let error as NearbyError {
+                    if case .aborted = error {} else { try? await pump.send([.abort(abortCode(for: error).rawValue)]) }
+                    throw error
+                }
             }
         }
-        guard await flush(&machine) else { return .lost("could not write to the link") }
+        if writeFailed == nil, !(await flush(&machine)) { writeFailed = .now }
     }
 }
 
@@ -215,7 +302,7 @@ extension NearbyPayment {
         do { try await pump.send([.ack(received: 0)]) } catch { throw .linkLost("\(error)") }
         var inbox = Inbox()
         while ContinuousClock.now < deadline {
-            switch await pump.next() {
+            switch await pump.nextOne() {
             case .tick:
                 continue
             case .closed(let why):
@@ -323,10 +410,10 @@ public final class NearbyReceiver: Sendable {
     ) async {
         let pump = LinkPump(connection, tick: tickInterval(options))
         defer { pump.stop() }
-        var input = await pump.next()
+        var input = await pump.nextOne()
         while case .tick = input {
             guard ContinuousClock.now < deadline else { return }
-            input = await pump.next()
+            input = await pump.nextOne()
         }
         guard case .frame(let first) = input, let frame = try? LinkFrame(decoding: first) else {
             try? await pump.send([.abort(AbortCode.protocolError.rawValue)])

@@ -20,6 +20,10 @@ public protocol SessionMachine: Sendable {
     mutating func handle(_ frame: LinkFrame, now: Duration) throws(NearbyError) -> SessionEvent?
     /// Frames to write now: data (new or retransmitted) and a pending ACK.
     mutating func frames(mtu: Int, now: Duration, rto: Duration) -> [LinkFrame]
+    /// Every frame `frames` returned has been written to the link, at `now`: the retransmission
+    /// timer counts from here, so time spent waiting in the link's own queue is not taken for
+    /// the peer's silence.
+    mutating func written(now: Duration)
     /// The first frame on a fresh link when continuing this session.
     func resumeFrame() -> LinkFrame?
 }
@@ -145,6 +149,8 @@ public struct NearbyPayer: SessionMachine {
         return out
     }
 
+    public mutating func written(now: Duration) { outbox.written(now: now) }
+
     public func resumeFrame() -> LinkFrame? { .resume(sessionID: keys.sessionID, received: inbox.received) }
 }
 
@@ -231,6 +237,7 @@ public struct NearbyPayee: SessionMachine {
         let data = outbox.frames(mtu: mtu, now: now, rto: rto)
         // The first bytes of the reply acknowledge the whole payment (§12.4), so an ACK that
         // would travel with them is left out; a later duplicate from the payer brings it back.
+        // (The driver writes the ACK before the wallet answers, so it has usually gone.)
         let replyStarts = data.contains { if case .data(0, _, _) = $0 { true } else { false } }
         var out: [LinkFrame] = []
         if inbox.ackDue {
@@ -239,6 +246,8 @@ public struct NearbyPayee: SessionMachine {
         }
         return out + data
     }
+
+    public mutating func written(now: Duration) { outbox.written(now: now) }
 
     public func resumeFrame() -> LinkFrame? { keys.map { .resume(sessionID: $0.sessionID, received: inbox.received) } }
 }
