@@ -15,7 +15,10 @@ import Testing
 /// databases (SQLite; PostgreSQL when OW_TEST_POSTGRES_URL is set). Passes are driven by hand
 /// (`scanDeposits`, `settleWithdrawals`), so nothing waits on time. Each test deploys its own
 /// escrow and holds the chain alone (`TestEscrow.run`).
-@Suite(.enabled(if: TestEscrow.enabled, "needs the local chain: scripts/with-chain swift test --skip-build --filter ChainSettlementTests"))
+@Suite(
+    .enabled(
+        if: TestEscrow.enabled, "needs the local chain: scripts/with-chain swift test --skip-build --filter ChainSettlementTests")
+)
 struct ChainSettlementTests {
     static let confirmations = 3
 
@@ -47,7 +50,8 @@ struct ChainSettlementTests {
             var logger = Logger(label: "chain-test")
             logger.logLevel = .critical
             return try await ChainSettlement.connect(
-                rpc: chain.rpc, escrow: chain.escrow, operatorKey: key ?? chain.operator, confirmations: ChainSettlementTests.confirmations,
+                rpc: chain.rpc, escrow: chain.escrow, operatorKey: key ?? chain.operator,
+                confirmations: ChainSettlementTests.confirmations,
                 startBlock: chain.startBlock, poll: .seconds(3_600), issuer: issuer, logger: logger)
         }
 
@@ -58,7 +62,8 @@ struct ChainSettlementTests {
 
         /// A user account and its deposit reference.
         func account(_ name: String = "user") async throws -> (id: Int64, ref: [UInt8]) {
-            let id = try await issuer.register(email: "\(name)-\(UUID().uuidString.prefix(8))@example.com", password: "correct horse battery")
+            let id = try await issuer.register(
+                email: "\(name)-\(UUID().uuidString.prefix(8))@example.com", password: "correct horse battery")
             return (id, try await issuer.depositReference(account: id))
         }
 
@@ -89,7 +94,8 @@ struct ChainSettlementTests {
             let account = try await funded(100_00)
             let to = ChainSettlementTests.newAddress()
             try await chain.setAutomine(false)
-            let w = try await issuer.requestWithdrawal(account: account.id, amount: amount, to: to.bytes, idempotencyKey: "withdraw-1")
+            let w = try await issuer.requestWithdrawal(
+                account: account.id, amount: amount, to: to.bytes, idempotencyKey: "withdraw-1")
             let beforeSend = try await chain.snapshot()
             #expect(try await settlement.settleWithdrawals().map(\.status) == [.sent])
             let sent = try #require(try await issuer.withdrawal(id: w.id))
@@ -153,7 +159,9 @@ struct ChainSettlementTests {
             // A replay: the books' cursor put back (a crash between crediting and saving it cannot
             // happen — one transaction — but a restored backup of chain_state can), so a restarted
             // server scans the same blocks from the start block again.
-            try await h.openAnother().transaction { try await $0.execute("UPDATE chain_state SET scanned_through = NULL WHERE id = 1") }
+            try await h.openAnother().transaction {
+                try await $0.execute("UPDATE chain_state SET scanned_through = NULL WHERE id = 1")
+            }
             let again = try await h.restarted()
             _ = try await again.scanDeposits()
             #expect(try await h.balance(account.id) == 57_00)
@@ -203,7 +211,9 @@ struct ChainSettlementTests {
             let h = try await Harness(backend, chain)
             let account = try await h.account()
             let huge = [UInt8](repeating: 0, count: 23) + [1] + [UInt8](repeating: 0, count: 7) + [5]
-            try await h.chain.execute(from: h.chain.owner, to: h.chain.token, "mint(address,uint256)", [.address(h.chain.owner.address), .uint256(word: huge)])
+            try await h.chain.execute(
+                from: h.chain.owner, to: h.chain.token, "mint(address,uint256)",
+                [.address(h.chain.owner.address), .uint256(word: huge)])
             try await h.chain.deposit(.uint256(word: huge), ref: account.ref)
             try await h.chain.mine(Self.confirmations - 1)
             let outcomes = try await h.settlement.scanDeposits().map(\.outcome)
@@ -225,7 +235,8 @@ struct ChainSettlementTests {
             let account = try await h.funded(100_00)
             let to = Self.newAddress()
             let escrowBefore = try await h.chain.tokenBalance(h.chain.escrow)
-            let w = try await h.issuer.requestWithdrawal(account: account.id, amount: 40_01, to: to.bytes, idempotencyKey: "withdraw-1")
+            let w = try await h.issuer.requestWithdrawal(
+                account: account.id, amount: 40_01, to: to.bytes, idempotencyKey: "withdraw-1")
             #expect(try await h.balance(account.id) == 59_99)
             try await h.expectReconciled()
             #expect(try await h.settlement.settleWithdrawals().map(\.status) == [.sent])  // mined at once (automine)
@@ -249,7 +260,8 @@ struct ChainSettlementTests {
             let account = try await h.funded(100_00)
             try await h.chain.setPaused(true)
             let to = Self.newAddress()
-            let w = try await h.issuer.requestWithdrawal(account: account.id, amount: 25_00, to: to.bytes, idempotencyKey: "withdraw-1")
+            let w = try await h.issuer.requestWithdrawal(
+                account: account.id, amount: 25_00, to: to.bytes, idempotencyKey: "withdraw-1")
             #expect(try await h.settlement.settleWithdrawals().map(\.status) == [.sent])
             #expect(try await h.settlement.settleWithdrawals().map(\.status) == [.sent])  // not confirmed yet: waits
             #expect(try await h.balance(account.id) == 75_00)
@@ -270,7 +282,8 @@ struct ChainSettlementTests {
         try await TestEscrow.run(dailyCap: 10_00) { chain in
             let h = try await Harness(backend, chain)
             let account = try await h.funded(100_00)
-            let w = try await h.issuer.requestWithdrawal(account: account.id, amount: 10_01, to: Self.newAddress().bytes, idempotencyKey: "withdraw-1")
+            let w = try await h.issuer.requestWithdrawal(
+                account: account.id, amount: 10_01, to: Self.newAddress().bytes, idempotencyKey: "withdraw-1")
             _ = try await h.settlement.settleWithdrawals()
             #expect(try await h.confirmAndSettle().map(\.status) == [.refused])
             let reason = try #require(try await h.issuer.withdrawal(id: w.id)?.reason)
@@ -289,7 +302,8 @@ struct ChainSettlementTests {
             let account = try await h.funded(100_00)
             let to = Self.newAddress()
             try await h.chain.setAutomine(false)
-            let w = try await h.issuer.requestWithdrawal(account: account.id, amount: 30_00, to: to.bytes, idempotencyKey: "withdraw-1")
+            let w = try await h.issuer.requestWithdrawal(
+                account: account.id, amount: 30_00, to: to.bytes, idempotencyKey: "withdraw-1")
             #expect(try await h.settlement.settleWithdrawals().map(\.status) == [.sent])
             // The server is gone; the payout is mined while nobody watches.
             try await h.chain.mine(Self.confirmations)
@@ -359,7 +373,8 @@ struct ChainSettlementTests {
             try await h.chain.send(from: h.chain.operator, to: h.chain.operator.address, nonce: oldNonce)
             let newKey = PrivateKey.generate()
             _ = try await h.chain.chain.send(from: h.chain.owner, to: newKey.address, value: 1_000_000_000_000_000_000)
-            try await h.chain.execute(from: h.chain.owner, to: h.chain.escrow, "set_operator(address)", [.address(newKey.address)])
+            try await h.chain.execute(
+                from: h.chain.owner, to: h.chain.escrow, "set_operator(address)", [.address(newKey.address)])
             let restarted = try await Harness.settlement(chain, h.issuer, key: newKey)
             #expect(try await restarted.settleWithdrawals().map(\.status) == [.sent])
             let resent = try #require(try await h.issuer.withdrawal(id: dead.id))
@@ -384,7 +399,9 @@ struct ChainSettlementTests {
             try await h.expectReconciled()
             let transfer = try await h.chain.chain.send(
                 from: h.chain.owner, to: h.chain.token,
-                data: try ABI.Function(signature: "transfer(address,uint256)").callData([.address(h.chain.escrow), .uint256(UInt64(5_00))]),
+                data: try ABI.Function(signature: "transfer(address,uint256)").callData([
+                    .address(h.chain.escrow), .uint256(UInt64(5_00)),
+                ]),
                 gasLimit: 300_000)
             #expect(try await h.chain.chain.minedReceipt(transfer.hash).status == 1)
             let r = try await h.settlement.reconcile()
@@ -394,16 +411,21 @@ struct ChainSettlementTests {
             #expect(h.settlement.lastReconciliation == r)
 
             // Booked as the admin route does: the surplus total read first, then a reconciliation.
-            let admin = try await h.issuer.register(email: "admin-\(UUID().uuidString.prefix(6))@example.com", password: "correct horse battery", role: "admin")
+            let admin = try await h.issuer.register(
+                email: "admin-\(UUID().uuidString.prefix(6))@example.com", password: "correct horse battery", role: "admin")
             func book(_ amount: UInt64, _ hash: [UInt8] = transfer.hash) async throws -> Result<ChainSurplus, IssuerError> {
                 let before = try await h.issuer.chainSurplusBooked()
                 let difference = try await h.settlement.reconcile().difference
                 do throws(IssuerError) {
-                    return .success(try await h.issuer.bookChainSurplus(
-                        txHash: hash, amount: amount, reason: "owner topped up by transfer", by: admin, difference: difference, bookedBefore: before))
+                    return .success(
+                        try await h.issuer.bookChainSurplus(
+                            txHash: hash, amount: amount, reason: "owner topped up by transfer", by: admin,
+                            difference: difference, bookedBefore: before))
                 } catch { return .failure(error) }
             }
-            func refusal(_ result: Result<ChainSurplus, IssuerError>) -> String? { if case .failure(let e) = result { e.code } else { nil } }
+            func refusal(_ result: Result<ChainSurplus, IssuerError>) -> String? {
+                if case .failure(let e) = result { e.code } else { nil }
+            }
             #expect(refusal(try await book(5_01)) == "no_surplus")
             let booked = try await book(5_00).get()
             #expect(!booked.replayed)
@@ -427,7 +449,8 @@ struct ChainSettlementTests {
             try await h.chain.mine(Self.confirmations - 1)
             h.settlement.wake()
             try await eventually { try await h.balance(account.id) == 10_00 }
-            let w = try await h.issuer.requestWithdrawal(account: account.id, amount: 4_00, to: Self.newAddress().bytes, idempotencyKey: "withdraw-1")
+            let w = try await h.issuer.requestWithdrawal(
+                account: account.id, amount: 4_00, to: Self.newAddress().bytes, idempotencyKey: "withdraw-1")
             h.settlement.wake()
             try await eventually { try await h.issuer.withdrawal(id: w.id)?.status == .sent }
             try await h.chain.mine(Self.confirmations - 1)
@@ -443,7 +466,10 @@ struct ChainSettlementTests {
     func eventually(_ condition: () async throws -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(120)
         while try await !condition() {
-            guard ContinuousClock.now < deadline else { Issue.record("the service did not get there in 120 s"); return }
+            guard ContinuousClock.now < deadline else {
+                Issue.record("the service did not get there in 120 s")
+                return
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
     }

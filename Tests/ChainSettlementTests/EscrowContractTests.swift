@@ -1,6 +1,7 @@
-@testable import ChainSettlement
 import Ethereum
 import Testing
+
+@testable import ChainSettlement
 
 /// The escrow's call data and event decoding against values computed independently (Python's
 /// eth_hash over the same signatures), and the refusals of logs that are not the escrow's events.
@@ -20,7 +21,9 @@ import Testing
 
     /// A withdrawal id that is not 32 bytes is refused, not padded into another id.
     @Test func aShortWithdrawalIDIsRefused() {
-        #expect(throws: ChainSettlementError.self) { try EscrowContract.payout(to: recipient, amount: 1, withdrawalID: [1, 2, 3]) }
+        #expect(throws: ChainSettlementError.self) {
+            try EscrowContract.payout(to: recipient, amount: 1, withdrawalID: [1, 2, 3])
+        }
     }
 
     @Test func eventTopicsAreTheSignatureHashes() {
@@ -32,7 +35,8 @@ import Testing
         let ref = [UInt8](repeating: 0x22, count: 32)
         let event = try EscrowContract.decode(
             topic: EscrowContract.depositTopic, topics: [EscrowContract.depositTopic, ref, recipient.word],
-            data: [UInt8](repeating: 0, count: 31) + [7], blockNumber: 9, transactionHash: [UInt8](repeating: 3, count: 32), logIndex: 2)
+            data: [UInt8](repeating: 0, count: 31) + [7], blockNumber: 9, transactionHash: [UInt8](repeating: 3, count: 32),
+            logIndex: 2)
         #expect(event.id == ref)
         #expect(event.address == recipient)
         #expect(event.amount == 7)
@@ -44,7 +48,8 @@ import Testing
     @Test func anAmountBeyond64BitsIsNotTruncated() throws {
         let word = [UInt8](repeating: 0, count: 23) + [1] + [UInt8](repeating: 0, count: 7) + [5]  // 2^64 + 5
         let event = try EscrowContract.decode(
-            topic: EscrowContract.depositTopic, topics: [EscrowContract.depositTopic, [UInt8](repeating: 0, count: 32), recipient.word],
+            topic: EscrowContract.depositTopic,
+            topics: [EscrowContract.depositTopic, [UInt8](repeating: 0, count: 32), recipient.word],
             data: word, blockNumber: 1, transactionHash: [UInt8](repeating: 3, count: 32), logIndex: 0)
         #expect(event.amount == nil)
         #expect(ABI.decimalString(word) == "18446744073709551621")

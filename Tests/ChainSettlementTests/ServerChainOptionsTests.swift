@@ -14,7 +14,8 @@ struct ServerChainOptionsTests {
         // ProgramRun (`Spawn`), not Foundation's `Process`: see `Spawn`.
         let run = try ProgramRun.run(
             try BuiltProducts.path("wallet-server"),
-            ["serve", "--keys", scratch.path("keys"), "--database", scratch.path("db.sqlite"), "--port", "0"] + arguments, in: scratch.path)
+            ["serve", "--keys", scratch.path("keys"), "--database", scratch.path("db.sqlite"), "--port", "0"] + arguments,
+            in: scratch.path)
         return (run.status, run.stderr)
     }
 
@@ -36,7 +37,8 @@ struct ServerChainOptionsTests {
         let wrongKey = try await Self.run(chainArguments + ["--chain-operator-key", chain.keyFile("user1")])
         #expect(wrongKey.status == 1)
         #expect(wrongKey.stderr.contains("the escrow's operator is \(operatorAddress)"), "\(wrongKey.stderr)")
-        #expect(wrongKey.stderr.contains(userAddress) && wrongKey.stderr.contains("wallet-chain set-operator"), "\(wrongKey.stderr)")
+        #expect(
+            wrongKey.stderr.contains(userAddress) && wrongKey.stderr.contains("wallet-chain set-operator"), "\(wrongKey.stderr)")
 
         let scratch = try TemporaryDirectory("chain-key")
         let readable = scratch.path("operator.key")

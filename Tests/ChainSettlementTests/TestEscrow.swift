@@ -41,9 +41,12 @@ struct TestEscrow: Sendable {
     }
 
     static func deploy(on chain: LocalChain, dailyCap: UInt64) async throws -> TestEscrow {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
         func bytecode(_ name: String) throws -> [UInt8] {
-            try Hex.decode(try String(contentsOfFile: root + "/contracts/build/\(name).bin", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines))
+            try Hex.decode(
+                try String(contentsOfFile: root + "/contracts/build/\(name).bin", encoding: .utf8).trimmingCharacters(
+                    in: .whitespacesAndNewlines))
         }
         let owner = LocalChain.spareKey(7)
         func create(_ code: [UInt8]) async throws -> Address {
@@ -52,12 +55,18 @@ struct TestEscrow: Sendable {
             #expect(receipt.status == 1)
             return try #require(receipt.contractAddress)
         }
-        let token = try await create(ABI.constructorCallData(bytecode: try bytecode("Token"), arguments: [.string("Test Euro"), .string("TEUR"), .uint8(2)]))
-        let escrow = try await create(ABI.constructorCallData(
-            bytecode: try bytecode("Escrow"), arguments: [.address(token), .address(LocalChain.spareKey(8).address), .uint256(dailyCap)]))
+        let token = try await create(
+            ABI.constructorCallData(
+                bytecode: try bytecode("Token"), arguments: [.string("Test Euro"), .string("TEUR"), .uint8(2)]))
+        let escrow = try await create(
+            ABI.constructorCallData(
+                bytecode: try bytecode("Escrow"),
+                arguments: [.address(token), .address(LocalChain.spareKey(8).address), .uint256(dailyCap)]))
         let deployed = TestEscrow(
-            chain: chain, escrow: escrow, token: token, chainID: try await chain.rpc.chainID(), startBlock: try await chain.rpc.blockNumber())
-        try await deployed.execute(from: owner, to: token, "mint(address,uint256)", [.address(owner.address), .uint256(UInt64(1_000_000_00))])
+            chain: chain, escrow: escrow, token: token, chainID: try await chain.rpc.chainID(),
+            startBlock: try await chain.rpc.blockNumber())
+        try await deployed.execute(
+            from: owner, to: token, "mint(address,uint256)", [.address(owner.address), .uint256(UInt64(1_000_000_00))])
         return deployed
     }
 
@@ -72,7 +81,8 @@ struct TestEscrow: Sendable {
 
     /// Sends `function(arguments)` from `key` and expects it mined and successful (automine on).
     func execute(from key: PrivateKey, to: Address, _ function: String, _ arguments: [ABI.Value]) async throws {
-        let sent = try await chain.send(from: key, to: to, data: try ABI.Function(signature: function).callData(arguments), gasLimit: 300_000)
+        let sent = try await chain.send(
+            from: key, to: to, data: try ABI.Function(signature: function).callData(arguments), gasLimit: 300_000)
         #expect(try await chain.minedReceipt(sent.hash).status == 1, "\(function) reverted")
     }
 
@@ -80,7 +90,8 @@ struct TestEscrow: Sendable {
     func send(from key: PrivateKey, to: Address, nonce: UInt64) async throws {
         let base = try await rpc.block(.latest).baseFeePerGas ?? 0
         let transaction = EIP1559Transaction(
-            chainID: chainID, nonce: nonce, maxPriorityFeePerGas: 1_000_000_000, maxFeePerGas: 2 * base + 1_000_000_000, gasLimit: 21_000,
+            chainID: chainID, nonce: nonce, maxPriorityFeePerGas: 1_000_000_000, maxFeePerGas: 2 * base + 1_000_000_000,
+            gasLimit: 21_000,
             to: to)
         _ = try await rpc.sendRawTransaction(try transaction.signed(with: key).raw)
     }
@@ -102,6 +113,8 @@ struct TestEscrow: Sendable {
 
     /// The escrow's Payout events for a withdrawal id, over the escrow's life.
     func payouts(of withdrawalID: [UInt8]) async throws -> [Log] {
-        try await rpc.logs(address: escrow, topics: [ABI.eventTopic("Payout(bytes32,address,uint256)"), withdrawalID], from: startBlock, to: try await rpc.blockNumber())
+        try await rpc.logs(
+            address: escrow, topics: [ABI.eventTopic("Payout(bytes32,address,uint256)"), withdrawalID], from: startBlock,
+            to: try await rpc.blockNumber())
     }
 }

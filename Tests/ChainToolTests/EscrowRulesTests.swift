@@ -1,7 +1,8 @@
-@testable import ChainTool
 import Ethereum
 import EthereumRPC
 import Testing
+
+@testable import ChainTool
 
 /// `wallet-chain` reports what the escrow did to the cap from its receipt, and refuses before
 /// sending the ownership moves the escrow would refuse.
@@ -22,7 +23,8 @@ import Testing
 
     static func log(_ topic: [UInt8], _ words: [[UInt8]], from emitter: Address = escrow, removed: Bool = false) -> Log {
         Log(
-            address: emitter, topics: [topic], data: words.flatMap { $0 }, blockNumber: 9, blockHash: [UInt8](repeating: 1, count: 32),
+            address: emitter, topics: [topic], data: words.flatMap { $0 }, blockNumber: 9,
+            blockHash: [UInt8](repeating: 1, count: 32),
             transactionHash: [UInt8](repeating: 2, count: 32), logIndex: 0, removed: removed)
     }
 
@@ -39,7 +41,9 @@ import Testing
 
     @Test func aCutIsReadAsAppliedAtOnce() throws {
         let logs = [Self.log(CapChange.appliedTopic, [Self.word(500_000), Self.word(100_000)])]
-        #expect(try CapChange.from(logs: logs, escrow: Self.escrow) == .applied(previous: Self.word(500_000), cap: Self.word(100_000)))
+        #expect(
+            try CapChange.from(logs: logs, escrow: Self.escrow) == .applied(previous: Self.word(500_000), cap: Self.word(100_000))
+        )
     }
 
     /// Only the escrow's own, not-removed log counts: a look-alike event from another contract
@@ -50,7 +54,9 @@ import Testing
             Self.log(CapChange.appliedTopic, [Self.word(3), Self.word(4)], removed: true),
             Self.log(CapChange.scheduledTopic, [Self.word(5), Self.word(6), Self.word(7)]),
         ]
-        #expect(try CapChange.from(logs: logs, escrow: Self.escrow) == .scheduled(current: Self.word(5), cap: Self.word(6), effectiveAt: 7))
+        #expect(
+            try CapChange.from(logs: logs, escrow: Self.escrow)
+                == .scheduled(current: Self.word(5), cap: Self.word(6), effectiveAt: 7))
     }
 
     /// No cap event (an escrow of another version) or a malformed one is an error, never a guess.
@@ -107,7 +113,8 @@ import Testing
 
     /// The offered key became the operator after the offer: the escrow refuses the accept.
     @Test func acceptByAKeyThatBecameTheOperatorIsRefused() throws {
-        let refusal = try #require(OwnershipRules.acceptRefusal(key: Self.operatorKey, pending: Self.operatorKey, operator: Self.operatorKey))
+        let refusal = try #require(
+            OwnershipRules.acceptRefusal(key: Self.operatorKey, pending: Self.operatorKey, operator: Self.operatorKey))
         #expect(refusal.code == "reverted")
         #expect(refusal.exit == .refused)
         #expect(refusal.description.contains("escrow: new owner is the operator"))

@@ -1,5 +1,6 @@
-@testable import ChainTool
 import Testing
+
+@testable import ChainTool
 
 /// `wallet-chain` reads amounts as exact decimals with the token's digits and prints any uint256.
 @Suite struct TokenAmountTests {
@@ -22,7 +23,9 @@ import Testing
     }
 
     @Test func refusesMoreThanItCanHold() {
-        let error = #expect(throws: ChainToolError.self) { try TokenAmount.parse("3402823669209384634633746074317682114.56", decimals: 2) }
+        let error = #expect(throws: ChainToolError.self) {
+            try TokenAmount.parse("3402823669209384634633746074317682114.56", decimals: 2)
+        }
         #expect(error?.code == "invalid_amount")
         #expect(error?.description.contains("larger") == true)
     }
@@ -37,8 +40,9 @@ import Testing
 
     /// Balances and caps are uint256 words; the largest prints exactly (2^256 − 1 with 2 decimals).
     @Test func formatsAnyUInt256Word() {
-        #expect(TokenAmount.format(word: [UInt8](repeating: 0xff, count: 32), decimals: 2)
-            == "1157920892373161954235709850086879078532699846656405640394575840079131296399.35")
+        #expect(
+            TokenAmount.format(word: [UInt8](repeating: 0xff, count: 32), decimals: 2)
+                == "1157920892373161954235709850086879078532699846656405640394575840079131296399.35")
         var word = [UInt8](repeating: 0, count: 32)
         word[30] = 0x30
         word[31] = 0x39

@@ -28,12 +28,15 @@ struct ConsoleHarness {
     ) async throws {
         let keyring = IssuerKeyring(
             authority: SoftwareSigner(),
-            issuing: [.init(signer: SoftwareSigner(), validFrom: 0, validUntil: UInt64(Date().timeIntervalSince1970) + 86_400 * 365)])
+            issuing: [
+                .init(signer: SoftwareSigner(), validFrom: 0, validUntil: UInt64(Date().timeIntervalSince1970) + 86_400 * 365)
+            ])
         let database = try await backend.makeDatabase().database
         defer { database.remove() }
         let issuer = try await Issuer.open(
             database: database, keyring: keyring,
-            config: IssuerConfig(currency: Currency("EUR")!, maxOfflineHolding: 100_000, devFunding: true, passwordCost: .testing),
+            config: IssuerConfig(
+                currency: Currency("EUR")!, maxOfflineHolding: 100_000, devFunding: true, passwordCost: .testing),
             challengeSecret: Array(repeating: 3, count: 32), clock: { clock?.now() ?? UInt64(Date().timeIntervalSince1970) })
         let admin = try await issuer.register(email: "ops@console.test", password: password, role: "admin")
         let user = try await issuer.register(email: "o'neil&co@console.test", password: password)
@@ -47,9 +50,10 @@ struct ConsoleHarness {
             group.addTask { try await app.runService(gracefulShutdownSignals: []) }
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next() else { throw CancellationError() }
-            try await body(ConsoleHarness(
-                issuer: issuer, baseURL: URL(string: "http://127.0.0.1:\(port)")!, admin: (admin, "ops@console.test"),
-                user: (user, "o'neil&co@console.test")))
+            try await body(
+                ConsoleHarness(
+                    issuer: issuer, baseURL: URL(string: "http://127.0.0.1:\(port)")!, admin: (admin, "ops@console.test"),
+                    user: (user, "o'neil&co@console.test")))
             group.cancelAll()
         }
     }
@@ -60,7 +64,9 @@ struct ConsoleHarness {
     /// A fraud case on record: Alice buys a note and signs it to Bob and, again, to Carol; Bob
     /// redeems first, Carol's redemption conflicts and is paid from Alice's account (frozen).
     @discardableResult
-    func makeFraudCase(aliceEmail: String = "alice@console.test") async throws -> (caseID: Int64, alice: Int64, bob: Int64, carol: Int64) {
+    func makeFraudCase(
+        aliceEmail: String = "alice@console.test"
+    ) async throws -> (caseID: Int64, alice: Int64, bob: Int64, carol: Int64) {
         let alice = try await issuer.register(email: aliceEmail, password: Self.password)
         let bob = try await issuer.register(email: "bob-\(UUID().uuidString.prefix(6))@console.test", password: Self.password)
         let carol = try await issuer.register(email: "carol-\(UUID().uuidString.prefix(6))@console.test", password: Self.password)
@@ -69,7 +75,10 @@ struct ConsoleHarness {
         try await issuer.registerKey(account: bob, signer: b)
         try await issuer.registerKey(account: carol, signer: c)
         _ = try await issuer.fund(account: alice, amount: 5_000)
-        let note = try #require(try await issuer.purchase(account: alice, walletKey: a.publicKey, amount: 5_000, idempotencyKey: "console-\(UUID().uuidString)").first)
+        let note = try #require(
+            try await issuer.purchase(
+                account: alice, walletKey: a.publicKey, amount: 5_000, idempotencyKey: "console-\(UUID().uuidString)"
+            ).first)
         let now = UInt64(Date().timeIntervalSince1970)
         func spend(to payee: SoftwareSigner, seed: UInt8) throws -> Chain {
             note.appending(
@@ -79,7 +88,11 @@ struct ConsoleHarness {
                 holding: 0)
         }
         #expect(try await issuer.redeem(account: bob, chains: [try spend(to: b, seed: 1).encoded]) == [.credited(amount: 5_000)])
-        guard case .conflict(let id, let credited) = try await issuer.redeem(account: carol, chains: [try spend(to: c, seed: 2).encoded]).first else {
+        guard
+            case .conflict(let id, let credited) = try await issuer.redeem(
+                account: carol, chains: [try spend(to: c, seed: 2).encoded]
+            ).first
+        else {
             throw TestSupportError("the second spend opened no fraud case")
         }
         #expect(credited == 5_000)
@@ -89,21 +102,28 @@ struct ConsoleHarness {
     /// A restore conflict on record (docs/protocol.md §5.2 rule 5): Dora's wallet buys a note
     /// with its old key; a restored wallet (new key) exchanges it; the old device, not knowing,
     /// pays the same note to Bob, whose redemption is paid from Dora's account (not frozen).
-    func makeRestoreConflict() async throws -> (caseID: Int64, dora: Int64, bob: Int64, oldKey: PublicKeyBytes, newKey: PublicKeyBytes) {
+    func makeRestoreConflict() async throws -> (
+        caseID: Int64, dora: Int64, bob: Int64, oldKey: PublicKeyBytes, newKey: PublicKeyBytes
+    ) {
         let dora = try await issuer.register(email: "dora@console.test", password: Self.password)
         let bob = try await issuer.register(email: "bob@console.test", password: Self.password)
         let (old, restored, b) = (SoftwareSigner(), SoftwareSigner(), SoftwareSigner())
         try await issuer.registerKey(account: dora, signer: old)
         try await issuer.registerKey(account: bob, signer: b)
         _ = try await issuer.fund(account: dora, amount: 3_000)
-        let note = try #require(try await issuer.purchase(account: dora, walletKey: old.publicKey, amount: 3_000, idempotencyKey: "console-\(UUID().uuidString)").first)
+        let note = try #require(
+            try await issuer.purchase(
+                account: dora, walletKey: old.publicKey, amount: 3_000, idempotencyKey: "console-\(UUID().uuidString)"
+            ).first)
         try await issuer.registerKey(account: dora, signer: restored)
-        let exchange = try await issuer.refresh(account: dora, walletKey: restored.publicKey, chains: [note.encoded], restore: true)
+        let exchange = try await issuer.refresh(
+            account: dora, walletKey: restored.publicKey, chains: [note.encoded], restore: true)
         #expect(exchange.results == [.credited(amount: 3_000)])
         let paid = note.appending(
             try Transfer.sign(
                 input: note.heldRef, outputs: [TransferOutput(owner: b.publicKey, amount: 3_000)],
-                nonce: Nonce(uncheckedBytes: Array(repeating: 7, count: 16)), createdAt: UInt64(Date().timeIntervalSince1970), signer: old),
+                nonce: Nonce(uncheckedBytes: Array(repeating: 7, count: 16)), createdAt: UInt64(Date().timeIntervalSince1970),
+                signer: old),
             holding: 0)
         guard case .conflict(let id, 3_000) = try await issuer.redeem(account: bob, chains: [paid.encoded]).first else {
             throw TestSupportError("the old device's payment opened no restore conflict")
@@ -132,7 +152,8 @@ final class Browser: @unchecked Sendable {
 
     final class NoRedirects: NSObject, URLSessionTaskDelegate {
         func urlSession(
-            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+            newRequest request: URLRequest,
             completionHandler: @escaping @Sendable (URLRequest?) -> Void
         ) {
             completionHandler(nil)
@@ -171,7 +192,10 @@ final class Browser: @unchecked Sendable {
         request.httpMethod = method
         request.httpBody = body
         for (k, v) in headers { request.setValue(v, forHTTPHeaderField: k) }
-        if !cookies.isEmpty { request.setValue(cookies.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; "), forHTTPHeaderField: "Cookie") }
+        if !cookies.isEmpty {
+            request.setValue(
+                cookies.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; "), forHTTPHeaderField: "Cookie")
+        }
         let (data, response) = try await session.data(for: request)
         let http = try #require(response as? HTTPURLResponse)
         var fields: [String: String] = [:]

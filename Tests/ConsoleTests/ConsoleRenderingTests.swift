@@ -1,7 +1,8 @@
-@testable import IssuerConsole
 import IssuerCore
 import OfflineNotes
 import Testing
+
+@testable import IssuerConsole
 
 /// The console's own rendering: times, money, the SVG chart and form decoding.
 @Suite struct ConsoleRenderingTests {
@@ -16,7 +17,8 @@ import Testing
     /// Bars scale to the largest value; every text in the SVG is escaped; no style attribute
     /// (the content security policy would block it) and no script.
     @Test func chartsAreEscapedSVGWithoutStyleOrScript() {
-        let chart = SVGChart(title: "<b>\"x\"", bars: [("a", 0, "<t>"), ("b", 5, "five"), ("c", 10, "ten")], formatMax: { "\($0)&" })
+        let chart = SVGChart(
+            title: "<b>\"x\"", bars: [("a", 0, "<t>"), ("b", 5, "five"), ("c", 10, "ten")], formatMax: { "\($0)&" })
         let svg = chart.svg
         #expect(svg.hasPrefix("<svg class=\"chart\""))
         #expect(svg.contains("&lt;b&gt;&quot;x&quot;") && svg.contains("&lt;t&gt;") && svg.contains("10&amp;"))
@@ -32,6 +34,8 @@ import Testing
         #expect(form.id("id") == 7 && form.id("bad") == nil)
         #expect(ConsoleSecurity.authority(of: "https://Wallet.example.com:443/x") == "wallet.example.com")
         #expect(ConsoleSecurity.authority(of: "http://127.0.0.1:9000") == "127.0.0.1:9000")
-        #expect(ConsoleSecurity.constantTimeEqual("abc", "abc") && !ConsoleSecurity.constantTimeEqual("abc", "abd") && !ConsoleSecurity.constantTimeEqual("", ""))
+        #expect(
+            ConsoleSecurity.constantTimeEqual("abc", "abc") && !ConsoleSecurity.constantTimeEqual("abc", "abd")
+                && !ConsoleSecurity.constantTimeEqual("", ""))
     }
 }

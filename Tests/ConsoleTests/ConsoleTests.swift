@@ -8,10 +8,16 @@ import Testing
 
 /// The operator console over real HTTP on loopback (docs/server.md, "Operator console").
 @Suite struct ConsoleTests {
-    static let pages = ["/console", "/console/fraud-cases", "/console/fraud-cases/1", "/console/accounts", "/console/accounts/1", "/console/debtors", "/console/audit", "/console/settings"]
+    static let pages = [
+        "/console", "/console/fraud-cases", "/console/fraud-cases/1", "/console/accounts", "/console/accounts/1",
+        "/console/debtors", "/console/audit", "/console/settings",
+    ]
 
     static func expectSecurityHeaders(_ page: Page, _ what: String) {
-        #expect(page.headers["content-security-policy"]?.hasPrefix("default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'") == true, "\(what)")
+        #expect(
+            page.headers["content-security-policy"]?.hasPrefix(
+                "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'") == true,
+            "\(what)")
         #expect(page.headers["x-content-type-options"] == "nosniff", "\(what)")
         #expect(page.headers["referrer-policy"] == "no-referrer", "\(what)")
         #expect(page.headers["cache-control"] == "no-store", "\(what)")
@@ -29,7 +35,8 @@ import Testing
                 #expect(!page.body.contains("Overview"), "\(path)")
                 Self.expectSecurityHeaders(page, path)
             }
-            let post = try await b.post("/console/accounts/2/freeze", [("frozen", "1"), ("reason", "no session"), ("confirm", "yes")])
+            let post = try await b.post(
+                "/console/accounts/2/freeze", [("frozen", "1"), ("reason", "no session"), ("confirm", "yes")])
             #expect(post.status == 403)
             #expect(try await h.issuer.account(h.user.id).frozen == false)
             let login = try await b.get("/console/login")
@@ -55,14 +62,22 @@ import Testing
             let login = try await b.logIn(h.admin.email)
             #expect(login.status == 303 && login.location == "/console")
             let session = try #require(login.setCookies.first { $0.hasPrefix("ow_console=") })
-            for flag in ["HttpOnly", "SameSite=Strict", "Path=/console", "Max-Age=28800"] { #expect(session.contains(flag), "\(flag) in \(session)") }
+            for flag in ["HttpOnly", "SameSite=Strict", "Path=/console", "Max-Age=28800"] {
+                #expect(session.contains(flag), "\(flag) in \(session)")
+            }
             #expect(!session.contains("Secure"))
             Self.expectSecurityHeaders(login, "login answer")
 
             let expected: [(String, [String])] = [
                 ("/console", ["Overview", "reconciled to the cent", "<svg class=\"chart\"", "Fraud cases opened"]),
                 ("/console/fraud-cases", ["#\(fraud.caseID)", "alice@console.test", "recovered"]),
-                ("/console/fraud-cases/\(fraud.caseID)", ["Fraud case #\(fraud.caseID)", "Transfer hash", "Signature", "alice@console.test", "Who was paid from whom", "50.00 EUR to"]),
+                (
+                    "/console/fraud-cases/\(fraud.caseID)",
+                    [
+                        "Fraud case #\(fraud.caseID)", "Transfer hash", "Signature", "alice@console.test",
+                        "Who was paid from whom", "50.00 EUR to",
+                    ]
+                ),
                 ("/console/accounts", ["alice@console.test", "ops@console.test"]),
                 ("/console/accounts/\(fraud.alice)", ["alice@console.test", "Wallet keys", "fraud_recovery", "frozen"]),
                 ("/console/debtors", ["alice@console.test", "50.00 EUR"]),
@@ -83,7 +98,9 @@ import Testing
                 let page = try await b.get(path)
                 #expect(page.status == 200, "\(path)")
                 for text in texts { #expect(page.body.contains(text), "\(path) shows \(text)") }
-                for secret in ["password_hash", "secret.key", "BEGIN"] { #expect(!page.body.contains(secret), "\(path) shows no \(secret)") }
+                for secret in ["password_hash", "secret.key", "BEGIN"] {
+                    #expect(!page.body.contains(secret), "\(path) shows no \(secret)")
+                }
                 Self.expectSecurityHeaders(page, path)
             }
             let overview = try await b.get("/console")
@@ -135,7 +152,12 @@ import Testing
                 let page = try await b.get(path)
                 #expect(page.status == 303 && page.location == "/console/login", "\(path)")
             }
-            let bearer = try await b.get("/console", headers: ["Authorization": "Bearer " + AccessTokens(secret: Array(repeating: 9, count: 32)).issue(account: h.admin.id, role: "admin")])
+            let bearer = try await b.get(
+                "/console",
+                headers: [
+                    "Authorization": "Bearer "
+                        + AccessTokens(secret: Array(repeating: 9, count: 32)).issue(account: h.admin.id, role: "admin")
+                ])
             #expect(bearer.status == 303)
             #expect(try await h.issuer.auditLog(matching: AuditFilter(action: "console_login_refused")).first?.actor == h.user.id)
             let wrong = try await b.logIn(h.admin.email, password: "not the password")
@@ -173,7 +195,9 @@ import Testing
             let b = h.browser()
             _ = try await b.logIn(h.admin.email)
             #expect(try await b.get("/console").status == 200)
-            try await h.issuer.database.transaction { conn in try await conn.execute("UPDATE account SET role = 'user' WHERE id = ?", h.admin.id) }
+            try await h.issuer.database.transaction { conn in
+                try await conn.execute("UPDATE account SET role = 'user' WHERE id = ?", h.admin.id)
+            }
             let refused = try await b.get("/console/accounts")
             #expect(refused.status == 403)
             #expect(try await b.get("/console").status == 303)
@@ -200,7 +224,11 @@ import Testing
                 ("JSON body", try await b.post(path, [], headers: ["Content-Type": "application/json"])),
                 ("cross-origin", try await b.post(path, base + [("csrf", token)], headers: ["Origin": "https://evil.example"])),
                 ("cross-site fetch", try await b.post(path, base + [("csrf", token)], headers: ["Sec-Fetch-Site": "cross-site"])),
-                ("login without its token", try await h.browser().post("/console/login", [("email", h.admin.email), ("password", ConsoleHarness.password)])),
+                (
+                    "login without its token",
+                    try await h.browser().post(
+                        "/console/login", [("email", h.admin.email), ("password", ConsoleHarness.password)])
+                ),
             ]
             for (what, page) in forged {
                 #expect(page.status == 403, "\(what)")
@@ -210,7 +238,8 @@ import Testing
             #expect(try await h.issuer.auditLog(matching: AuditFilter(action: "freeze")).isEmpty)
             // The same post with the token and this site's origin goes through.
             let origin = "http://127.0.0.1:\(h.baseURL.port ?? 0)"
-            let ok = try await b.post(path, base + [("csrf", token)], headers: ["Origin": origin, "Sec-Fetch-Site": "same-origin"])
+            let ok = try await b.post(
+                path, base + [("csrf", token)], headers: ["Origin": origin, "Sec-Fetch-Site": "same-origin"])
             #expect(ok.status == 303)
             #expect(try await h.issuer.account(h.user.id).frozen == true)
         }
@@ -228,9 +257,12 @@ import Testing
             #expect(noReason.status == 400 && noReason.body.contains("reason"))
             let ask = try await b.post(path, [("csrf", token), ("frozen", "1"), ("reason", "chargeback ticket 17")])
             #expect(ask.status == 200)
-            #expect(ask.body.contains("Freeze account \(h.user.id)") && ask.body.contains("chargeback ticket 17") && ask.body.contains("name=\"confirm\" value=\"yes\""))
+            #expect(
+                ask.body.contains("Freeze account \(h.user.id)") && ask.body.contains("chargeback ticket 17")
+                    && ask.body.contains("name=\"confirm\" value=\"yes\""))
             #expect(try await h.issuer.account(h.user.id).frozen == false, "asking changed nothing")
-            let done = try await b.post(path, [("csrf", token), ("frozen", "1"), ("reason", "chargeback ticket 17"), ("confirm", "yes")])
+            let done = try await b.post(
+                path, [("csrf", token), ("frozen", "1"), ("reason", "chargeback ticket 17"), ("confirm", "yes")])
             #expect(done.status == 303 && done.location == "/console/accounts/\(h.user.id)?done=frozen")
             #expect(try await h.issuer.account(h.user.id).frozen == true)
             #expect(try await b.get(done.location ?? "").body.contains("The account is frozen"))
@@ -241,10 +273,17 @@ import Testing
             #expect(freeze.detail.contains("chargeback ticket 17") && freeze.detail.contains("account \(h.user.id)"))
             #expect(lines.contains { $0.action == "unfreeze" && $0.detail.contains("ticket 17 resolved") })
             let audit = try await b.get("/console/audit?action=freeze")
-            #expect(audit.body.contains("chargeback ticket 17") && audit.body.contains(h.admin.email) && !audit.body.contains("ticket 17 resolved"))
-            let adminFreeze = try await b.post("/console/accounts/\(h.admin.id)/freeze", [("csrf", token), ("frozen", "1"), ("reason", "locking out a colleague"), ("confirm", "yes")])
+            #expect(
+                audit.body.contains("chargeback ticket 17") && audit.body.contains(h.admin.email)
+                    && !audit.body.contains("ticket 17 resolved"))
+            let adminFreeze = try await b.post(
+                "/console/accounts/\(h.admin.id)/freeze",
+                [("csrf", token), ("frozen", "1"), ("reason", "locking out a colleague"), ("confirm", "yes")])
             #expect(adminFreeze.status == 403)
-            #expect(adminFreeze.body.contains("Only user accounts can be frozen or unfrozen; account \(h.admin.id) is an admin account."), "the API's rule and words")
+            #expect(
+                adminFreeze.body.contains(
+                    "Only user accounts can be frozen or unfrozen; account \(h.admin.id) is an admin account."),
+                "the API's rule and words")
             #expect(try await h.issuer.account(h.admin.id).frozen == false)
         }
     }
@@ -263,14 +302,22 @@ import Testing
             #expect(try await h.issuer.fraudCaseReviews(fraud.caseID).isEmpty, "asking recorded nothing")
             let forged = try await b.post(casePath + "/review", [("note", "forged"), ("confirm", "yes")])
             #expect(forged.status == 403)
-            let done = try await b.post(casePath + "/review", [("csrf", token), ("note", "owner called, debt plan agreed"), ("confirm", "yes")])
+            let done = try await b.post(
+                casePath + "/review", [("csrf", token), ("note", "owner called, debt plan agreed"), ("confirm", "yes")])
             #expect(done.status == 303 && done.location == casePath + "?done=reviewed")
             let reviews = try await h.issuer.fraudCaseReviews(fraud.caseID)
-            #expect(reviews.count == 1 && reviews.first?.actor == h.admin.id && reviews.first?.detail == "case \(fraud.caseID): owner called, debt plan agreed")
+            #expect(
+                reviews.count == 1 && reviews.first?.actor == h.admin.id
+                    && reviews.first?.detail == "case \(fraud.caseID): owner called, debt plan agreed")
             let page = try await b.get(done.location ?? "")
-            #expect(page.body.contains("owner called, debt plan agreed") && page.body.contains(h.admin.email) && page.body.contains("The review is recorded"))
+            #expect(
+                page.body.contains("owner called, debt plan agreed") && page.body.contains(h.admin.email)
+                    && page.body.contains("The review is recorded"))
             #expect(try await h.issuer.fraudCase(id: fraud.caseID)?.status == "recovered")
-            #expect(try await b.post("/console/fraud-cases/999/review", [("csrf", token), ("note", "no such case"), ("confirm", "yes")]).status == 404)
+            #expect(
+                try await b.post(
+                    "/console/fraud-cases/999/review", [("csrf", token), ("note", "no such case"), ("confirm", "yes")]
+                ).status == 404)
         }
     }
 
@@ -303,7 +350,8 @@ import Testing
     /// real clock the three logins could straddle two windows (it failed so once, in a slow run).
     @Test func consoleLoginsAreRateLimited() async throws {
         let now = UInt64(Date().timeIntervalSince1970)
-        try await ConsoleHarness.with(settings: HTTPSettings(port: 0, loginsPerMinutePerIP: 2), clock: TestClock(now - now % 60)) { h in
+        try await ConsoleHarness.with(settings: HTTPSettings(port: 0, loginsPerMinutePerIP: 2), clock: TestClock(now - now % 60))
+        { h in
             let b = h.browser()
             #expect(try await b.logIn(h.admin.email, password: "wrong password 1").status == 401)
             #expect(try await b.logIn(h.admin.email, password: "wrong password 2").status == 401)
@@ -317,9 +365,13 @@ import Testing
     /// account: after ten wrong passwords, the right one through another spelling is refused.
     @Test func theConsoleLoginLimitHoldsForEverySpellingOfTheAddress() async throws {
         let now = UInt64(Date().timeIntervalSince1970)
-        try await ConsoleHarness.with(settings: HTTPSettings(port: 0, loginsPerMinutePerIP: 1_000), clock: TestClock(now - now % 300)) { h in
+        try await ConsoleHarness.with(
+            settings: HTTPSettings(port: 0, loginsPerMinutePerIP: 1_000), clock: TestClock(now - now % 300)
+        ) { h in
             let b = h.browser()
-            for attempt in 1...10 { #expect(try await b.logIn(h.admin.email, password: "wrong password \(attempt)").status == 401) }
+            for attempt in 1...10 {
+                #expect(try await b.logIn(h.admin.email, password: "wrong password \(attempt)").status == 401)
+            }
             for spelling in [" \(h.admin.email)", "\(h.admin.email) ", h.admin.email.uppercased()] {
                 let limited = try await b.logIn(spelling)
                 #expect(limited.status == 429, "\(spelling.debugDescription) was not limited")

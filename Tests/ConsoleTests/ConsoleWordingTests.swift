@@ -32,7 +32,9 @@ import Testing
             let b = try await Self.operator(h)
             let page = try await b.get("/console/fraud-cases/\(conflict.caseID)").body
             #expect(
-                page.contains("A redemption: <a href=\"/console/accounts/\(conflict.dora)\">dora@console.test</a> (account \(conflict.dora)) redeemed the state"),
+                page.contains(
+                    "A redemption: <a href=\"/console/accounts/\(conflict.dora)\">dora@console.test</a> (account \(conflict.dora)) redeemed the state"
+                ),
                 "\(page)")
             #expect(!page.contains("A redemption: account \(conflict.dora) redeemed"))
         }
@@ -60,7 +62,9 @@ import Testing
             let rows = page.components(separatedBy: "<tr>")
             let old = try #require(rows.first { $0.hasPrefix("<td><code>\(conflict.oldKey.keyID.hex)</code>") })
             let new = try #require(rows.first { $0.hasPrefix("<td><code>\(conflict.newKey.keyID.hex)</code>") })
-            #expect(old.contains("retired") && old.contains("a restore moved its notes to key \(conflict.newKey.keyID.hex)"), "\(old)")
+            #expect(
+                old.contains("retired") && old.contains("a restore moved its notes to key \(conflict.newKey.keyID.hex)"), "\(old)"
+            )
             #expect(new.contains("in use") && !new.contains("retired"), "\(new)")
         }
     }

@@ -24,8 +24,10 @@ import Testing
     }
 
     @Test func refusesWhatNamesNoPoint() {
-        for text in ["", "wallet.pay", "wallet.pay.committed#0", "wallet.pay.committed#-1", "wallet.pay.committed#x",
-                     "wallet.pay.committed#1#2", "WALLET.PAY.COMMITTED", " wallet.pay.committed"] {
+        for text in [
+            "", "wallet.pay", "wallet.pay.committed#0", "wallet.pay.committed#-1", "wallet.pay.committed#x",
+            "wallet.pay.committed#1#2", "WALLET.PAY.COMMITTED", " wallet.pay.committed",
+        ] {
             #expect(CrashPoints.parse(text) == nil, "\(text)")
         }
     }

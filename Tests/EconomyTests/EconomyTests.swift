@@ -80,7 +80,9 @@ import Testing
     @Test func theCheckerCatchesCorruptedTallies() {
         #expect(InvariantChecker.conservation(userBalances: 900, float: 100, funded: 1_000).isEmpty)
         #expect(InvariantChecker.conservation(userBalances: 900, float: 100, funded: 1_001).count == 1)
-        let tallies: [Int64: AccountTally] = [1: AccountTally(funded: 500, received: 30, sent: 10), 2: AccountTally(funded: 500, received: 10, sent: 30)]
+        let tallies: [Int64: AccountTally] = [
+            1: AccountTally(funded: 500, received: 30, sent: 10), 2: AccountTally(funded: 500, received: 10, sent: 30),
+        ]
         #expect(InvariantChecker.accounts(balances: [1: 520, 2: 480], tallies: tallies).isEmpty)
         #expect(InvariantChecker.accounts(balances: [1: 510, 2: 490], tallies: tallies).count == 2)
         let honestKey: [UInt8] = [1, 2, 3], cheaterKey: [UInt8] = [9, 9, 9]
@@ -93,8 +95,17 @@ import Testing
         let spend = DoubleSpendRecord(kind: .payeeCouldNotKnow, state: [8], signer: cheaterKey, account: 2)
         #expect(InvariantChecker.detected([spend], cases: [[8]: [fair]]).isEmpty)
         #expect(InvariantChecker.detected([spend], cases: [:]).count == 1)
-        #expect(InvariantChecker.detected([spend], cases: [[8]: [FraudCaseRow(id: 3, state: [8], cheaterKey: honestKey, cheaterAccount: 1, status: "open")]]).count == 1)
+        #expect(
+            InvariantChecker.detected(
+                [spend], cases: [[8]: [FraudCaseRow(id: 3, state: [8], cheaterKey: honestKey, cheaterAccount: 1, status: "open")]]
+            ).count == 1)
         let twice = DoubleSpendRecord(kind: .secondRestore, state: [8], signer: cheaterKey, account: 2)
-        #expect(InvariantChecker.detected([twice], cases: [[8]: [FraudCaseRow(id: 4, state: [8], cheaterKey: cheaterKey, cheaterAccount: 2, status: "restore_conflict")]]).count == 1)
+        #expect(
+            InvariantChecker.detected(
+                [twice],
+                cases: [
+                    [8]: [FraudCaseRow(id: 4, state: [8], cheaterKey: cheaterKey, cheaterAccount: 2, status: "restore_conflict")]
+                ]
+            ).count == 1)
     }
 }

@@ -29,9 +29,11 @@ import Testing
     }
 
     @Test func refusesMalformedText() {
-        for text in ["", "0x", "5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed", "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beae",
-                     "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaedd", "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaeg",
-                     " 0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed"] {
+        for text in [
+            "", "0x", "5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed", "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beae",
+            "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaedd", "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaeg",
+            " 0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed",
+        ] {
             guard case .invalidAddress = ethereumError({ _ = try Address(hex: text) }) else {
                 Issue.record("\(text) was not refused as invalid")
                 continue
@@ -55,7 +57,9 @@ import Testing
         let json = try JSONEncoder().encode([address])
         #expect(String(decoding: json, as: UTF8.self) == "[\"0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359\"]")
         #expect(try JSONDecoder().decode([Address].self, from: json) == [address])
-        #expect(throws: (any Error).self) { try JSONDecoder().decode([Address].self, from: Data("[\"0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d35A\"]".utf8)) }
+        #expect(throws: (any Error).self) {
+            try JSONDecoder().decode([Address].self, from: Data("[\"0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d35A\"]".utf8))
+        }
     }
 }
 
@@ -78,7 +82,7 @@ import Testing
         #expect(try Hex.parseQuantity("0x400", as: UInt64.self) == 1024)
         #expect(try Hex.parseQuantity("0x0", as: UInt64.self) == 0)
         #expect(try Hex.parseQuantity("0X1A", as: UInt64.self) == 26)
-        #expect(try Hex.parseQuantity("0x0400", as: UInt64.self) == 1024) // leading zero: tolerated
+        #expect(try Hex.parseQuantity("0x0400", as: UInt64.self) == 1024)  // leading zero: tolerated
         #expect(try Hex.parseQuantity("0xffffffffffffffffffffffffffffffff", as: UInt128.self) == UInt128.max)
         for garbage in ["", "0x", "400", "0x-1", "0x 1", "0x1g", "1x10", "0x10000000000000000"] {
             #expect(ethereumError { _ = try Hex.parseQuantity(garbage, as: UInt64.self) } != nil, "\(garbage)")

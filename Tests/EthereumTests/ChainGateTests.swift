@@ -1,6 +1,7 @@
-@testable import ChainTesting
 import Synchronization
 import Testing
+
+@testable import ChainTesting
 
 /// Lines written from several tasks.
 final class Lines: Sendable {

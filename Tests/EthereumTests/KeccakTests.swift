@@ -43,6 +43,8 @@ import Testing
         #expect(hex(ABI.selector("transfer(address,uint256)")) == "a9059cbb")
         #expect(hex(ABI.selector("approve(address,uint256)")) == "095ea7b3")
         #expect(hex(ABI.selector("balanceOf(address)")) == "70a08231")
-        #expect(hex(ABI.eventTopic("Transfer(address,address,uint256)")) == "ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef")
+        #expect(
+            hex(ABI.eventTopic("Transfer(address,address,uint256)"))
+                == "ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef")
     }
 }

@@ -10,7 +10,10 @@ import Testing
     @Test func knownKeysToAddresses() throws {
         let one = try PrivateKey(bytes: [UInt8](repeating: 0, count: 31) + [1])
         #expect(one.address.checksummed == "0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf")
-        #expect(hex(one.publicKey) == "79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8")
+        #expect(
+            hex(one.publicKey)
+                == "79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8"
+        )
         let docs = try PrivateKey(hex: "0x" + Self.docsKey)
         #expect(docs.address.checksummed == "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23")
         #expect(try PrivateKey(hex: Self.docsKey + "\n").address == docs.address)
@@ -33,7 +36,9 @@ import Testing
     /// The secret never shows in any textual form, nor in an error about a bad key text.
     @Test func descriptionsRedactTheSecret() throws {
         let key = try PrivateKey(hex: Self.docsKey)
-        for text in [key.description, key.debugDescription, String(describing: key), String(reflecting: key), "\(key)", dumped(key)] {
+        for text in [
+            key.description, key.debugDescription, String(describing: key), String(reflecting: key), "\(key)", dumped(key),
+        ] {
             #expect(!text.lowercased().contains(Self.docsKey))
             #expect(!text.lowercased().contains(String(Self.docsKey.prefix(16))))
             #expect(text.contains("0x2c7536E3605D9C16a7a3D7b1898e529396a65c23") || text.contains("redacted"))
@@ -61,7 +66,9 @@ import Testing
         }
         let expected = "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23"
         #expect(try PrivateKey(hexFile: write("plain.key", Self.docsKey + "\n", mode: 0o600)).address.checksummed == expected)
-        #expect(try PrivateKey(hexFile: write("prefixed.key", "0x" + Self.docsKey + "\n", mode: 0o400)).address.checksummed == expected)
+        #expect(
+            try PrivateKey(hexFile: write("prefixed.key", "0x" + Self.docsKey + "\n", mode: 0o400)).address.checksummed
+                == expected)
         #expect(try PrivateKey(hexFile: write("bare.key", Self.docsKey, mode: 0o600)).address.checksummed == expected)
 
         for mode in [0o644, 0o640, 0o604, 0o660, 0o606] {
@@ -75,7 +82,9 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: directory + "/link.key", withDestinationPath: target)
         #expect(try PrivateKey(hexFile: directory + "/link.key").address.checksummed == expected)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: target)
-        #expect(ethereumError { _ = try PrivateKey(hexFile: directory + "/link.key") } == .insecureKeyFile(path: directory + "/link.key", mode: 0o644))
+        #expect(
+            ethereumError { _ = try PrivateKey(hexFile: directory + "/link.key") }
+                == .insecureKeyFile(path: directory + "/link.key", mode: 0o644))
         let garbage = try write("garbage.key", "not a key\n", mode: 0o600)
         guard case .keyFile(let path, _) = ethereumError({ _ = try PrivateKey(hexFile: garbage) }) else {
             Issue.record("garbage key file accepted")
@@ -118,7 +127,8 @@ import Testing
         #expect(signature.r.count == 32 && signature.s.count == 32 && signature.v <= 1)
         #expect(try PrivateKey.recoverAddress(hash: hash, r: signature.r, s: signature.s, v: signature.v) == key.address)
         // Another hash or the other recovery id gives another address (or none).
-        let other = try? PrivateKey.recoverAddress(hash: Keccak256.hash("another"), r: signature.r, s: signature.s, v: signature.v)
+        let other = try? PrivateKey.recoverAddress(
+            hash: Keccak256.hash("another"), r: signature.r, s: signature.s, v: signature.v)
         #expect(other != key.address)
         let flipped = try? PrivateKey.recoverAddress(hash: hash, r: signature.r, s: signature.s, v: 1 - signature.v)
         #expect(flipped != key.address)
@@ -139,6 +149,7 @@ import Testing
             borrow = difference < 0 ? 1 : 0
         }
         #expect(signature.s.lexicographicallyPrecedes(highS))
-        #expect(ethereumError { _ = try PrivateKey.recoverAddress(hash: hash, r: signature.r, s: highS, v: 1 - signature.v) } != nil)
+        #expect(
+            ethereumError { _ = try PrivateKey.recoverAddress(hash: hash, r: signature.r, s: highS, v: 1 - signature.v) } != nil)
     }
 }

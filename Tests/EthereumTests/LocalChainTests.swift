@@ -6,7 +6,8 @@ import Testing
 
 @Suite struct ChainAvailability {
     @Test func chainRunsWhenRequired() {
-        #expect(!LocalChain.requiredButMissing, "OW_REQUIRE_CHAIN=1 but OW_TEST_CHAIN_RPC is not set (run under scripts/with-chain)")
+        #expect(
+            !LocalChain.requiredButMissing, "OW_REQUIRE_CHAIN=1 but OW_TEST_CHAIN_RPC is not set (run under scripts/with-chain)")
     }
 }
 
@@ -52,7 +53,8 @@ struct LocalChainRPCTests {
             let fee = UInt128(receipt.gasUsed) * (receipt.effectiveGasPrice ?? 0)
             #expect(try await chain.rpc.balance(sender.address) == before - 12_345 - fee)
             let info = try #require(try await chain.rpc.transaction(signed.hash))
-            #expect(info.from == sender.address && info.nonce == signed.transaction.nonce && info.blockNumber == receipt.blockNumber)
+            #expect(
+                info.from == sender.address && info.nonce == signed.transaction.nonce && info.blockNumber == receipt.blockNumber)
             // Sending the same bytes again is success with the same hash (how a payout is resubmitted).
             #expect(try await chain.rpc.sendRawTransaction(signed.raw) == signed.hash)
             #expect(try await chain.rpc.balance(recipient) == 12_345)
@@ -102,18 +104,21 @@ struct LocalChainRPCTests {
         try await LocalChain.shared { () async throws in
             let user = try chain.key("user1")
             let balance = try await chain.tokenBalance(token, of: user.address)
-            #expect(balance > 0) // with-chain mints to every user
+            #expect(balance > 0)  // with-chain mints to every user
             #expect(try await chain.tokenBalance(token, of: sender.address) == 0)
             // The mint to user1: Transfer(from 0, to user1, amount), found by topic0 and the indexed "to".
             let transfer = ABI.eventTopic("Transfer(address,address,uint256)")
             let head = try await chain.rpc.blockNumber()
-            let logs = try await chain.rpc.logs(address: token, topics: [transfer, nil, user.address.word], from: chain.startBlock, to: head)
+            let logs = try await chain.rpc.logs(
+                address: token, topics: [transfer, nil, user.address.word], from: chain.startBlock, to: head)
             let minted = logs.filter { $0.topics.count == 3 && $0.topics[1] == Address.zero.word }
             #expect(minted.count == 1)
             #expect(try minted.first.map { try ABI.decodeUInt64($0.data) } == balance)
             #expect(logs.allSatisfy { $0.address == token && $0.topics[2] == user.address.word && !$0.removed })
             // Another event's topic matches none of them.
-            #expect(try await chain.rpc.logs(address: token, topics: [ABI.eventTopic("Nothing()")], from: chain.startBlock, to: head).isEmpty)
+            #expect(
+                try await chain.rpc.logs(address: token, topics: [ABI.eventTopic("Nothing()")], from: chain.startBlock, to: head)
+                    .isEmpty)
         }
     }
 
@@ -157,12 +162,16 @@ struct LocalChainRPCTests {
             let used = try await chain.send(from: sender, to: other.address, value: 1, gasLimit: 21_000).transaction.nonce
             let stale = try EIP1559Transaction(
                 chainID: try await chain.rpc.chainID(), nonce: used, maxPriorityFeePerGas: 1_000_000_000,
-                maxFeePerGas: 100_000_000_000, gasLimit: 21_000, to: other.address, value: 999).signed(with: sender)
+                maxFeePerGas: 100_000_000_000, gasLimit: 21_000, to: other.address, value: 999
+            ).signed(with: sender)
             do throws(RPCError) {
                 _ = try await chain.rpc.sendRawTransaction(stale.raw)
                 Issue.record("a stale nonce was accepted")
             } catch {
-                guard case .server(_, let message) = error else { Issue.record("not a server error: \(error)"); return }
+                guard case .server(_, let message) = error else {
+                    Issue.record("not a server error: \(error)")
+                    return
+                }
                 #expect(message.contains("nonce too low"))
             }
         }

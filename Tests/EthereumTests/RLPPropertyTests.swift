@@ -1,6 +1,6 @@
 import Ethereum
-import Testing
 import TestSupport
+import Testing
 
 /// Properties over many generated inputs (seeded, so a failure replays exactly).
 @Suite struct RLPPropertyTests {
@@ -36,7 +36,7 @@ import TestSupport
                 #expect(value.encoded == bytes, "\(Hex.encode(bytes)) decoded but is not canonical")
             }
         }
-        #expect(decoded > 100) // the mutations leave plenty of valid inputs to check
+        #expect(decoded > 100)  // the mutations leave plenty of valid inputs to check
     }
 
     /// Signed transactions for random fields decode back to the same fields and the signer.
@@ -48,8 +48,10 @@ import TestSupport
             let transaction = EIP1559Transaction(
                 chainID: random.next() >> (random.next() % 64), nonce: random.next() >> (random.next() % 64),
                 maxPriorityFeePerGas: priority, maxFeePerGas: priority + UInt128(random.next()) << (random.next() % 64),
-                gasLimit: random.next() % 30_000_000, to: random.chance(0.2) ? nil : try Address(bytes: (0..<20).map { _ in UInt8(truncatingIfNeeded: random.next()) }),
-                value: UInt128(random.next()) * UInt128(random.next() % 1000), data: (0..<Int(random.next() % 100)).map { _ in UInt8(truncatingIfNeeded: random.next()) })
+                gasLimit: random.next() % 30_000_000,
+                to: random.chance(0.2) ? nil : try Address(bytes: (0..<20).map { _ in UInt8(truncatingIfNeeded: random.next()) }),
+                value: UInt128(random.next()) * UInt128(random.next() % 1000),
+                data: (0..<Int(random.next() % 100)).map { _ in UInt8(truncatingIfNeeded: random.next()) })
             let signed = try transaction.signed(with: key)
             let decoded = try SignedTransaction(raw: signed.raw)
             #expect(decoded == signed)

@@ -1,15 +1,18 @@
 import Ethereum
-@testable import EthereumRPC
 import Foundation
 import Synchronization
 import Testing
+
+@testable import EthereumRPC
 
 /// The JSON-RPC client against a stub node on loopback: how it reads every kind of answer.
 @Suite struct RPCClientTests {
     static let hash = "0x" + String(repeating: "ab", count: 32)
 
-    private func withNode<T>(_ reply: @escaping @Sendable (String, [Any]) -> StubNode.Reply, timeout: Duration = .seconds(30),
-                             _ body: (JSONRPCClient, StubNode) async throws -> T) async throws -> T {
+    private func withNode<T>(
+        _ reply: @escaping @Sendable (String, [Any]) -> StubNode.Reply, timeout: Duration = .seconds(30),
+        _ body: (JSONRPCClient, StubNode) async throws -> T
+    ) async throws -> T {
         let node = try StubNode(reply)
         defer { node.stop() }
         return try await body(JSONRPCClient(url: node.url, timeout: timeout), node)
@@ -31,15 +34,17 @@ import Testing
         try await withNode({ method, _ in
             switch method {
             case "eth_chainId": .result("\"0x7a69\"")
-            case "eth_blockNumber": .result("\"12\"") // no 0x: garbage
+            case "eth_blockNumber": .result("\"12\"")  // no 0x: garbage
             case "eth_gasPrice": .result("\"0x\"")
-            case "eth_getBalance": .result("\"0x1" + String(repeating: "0", count: 32) + "\"") // 2^128: does not fit
-            default: .result("7") // a JSON number, not a hex string
+            case "eth_getBalance": .result("\"0x1" + String(repeating: "0", count: 32) + "\"")  // 2^128: does not fit
+            default: .result("7")  // a JSON number, not a hex string
             }
         }) { (client: JSONRPCClient, _: StubNode) async throws in
             #expect(try await client.chainID() == 31337)
-            for call in [{ _ = try await client.blockNumber() }, { _ = try await client.gasPrice() },
-                         { _ = try await client.balance(.zero) }, { _ = try await client.maxPriorityFeePerGas() }] {
+            for call in [
+                { _ = try await client.blockNumber() }, { _ = try await client.gasPrice() },
+                { _ = try await client.balance(.zero) }, { _ = try await client.maxPriorityFeePerGas() },
+            ] {
                 guard case .malformed = await rpcError(call) else {
                     Issue.record("a malformed quantity was accepted")
                     continue
@@ -61,7 +66,8 @@ import Testing
             #expect(revert == .server(code: 3, message: "execution reverted: not operator"))
             #expect(revert?.isRevert == true)
             let unknown = await rpcError { _ = try await client.maxPriorityFeePerGas() }
-            #expect(unknown == .server(code: -32601, message: "the method eth_maxPriorityFeePerGas does not exist/is not available"))
+            #expect(
+                unknown == .server(code: -32601, message: "the method eth_maxPriorityFeePerGas does not exist/is not available"))
             #expect(unknown?.isRevert == false)
         }
     }
@@ -86,7 +92,9 @@ import Testing
         // finds it by hash, so it is in.
         try await withNode({ method, _ in
             method == "eth_getTransactionByHash"
-                ? .result("{\"hash\":\"\(Hex.encode(hash))\",\"from\":\"0x7e5f4552091a69125d5dfcb7b8c2659029395bdf\",\"to\":null,\"nonce\":\"0x4\",\"blockNumber\":\"0x9\"}")
+                ? .result(
+                    "{\"hash\":\"\(Hex.encode(hash))\",\"from\":\"0x7e5f4552091a69125d5dfcb7b8c2659029395bdf\",\"to\":null,\"nonce\":\"0x4\",\"blockNumber\":\"0x9\"}"
+                )
                 : .error(code: -32000, message: "nonce too low: next nonce 5, tx nonce 4")
         }) { (client: JSONRPCClient, node: StubNode) async throws in
             #expect(try await client.sendRawTransaction(raw) == hash)
@@ -95,9 +103,12 @@ import Testing
         // A real refusal stays an error (the node does not know the transaction); a different
         // hash is the node misbehaving.
         try await withNode({ method, _ in
-            method == "eth_getTransactionByHash" ? .result("null") : .error(code: -32000, message: "nonce too low: next nonce 5, tx nonce 4")
+            method == "eth_getTransactionByHash"
+                ? .result("null") : .error(code: -32000, message: "nonce too low: next nonce 5, tx nonce 4")
         }) { (client: JSONRPCClient, _: StubNode) async throws in
-            #expect(await rpcError { _ = try await client.sendRawTransaction(raw) } == .server(code: -32000, message: "nonce too low: next nonce 5, tx nonce 4"))
+            #expect(
+                await rpcError { _ = try await client.sendRawTransaction(raw) }
+                    == .server(code: -32000, message: "nonce too low: next nonce 5, tx nonce 4"))
         }
         try await withNode({ _, _ in .result("\"\(Self.hash)\"") }) { (client: JSONRPCClient, _: StubNode) async throws in
             guard case .malformed = await rpcError({ _ = try await client.sendRawTransaction(raw) }) else {
@@ -109,18 +120,19 @@ import Testing
 
     @Test func receiptsAndLogs() async throws {
         let log = """
-        {"address":"0x7e5f4552091a69125d5dfcb7b8c2659029395bdf","topics":["\(Self.hash)","0x\(String(repeating: "00", count: 31))01"],
-         "data":"0x\(String(repeating: "00", count: 31))64","blockNumber":"0x10","blockHash":"\(Self.hash)",
-         "transactionHash":"\(Self.hash)","transactionIndex":"0x0","logIndex":"0x2","removed":false}
-        """
+            {"address":"0x7e5f4552091a69125d5dfcb7b8c2659029395bdf","topics":["\(Self.hash)","0x\(String(repeating: "00", count: 31))01"],
+             "data":"0x\(String(repeating: "00", count: 31))64","blockNumber":"0x10","blockHash":"\(Self.hash)",
+             "transactionHash":"\(Self.hash)","transactionIndex":"0x0","logIndex":"0x2","removed":false}
+            """
         try await withNode({ method, params in
             switch method {
             case "eth_getTransactionReceipt" where (params.first as? String) == Self.hash:
-                .result("""
-                {"transactionHash":"\(Self.hash)","blockNumber":"0x10","blockHash":"\(Self.hash)","status":"0x0","gasUsed":"0x5208",
-                 "effectiveGasPrice":"0x3b9aca07","from":"0x7e5f4552091a69125d5dfcb7b8c2659029395bdf","to":null,
-                 "contractAddress":null,"logs":[\(log)]}
-                """)
+                .result(
+                    """
+                    {"transactionHash":"\(Self.hash)","blockNumber":"0x10","blockHash":"\(Self.hash)","status":"0x0","gasUsed":"0x5208",
+                     "effectiveGasPrice":"0x3b9aca07","from":"0x7e5f4552091a69125d5dfcb7b8c2659029395bdf","to":null,
+                     "contractAddress":null,"logs":[\(log)]}
+                    """)
             case "eth_getTransactionReceipt": .result("null")
             case "eth_getLogs": .result("[\(log)]")
             default: .result("null")
@@ -145,40 +157,73 @@ import Testing
     }
 
     @Test func answersThatAreNotJSONRPC() async throws {
-        try await withNode({ _, _ in .raw(status: 200, body: "<html>hello</html>") }) { (client: JSONRPCClient, _: StubNode) async throws in
+        try await withNode({ _, _ in .raw(status: 200, body: "<html>hello</html>") }) {
+            (client: JSONRPCClient, _: StubNode) async throws in
             let error = await rpcError { _ = try await client.chainID() }
-            guard case .malformed(let message) = error else { Issue.record("HTML accepted: \(String(describing: error))"); return }
+            guard case .malformed(let message) = error else {
+                Issue.record("HTML accepted: \(String(describing: error))")
+                return
+            }
             #expect(message.contains("not JSON") && message.contains("check the URL"))
         }
-        try await withNode({ _, _ in .raw(status: 502, body: "Bad Gateway") }) { (client: JSONRPCClient, _: StubNode) async throws in
+        try await withNode({ _, _ in .raw(status: 502, body: "Bad Gateway") }) {
+            (client: JSONRPCClient, _: StubNode) async throws in
             let error = await rpcError { _ = try await client.chainID() }
-            guard case .transport(let message) = error else { Issue.record("HTTP 502 not a transport error: \(String(describing: error))"); return }
+            guard case .transport(let message) = error else {
+                Issue.record("HTTP 502 not a transport error: \(String(describing: error))")
+                return
+            }
             #expect(message.contains("HTTP 502"))
         }
         // A gateway refusing with its own JSON (no JSON-RPC error object): the HTTP status is what matters.
-        try await withNode({ _, _ in .raw(status: 401, body: "{\"error\":\"invalid project id\"}") }) { (client: JSONRPCClient, _: StubNode) async throws in
+        try await withNode({ _, _ in .raw(status: 401, body: "{\"error\":\"invalid project id\"}") }) {
+            (client: JSONRPCClient, _: StubNode) async throws in
             let error = await rpcError { _ = try await client.chainID() }
-            guard case .transport(let message) = error else { Issue.record("HTTP 401 not a transport error: \(String(describing: error))"); return }
+            guard case .transport(let message) = error else {
+                Issue.record("HTTP 401 not a transport error: \(String(describing: error))")
+                return
+            }
             #expect(message.contains("HTTP 401") && message.contains("invalid project id"))
         }
-        try await withNode({ _, _ in .raw(status: 503, body: "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"0x1\"}") }) { (client: JSONRPCClient, _: StubNode) async throws in
-            guard case .transport = await rpcError({ _ = try await client.chainID() }) else { Issue.record("a result under HTTP 503 accepted"); return }
+        try await withNode({ _, _ in .raw(status: 503, body: "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"0x1\"}") }) {
+            (client: JSONRPCClient, _: StubNode) async throws in
+            guard case .transport = await rpcError({ _ = try await client.chainID() }) else {
+                Issue.record("a result under HTTP 503 accepted")
+                return
+            }
         }
-        try await withNode({ _, _ in .raw(status: 200, body: "{\"jsonrpc\":\"2.0\",\"id\":99999,\"result\":\"0x1\"}") }) { (client: JSONRPCClient, _: StubNode) async throws in
-            guard case .malformed = await rpcError({ _ = try await client.chainID() }) else { Issue.record("another request's answer accepted"); return }
+        try await withNode({ _, _ in .raw(status: 200, body: "{\"jsonrpc\":\"2.0\",\"id\":99999,\"result\":\"0x1\"}") }) {
+            (client: JSONRPCClient, _: StubNode) async throws in
+            guard case .malformed = await rpcError({ _ = try await client.chainID() }) else {
+                Issue.record("another request's answer accepted")
+                return
+            }
         }
-        try await withNode({ _, _ in .raw(status: 200, body: "{\"jsonrpc\":\"2.0\",\"id\":1}") }) { (client: JSONRPCClient, _: StubNode) async throws in
-            guard case .malformed = await rpcError({ _ = try await client.chainID() }) else { Issue.record("an answer without result accepted"); return }
+        try await withNode({ _, _ in .raw(status: 200, body: "{\"jsonrpc\":\"2.0\",\"id\":1}") }) {
+            (client: JSONRPCClient, _: StubNode) async throws in
+            guard case .malformed = await rpcError({ _ = try await client.chainID() }) else {
+                Issue.record("an answer without result accepted")
+                return
+            }
         }
     }
 
     /// A JSON-RPC error whose code or id is a number no Int holds: malformed, not a trap.
     @Test func hugeNumbersInAnswersDoNotTrap() async throws {
-        try await withNode({ _, _ in .raw(status: 200, body: "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":1e300,\"message\":\"x\"}}") }) { (client: JSONRPCClient, _: StubNode) async throws in
-            guard case .malformed = await rpcError({ _ = try await client.chainID() }) else { Issue.record("a code of 1e300 was accepted"); return }
+        try await withNode({ _, _ in
+            .raw(status: 200, body: "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":1e300,\"message\":\"x\"}}")
+        }) { (client: JSONRPCClient, _: StubNode) async throws in
+            guard case .malformed = await rpcError({ _ = try await client.chainID() }) else {
+                Issue.record("a code of 1e300 was accepted")
+                return
+            }
         }
-        try await withNode({ _, _ in .raw(status: 200, body: "{\"jsonrpc\":\"2.0\",\"id\":1e300,\"result\":\"0x1\"}") }) { (client: JSONRPCClient, _: StubNode) async throws in
-            guard case .malformed = await rpcError({ _ = try await client.chainID() }) else { Issue.record("an id of 1e300 was accepted"); return }
+        try await withNode({ _, _ in .raw(status: 200, body: "{\"jsonrpc\":\"2.0\",\"id\":1e300,\"result\":\"0x1\"}") }) {
+            (client: JSONRPCClient, _: StubNode) async throws in
+            guard case .malformed = await rpcError({ _ = try await client.chainID() }) else {
+                Issue.record("an id of 1e300 was accepted")
+                return
+            }
         }
     }
 
@@ -201,7 +246,10 @@ import Testing
         let url = node.url
         node.stop()
         let error = await rpcError { _ = try await JSONRPCClient(url: url).chainID() }
-        guard case .transport(let message) = error else { Issue.record("not a transport error: \(String(describing: error))"); return }
+        guard case .transport(let message) = error else {
+            Issue.record("not a transport error: \(String(describing: error))")
+            return
+        }
         #expect(message.contains("http://127.0.0.1:\(node.port)"))
         #expect(message.contains("check the URL and that the node is running"))
     }
@@ -210,7 +258,10 @@ import Testing
     @Test func silentNodeTimesOut() async throws {
         try await withNode({ _, _ in .silent }, timeout: .milliseconds(300)) { client, _ in
             let error = await rpcError { _ = try await client.chainID() }
-            guard case .transport(let message) = error else { Issue.record("not a transport error: \(String(describing: error))"); return }
+            guard case .transport(let message) = error else {
+                Issue.record("not a transport error: \(String(describing: error))")
+                return
+            }
             #expect(message.contains("timed out"))
         }
     }
@@ -235,7 +286,10 @@ import Testing
 final class StubParams: Sendable {
     private let lines = Mutex<[String]>([])
     func record(_ method: String, _ params: [Any]) {
-        let json = (try? JSONSerialization.data(withJSONObject: params, options: [.sortedKeys, .withoutEscapingSlashes])).map { String(decoding: $0, as: UTF8.self) } ?? "?"
+        let json =
+            (try? JSONSerialization.data(withJSONObject: params, options: [.sortedKeys, .withoutEscapingSlashes])).map {
+                String(decoding: $0, as: UTF8.self)
+            } ?? "?"
         lines.withLock { $0.append("\(method) \(json)") }
     }
     var all: [String] { lines.withLock { $0 } }

@@ -1,8 +1,9 @@
 import Foundation
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 
 /// A fake JSON-RPC node on 127.0.0.1 answering each request as `reply` says, so the client's
 /// handling of answers a real node gives rarely (garbage, HTTP errors, silence, odd errors)
@@ -42,7 +43,10 @@ final class StubNode: Sendable {
                 bind(fd, pointer, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, pointer, &length) == 0
             }
         }
-        guard bound else { close(fd); throw POSIXError(.EADDRINUSE) }
+        guard bound else {
+            close(fd)
+            throw POSIXError(.EADDRINUSE)
+        }
         listener = fd
         port = UInt16(bigEndian: address.sin_port)
         Thread.detachNewThread { [self] in acceptLoop() }
@@ -69,7 +73,10 @@ final class StubNode: Sendable {
         var contentLength = 0
         while true {
             let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            guard count > 0 else { close(fd); return }
+            guard count > 0 else {
+                close(fd)
+                return
+            }
             request += buffer[0..<count]
             if bodyStart == nil, let end = request.firstRange(of: Array("\r\n\r\n".utf8)) {
                 bodyStart = end.upperBound
@@ -92,7 +99,9 @@ final class StubNode: Sendable {
             (status, text) = (200, "{\"jsonrpc\":\"2.0\",\"id\":\(id),\"result\":\(json)}")
         case .error(let code, let message, let data):
             let dataField = data.map { ",\"data\":\($0)" } ?? ""
-            (status, text) = (200, "{\"jsonrpc\":\"2.0\",\"id\":\(id),\"error\":{\"code\":\(code),\"message\":\"\(message)\"\(dataField)}}")
+            (status, text) = (
+                200, "{\"jsonrpc\":\"2.0\",\"id\":\(id),\"error\":{\"code\":\(code),\"message\":\"\(message)\"\(dataField)}}"
+            )
         case .raw(let s, let b):
             (status, text) = (s, b)
         case .silent:
@@ -100,7 +109,10 @@ final class StubNode: Sendable {
             return
         }
         let payload = Array(text.utf8)
-        let response = Array("HTTP/1.1 \(status) X\r\nContent-Type: application/json\r\nContent-Length: \(payload.count)\r\nConnection: close\r\n\r\n".utf8) + payload
+        let response =
+            Array(
+                "HTTP/1.1 \(status) X\r\nContent-Type: application/json\r\nContent-Length: \(payload.count)\r\nConnection: close\r\n\r\n"
+                    .utf8) + payload
         _ = response.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         close(fd)
     }

@@ -44,7 +44,9 @@ import WalletCore
         }
         // The largest request is valid, and more than Alice holds.
         let largest = try bob.createRequest(amount: Amount.max)
-        #expect(throws: WalletError.insufficientFunds(available: 10_000, requested: Amount.max, currency: h.eur)) { try alice.pay(largest) }
+        #expect(throws: WalletError.insufficientFunds(available: 10_000, requested: Amount.max, currency: h.eur)) {
+            try alice.pay(largest)
+        }
         #expect(try WalletSnapshot(alice) == aliceBefore)
 
         // Two chains of 2^62 each, genuinely issued and signed over to Bob: each is in range,
@@ -57,12 +59,15 @@ import WalletCore
         // One past the ceiling in a single note, and 2^64 − 1: refused as overflow too.
         for amount in [UInt64(1) << 63, UInt64.max] {
             #expect(throws: WalletError.rejected(.amountOverflow), "note of \(amount)") {
-                try bob.receive(try PaymentBundle(chains: [try h.mint(amount, to: alice, paying: bob, nonce: open.nonce)]).encoded, for: open.nonce)
+                try bob.receive(
+                    try PaymentBundle(chains: [try h.mint(amount, to: alice, paying: bob, nonce: open.nonce)]).encoded,
+                    for: open.nonce)
             }
         }
         // A zero-value note is refused as zero, not as anything else.
         #expect(throws: WalletError.rejected(.zeroAmount)) {
-            try bob.receive(try PaymentBundle(chains: [try h.mint(0, to: alice, paying: bob, nonce: open.nonce)]).encoded, for: open.nonce)
+            try bob.receive(
+                try PaymentBundle(chains: [try h.mint(0, to: alice, paying: bob, nonce: open.nonce)]).encoded, for: open.nonce)
         }
         // The wallet's own deposit of notes off the scale (a hostile or broken issuer answer).
         #expect(throws: WalletError.rejected(.amountOverflow)) {
@@ -91,37 +96,55 @@ import WalletCore
 
         for amount in Self.edges {
             let purchase = await issuerError {
-                try await h.issuer.purchase(account: alice, walletKey: aliceWallet.publicKey, amount: amount, idempotencyKey: "purchase-at-edge-\(amount)")
+                try await h.issuer.purchase(
+                    account: alice, walletKey: aliceWallet.publicKey, amount: amount, idempotencyKey: "purchase-at-edge-\(amount)"
+                )
             }
             #expect(purchase?.isAmountRefusal == true, "purchase \(amount): \(String(describing: purchase))")
             let fund = await issuerError { try await h.issuer.fund(account: alice, amount: amount) }
             #expect(fund?.isAmountRefusal == true, "fund \(amount): \(String(describing: fund))")
-            let send = await issuerError { try await h.issuer.send(from: alice, toEmail: bobEmail, amount: amount, idempotencyKey: "send-at-edge-\(amount)") }
+            let send = await issuerError {
+                try await h.issuer.send(from: alice, toEmail: bobEmail, amount: amount, idempotencyKey: "send-at-edge-\(amount)")
+            }
             #expect(send?.isAmountRefusal == true, "send \(amount): \(String(describing: send))")
         }
         // Chains carrying amounts off the scale, signed by the issuer's real key so that only
         // the amount is wrong: redeem and refresh refuse them per chain, announce refuses it.
-        let cases: [(amount: UInt64, code: String)] = [(0, "zero_amount"), (1 << 63, "amount_overflow"), (UInt64.max, "amount_overflow")]
+        let cases: [(amount: UInt64, code: String)] = [
+            (0, "zero_amount"), (1 << 63, "amount_overflow"), (UInt64.max, "amount_overflow"),
+        ]
         for (amount, code) in cases {
-            let chain = try h.mint(amount, to: aliceWallet, paying: bobWallet, nonce: Nonce(uncheckedBytes: Array(repeating: 1, count: 16))).encoded
+            let chain = try h.mint(
+                amount, to: aliceWallet, paying: bobWallet, nonce: Nonce(uncheckedBytes: Array(repeating: 1, count: 16))
+            ).encoded
             #expect(try await h.issuer.redeem(account: bob, chains: [chain]).map(\.code) == [code], "redeem \(amount)")
             let refreshed = try await h.issuer.refresh(account: bob, walletKey: bobWallet.publicKey, chains: [chain])
             #expect(refreshed.results.map(\.code) == [code] && refreshed.notes.isEmpty, "refresh \(amount)")
-            #expect(await issuerError { try await h.issuer.announce(account: alice, chain: chain) }?.code == code, "announce \(amount)")
+            #expect(
+                await issuerError { try await h.issuer.announce(account: alice, chain: chain) }?.code == code,
+                "announce \(amount)")
         }
         // A transfer whose two in-range outputs sum past the ceiling (value "conserved" modulo 2^64).
         let wrapped = try h.note(Amount.max, owner: aliceWallet.publicKey)
         let wrap = try Transfer.sign(
             input: Chain(note: wrapped).heldRef,
-            outputs: [TransferOutput(owner: bobWallet.publicKey, amount: Amount.max), TransferOutput(owner: aliceWallet.publicKey, amount: Amount.max)],
-            nonce: Nonce(uncheckedBytes: Array(repeating: 2, count: 16)), createdAt: h.clock.now, signer: aliceWallet.identity.signer)
-        #expect(try await h.issuer.redeem(account: bob, chains: [Chain(note: wrapped).appending(wrap, holding: 0).encoded]).map(\.code) == ["amount_overflow"])
+            outputs: [
+                TransferOutput(owner: bobWallet.publicKey, amount: Amount.max),
+                TransferOutput(owner: aliceWallet.publicKey, amount: Amount.max),
+            ],
+            nonce: Nonce(uncheckedBytes: Array(repeating: 2, count: 16)), createdAt: h.clock.now,
+            signer: aliceWallet.identity.signer)
+        #expect(
+            try await h.issuer.redeem(account: bob, chains: [Chain(note: wrapped).appending(wrap, holding: 0).encoded]).map(
+                \.code) == ["amount_overflow"])
         #expect(try await BooksSnapshot(h.database) == books)
 
         // The good path still works: fund, send, purchase, and a real redemption.
         _ = try await h.issuer.fund(account: alice, amount: 500)
         _ = try await h.issuer.send(from: alice, toEmail: bobEmail, amount: 300, idempotencyKey: "send-good")
-        try aliceWallet.deposit(try await h.issuer.purchase(account: alice, walletKey: aliceWallet.publicKey, amount: 1_000, idempotencyKey: "buy-good"))
+        try aliceWallet.deposit(
+            try await h.issuer.purchase(
+                account: alice, walletKey: aliceWallet.publicKey, amount: 1_000, idempotencyKey: "buy-good"))
         let paid = try h.pay(700, from: aliceWallet, to: bobWallet)
         #expect(try await h.issuer.redeem(account: bob, chains: paid.map(\.encoded)) == [.credited(amount: 700)])
         #expect(try await h.balance(alice) == 10_000 - 2_000 + 500 - 300 - 1_000)
@@ -154,7 +177,8 @@ extension IssuerHarness {
     /// `purchase` would refuse the amounts these tests need), never recorded by the issuer.
     func note(_ amount: UInt64, owner: PublicKeyBytes) throws -> IssuedNote {
         try IssuedNote.issue(
-            noteID: NoteID(uncheckedBytes: (0..<16).map { _ in UInt8.random(in: 0...255) }), currency: eur, amount: amount, owner: owner,
+            noteID: NoteID(uncheckedBytes: (0..<16).map { _ in UInt8.random(in: 0...255) }), currency: eur, amount: amount,
+            owner: owner,
             issuedAt: clock.now, expiresAt: clock.now + 86_400, issuer: Self.issuingKey)
     }
 
@@ -162,7 +186,8 @@ extension IssuerHarness {
     func mint(_ amount: UInt64, to from: Wallet, paying to: Wallet, nonce: Nonce) throws -> Chain {
         let chain = Chain(note: try note(amount, owner: from.publicKey))
         let transfer = try Transfer.sign(
-            input: chain.heldRef, outputs: [TransferOutput(owner: to.publicKey, amount: amount)], nonce: nonce, createdAt: clock.now,
+            input: chain.heldRef, outputs: [TransferOutput(owner: to.publicKey, amount: amount)], nonce: nonce,
+            createdAt: clock.now,
             signer: from.identity.signer)
         return chain.appending(transfer, holding: 0)
     }
@@ -198,7 +223,9 @@ struct BooksSnapshot: Equatable {
             for table in ["journal", "issued_note", "spent_state", "fraud_case", "idempotency"] {
                 rows.append("\(table) \(try await conn.queryOne("SELECT COUNT(*) AS n FROM \(table)")?.int("n") ?? -1)")
             }
-            rows.append("unredeemed \(try await conn.queryOne("SELECT CAST(COALESCE(SUM(amount - redeemed), 0) AS BIGINT) AS v FROM issued_note")?.int("v") ?? -1)")
+            rows.append(
+                "unredeemed \(try await conn.queryOne("SELECT CAST(COALESCE(SUM(amount - redeemed), 0) AS BIGINT) AS v FROM issued_note")?.int("v") ?? -1)"
+            )
             return rows
         }
     }

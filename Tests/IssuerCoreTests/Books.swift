@@ -1,5 +1,6 @@
-@testable import IssuerCore
 import SQLStore
+
+@testable import IssuerCore
 
 /// The issuer's books in full, for "bad input changes no state" checks (DESIGN §2.7): every
 /// account (balance, outstanding notes, frozen), the journal's lines and their sum, the notes
@@ -12,7 +13,9 @@ struct Books: Equatable, Sendable {
     /// Sums of the money columns.
     var sums: [String: Int64] = [:]
 
-    static let tables = ["journal", "issued_note", "spent_state", "fraud_case", "idempotency", "wallet_key", "restore_exchange", "audit_log"]
+    static let tables = [
+        "journal", "issued_note", "spent_state", "fraud_case", "idempotency", "wallet_key", "restore_exchange", "audit_log",
+    ]
 
     static func of(_ issuer: Issuer) async throws -> Books {
         try await issuer.transaction { conn in

@@ -1,9 +1,10 @@
 import Foundation
-@testable import IssuerCore
 import IssuerTesting
 import OfflineNotes
 import SQLStore
 import Testing
+
+@testable import IssuerCore
 
 /// The books of chain settlement: deposits credited exactly once, withdrawals
 /// debited once and settled once, payout nonces never shared — on SQLite and PostgreSQL, with
@@ -57,7 +58,10 @@ import Testing
         // A rescan delivers it again, and so does a batch holding it twice.
         #expect(try await h.issuer.creditChainDeposits([d], scannedThrough: 10) == [.duplicate])
         let e = Self.deposit(2, 3, ref: ref, amount: 100)
-        #expect(try await h.issuer.creditChainDeposits([e, e, d], scannedThrough: 11) == [.credited(account: alice), .duplicate, .duplicate])
+        #expect(
+            try await h.issuer.creditChainDeposits([e, e, d], scannedThrough: 11) == [
+                .credited(account: alice), .duplicate, .duplicate,
+            ])
         #expect(try await h.balance(alice) == 1_334)
         #expect(try await Self.postings(h, kind: "chain-deposit") == 4)
         #expect(try await Self.systemBalance(h, .funding) == -1_334)
@@ -73,9 +77,11 @@ import Testing
         let (alice, _) = try await h.user("alice")
         let ref = try await h.issuer.depositReference(account: alice)
         let deposits = (0..<20).map { Self.deposit(UInt8($0), UInt64($0), block: 20, ref: ref, amount: 10) }
-        let outcomes = try await Self.atOnce([(h.issuer, deposits), (other, deposits.reversed())].map { issuer, batch in
-            { try await issuer.creditChainDeposits(batch, scannedThrough: 20) }
-        }).flatMap { $0 }
+        let outcomes = try await Self.atOnce(
+            [(h.issuer, deposits), (other, deposits.reversed())].map { issuer, batch in
+                { try await issuer.creditChainDeposits(batch, scannedThrough: 20) }
+            }
+        ).flatMap { $0 }
         #expect(outcomes.filter { $0 == .credited(account: alice) }.count == 20)
         #expect(outcomes.filter { $0 == .duplicate }.count == 20)
         #expect(try await h.balance(alice) == 200)
@@ -93,19 +99,25 @@ import Testing
         let ref = try await h.issuer.depositReference(account: alice)
         try await h.issuer.setFrozen(true, account: alice, by: admin, reason: "test freeze")
         let outcomes = try await h.issuer.creditChainDeposits(
-            [Self.deposit(1, ref: Self.bytes(32, 99), amount: 700), Self.deposit(2, ref: ref, amount: 300), Self.deposit(3, ref: ref, amount: 0)],
+            [
+                Self.deposit(1, ref: Self.bytes(32, 99), amount: 700), Self.deposit(2, ref: ref, amount: 300),
+                Self.deposit(3, ref: ref, amount: 0),
+            ],
             scannedThrough: 10)
         #expect(outcomes == [.unclaimed, .credited(account: alice), .refused(reason: "amount 0")])
         #expect(try await Self.systemBalance(h, .unclaimed) == 700)
         #expect(try await h.balance(alice) == 300)
-        #expect(try await h.issuer.creditChainDeposits([Self.deposit(3, ref: ref, amount: 0)], scannedThrough: 10) == [.duplicate])
+        #expect(
+            try await h.issuer.creditChainDeposits([Self.deposit(3, ref: ref, amount: 0)], scannedThrough: 10) == [.duplicate])
         #expect(try await Self.postings(h, kind: "chain-deposit") == 4)
         // System accounts have no reference; malformed logs are refused whole.
         let funding = try await h.database.transaction { conn in try await Ledger.systemAccount(conn, .funding) }
         #expect(await issuerError { try await h.issuer.depositReference(account: funding) } == .accountNotFound)
-        #expect(await issuerError {
-            try await h.issuer.creditChainDeposits([ChainDeposit(txHash: [1], logIndex: 0, blockNumber: 1, accountRef: ref, amount: 5)], scannedThrough: 11)
-        } == .invalidField(field: "txHash", reason: "must be 32 bytes"))
+        #expect(
+            await issuerError {
+                try await h.issuer.creditChainDeposits(
+                    [ChainDeposit(txHash: [1], logIndex: 0, blockNumber: 1, accountRef: ref, amount: 5)], scannedThrough: 11)
+            } == .invalidField(field: "txHash", reason: "must be 32 bytes"))
         #expect(try await h.issuer.chainCursor() == 10)
         try await h.expectBooksBalance()
     }
@@ -129,14 +141,18 @@ import Testing
     func aWithdrawalDebitsOnceAndReplaysByItsKey(_ backend: Backend) async throws {
         let h = try await IssuerHarness(backend)
         let (alice, _) = try await h.user("alice", funds: 10_000)
-        let w = try await h.issuer.requestWithdrawal(account: alice, amount: 2_500, to: Self.address, idempotencyKey: "withdraw-1")
+        let w = try await h.issuer.requestWithdrawal(
+            account: alice, amount: 2_500, to: Self.address, idempotencyKey: "withdraw-1")
         #expect(w.status == .pending && w.amount == 2_500 && w.to == Self.address && w.account == alice && w.id.count == 32)
         #expect(w.nonce == nil && w.txHash == nil && w.rawTransaction == nil)
-        let again = try await h.issuer.requestWithdrawal(account: alice, amount: 2_500, to: Self.address, idempotencyKey: "withdraw-1")
+        let again = try await h.issuer.requestWithdrawal(
+            account: alice, amount: 2_500, to: Self.address, idempotencyKey: "withdraw-1")
         #expect(again == w)
-        #expect(await issuerError {
-            try await h.issuer.requestWithdrawal(account: alice, amount: 2_600, to: Self.address, idempotencyKey: "withdraw-1")
-        } == .idempotencyConflict)
+        #expect(
+            await issuerError {
+                try await h.issuer.requestWithdrawal(
+                    account: alice, amount: 2_600, to: Self.address, idempotencyKey: "withdraw-1")
+            } == .idempotencyConflict)
         #expect(try await h.balance(alice) == 7_500)
         #expect(try await Self.systemBalance(h, .withdrawals) == 2_500)
         #expect(try await h.issuer.withdrawals(account: alice) == [w])
@@ -152,9 +168,13 @@ import Testing
         let h = try await IssuerHarness(backend)
         let other = try await h.secondProcess()
         let (alice, _) = try await h.user("alice", funds: 1_000)
-        let answers = try await Self.atOnce([h.issuer, other].map { issuer in
-            { try await issuer.requestWithdrawal(account: alice, amount: 600, to: Self.address, idempotencyKey: "same-key-twice") }
-        })
+        let answers = try await Self.atOnce(
+            [h.issuer, other].map { issuer in
+                {
+                    try await issuer.requestWithdrawal(
+                        account: alice, amount: 600, to: Self.address, idempotencyKey: "same-key-twice")
+                }
+            })
         #expect(answers.count == 2 && answers[0] == answers[1])
         #expect(try await h.balance(alice) == 400)
         #expect(try await h.issuer.withdrawals(account: alice).count == 1)
@@ -167,14 +187,19 @@ import Testing
         let (alice, _) = try await h.user("alice", funds: 1_000)
         let admin = try await h.issuer.register(email: "admin@chain.test", password: "long enough password", role: "admin")
         func attempt(_ amount: UInt64, to: [UInt8] = Self.address) async -> IssuerError? {
-            await issuerError { try await h.issuer.requestWithdrawal(account: alice, amount: amount, to: to, idempotencyKey: UUID().uuidString) }
+            await issuerError {
+                try await h.issuer.requestWithdrawal(account: alice, amount: amount, to: to, idempotencyKey: UUID().uuidString)
+            }
         }
         #expect(await attempt(1_001) == .insufficientFunds(balance: 1_000, requested: 1_001, currency: h.eur))
         #expect(await attempt(0) == .invalidField(field: "amount", reason: "must be positive"))
         #expect(await attempt(Amount.max + 1) == .invalidField(field: "amount", reason: "must be positive"))
         #expect(await attempt(10, to: Array(repeating: 0, count: 20))?.code == "invalid_field")
         #expect(await attempt(10, to: Array(Self.address.prefix(19)))?.code == "invalid_field")
-        #expect(await issuerError { try await h.issuer.requestWithdrawal(account: alice, amount: 10, to: Self.address, idempotencyKey: "short") }?.code == "invalid_field")
+        #expect(
+            await issuerError {
+                try await h.issuer.requestWithdrawal(account: alice, amount: 10, to: Self.address, idempotencyKey: "short")
+            }?.code == "invalid_field")
         try await h.issuer.setFrozen(true, account: alice, by: admin, reason: "test freeze")
         #expect(await attempt(10) == .accountFrozenByOperator)
         #expect(try await h.balance(alice) == 1_000)
@@ -187,7 +212,8 @@ import Testing
     // MARK: Resolving unclaimed deposits and surplus (admin)
 
     static func admin(_ h: IssuerHarness) async throws -> Int64 {
-        try await h.issuer.register(email: "admin-\(UUID().uuidString.prefix(6))@chain.test", password: "long enough password", role: "admin")
+        try await h.issuer.register(
+            email: "admin-\(UUID().uuidString.prefix(6))@chain.test", password: "long enough password", role: "admin")
     }
 
     /// An unclaimed deposit moves to the account once: the second call is refused and posts
@@ -199,41 +225,77 @@ import Testing
         let (alice, _) = try await h.user("alice")
         let admin = try await Self.admin(h)
         let ref = try await h.issuer.depositReference(account: alice)
-        let (lost, own, zero) = (Self.deposit(1, 2, ref: Self.bytes(32, 99), amount: 700), Self.deposit(2, ref: ref, amount: 300), Self.deposit(3, ref: ref, amount: 0))
+        let (lost, own, zero) = (
+            Self.deposit(1, 2, ref: Self.bytes(32, 99), amount: 700), Self.deposit(2, ref: ref, amount: 300),
+            Self.deposit(3, ref: ref, amount: 0)
+        )
         _ = try await h.issuer.creditChainDeposits([lost, own, zero], scannedThrough: 10)
         #expect(try await Self.systemBalance(h, .unclaimed) == 700)
 
-        let assigned = try await h.issuer.assignUnclaimedDeposit(txHash: lost.txHash, logIndex: 2, to: alice, reason: "  ticket 42: ref typo  ", by: admin)
-        #expect(assigned == AssignedDeposit(
-            txHash: lost.txHash, logIndex: 2, blockNumber: 10, amount: 700, account: alice, reason: "ticket 42: ref typo", assignedBy: admin,
-            assignedAt: assigned.assignedAt))
+        let assigned = try await h.issuer.assignUnclaimedDeposit(
+            txHash: lost.txHash, logIndex: 2, to: alice, reason: "  ticket 42: ref typo  ", by: admin)
+        #expect(
+            assigned
+                == AssignedDeposit(
+                    txHash: lost.txHash, logIndex: 2, blockNumber: 10, amount: 700, account: alice, reason: "ticket 42: ref typo",
+                    assignedBy: admin,
+                    assignedAt: assigned.assignedAt))
         #expect(try await h.balance(alice) == 1_000)
         #expect(try await Self.systemBalance(h, .unclaimed) == 0)
         let audit = try #require(try await h.issuer.auditLog(limit: 1).first)
         #expect(audit.actor == admin && audit.action == "chain_deposit_assigned")
-        #expect(audit.detail.contains(ChainAddress.hex(lost.txHash)) && audit.detail.contains("log 2") && audit.detail.contains("account \(alice)"))
+        #expect(
+            audit.detail.contains(ChainAddress.hex(lost.txHash)) && audit.detail.contains("log 2")
+                && audit.detail.contains("account \(alice)"))
         #expect(audit.detail.hasSuffix(": ticket 42: ref typo"))
 
         // Again (a retry, a second admin): refused, nothing posted.
-        #expect(await issuerError { try await h.issuer.assignUnclaimedDeposit(txHash: lost.txHash, logIndex: 2, to: alice, reason: "again", by: admin) }
-            == .depositNotUnclaimed(status: "credited", account: alice))
-        #expect(await issuerError { try await h.issuer.assignUnclaimedDeposit(txHash: own.txHash, logIndex: 0, to: alice, reason: "mine", by: admin) }
-            == .depositNotUnclaimed(status: "credited", account: alice))
-        #expect(await issuerError { try await h.issuer.assignUnclaimedDeposit(txHash: zero.txHash, logIndex: 0, to: alice, reason: "zero", by: admin) }
-            == .depositNotUnclaimed(status: "refused", account: nil))
-        #expect(await issuerError { try await h.issuer.assignUnclaimedDeposit(txHash: lost.txHash, logIndex: 3, to: alice, reason: "other log", by: admin) }
-            == .depositNotFound)
-        #expect(await issuerError { try await h.issuer.assignUnclaimedDeposit(txHash: lost.txHash, logIndex: UInt64.max, to: alice, reason: "huge", by: admin) }
-            == .depositNotFound)
+        #expect(
+            await issuerError {
+                try await h.issuer.assignUnclaimedDeposit(txHash: lost.txHash, logIndex: 2, to: alice, reason: "again", by: admin)
+            }
+                == .depositNotUnclaimed(status: "credited", account: alice))
+        #expect(
+            await issuerError {
+                try await h.issuer.assignUnclaimedDeposit(txHash: own.txHash, logIndex: 0, to: alice, reason: "mine", by: admin)
+            }
+                == .depositNotUnclaimed(status: "credited", account: alice))
+        #expect(
+            await issuerError {
+                try await h.issuer.assignUnclaimedDeposit(txHash: zero.txHash, logIndex: 0, to: alice, reason: "zero", by: admin)
+            }
+                == .depositNotUnclaimed(status: "refused", account: nil))
+        #expect(
+            await issuerError {
+                try await h.issuer.assignUnclaimedDeposit(
+                    txHash: lost.txHash, logIndex: 3, to: alice, reason: "other log", by: admin)
+            }
+                == .depositNotFound)
+        #expect(
+            await issuerError {
+                try await h.issuer.assignUnclaimedDeposit(
+                    txHash: lost.txHash, logIndex: UInt64.max, to: alice, reason: "huge", by: admin)
+            }
+                == .depositNotFound)
         // Refusals that come before the deposit is looked at: a fresh unclaimed one stays unclaimed.
         let next = Self.deposit(4, ref: Self.bytes(32, 98), amount: 50)
         _ = try await h.issuer.creditChainDeposits([next], scannedThrough: 11)
         let unclaimed = try await h.database.transaction { conn in try await Ledger.systemAccount(conn, .unclaimed) }
-        for (account, reason) in [(unclaimed, "to the system"), (987_654, "no such account"), (alice, "no"), (alice, "line\nforged"), (alice, String(repeating: "x", count: 501))] {
-            let error = await issuerError { try await h.issuer.assignUnclaimedDeposit(txHash: next.txHash, logIndex: 0, to: account, reason: reason, by: admin) }
+        for (account, reason) in [
+            (unclaimed, "to the system"), (987_654, "no such account"), (alice, "no"), (alice, "line\nforged"),
+            (alice, String(repeating: "x", count: 501)),
+        ] {
+            let error = await issuerError {
+                try await h.issuer.assignUnclaimedDeposit(
+                    txHash: next.txHash, logIndex: 0, to: account, reason: reason, by: admin)
+            }
             #expect(error == .accountNotFound || error?.code == "invalid_field", "\(account) \(reason)")
         }
-        #expect(await issuerError { try await h.issuer.assignUnclaimedDeposit(txHash: [1, 2], logIndex: 0, to: alice, reason: "short hash", by: admin) }?.code == "invalid_field")
+        #expect(
+            await issuerError {
+                try await h.issuer.assignUnclaimedDeposit(
+                    txHash: [1, 2], logIndex: 0, to: alice, reason: "short hash", by: admin)
+            }?.code == "invalid_field")
         #expect(try await Self.systemBalance(h, .unclaimed) == 50)
         #expect(try await Self.postings(h, kind: "chain-deposit-assigned") == 2)
         #expect(try await h.balance(alice) == 1_000)
@@ -254,11 +316,15 @@ import Testing
         for round in 0..<5 {
             let d = Self.deposit(UInt8(10 + round), ref: Self.bytes(32, 99), amount: 100)
             _ = try await h.issuer.creditChainDeposits([d], scannedThrough: 10)
-            let outcomes = try await Self.atOnce([(h.issuer, alice), (other, bob)].map { issuer, account in
-                { () async throws -> IssuerError? in
-                    await issuerError { try await issuer.assignUnclaimedDeposit(txHash: d.txHash, logIndex: 0, to: account, reason: "race \(round)", by: admin) }
-                }
-            })
+            let outcomes = try await Self.atOnce(
+                [(h.issuer, alice), (other, bob)].map { issuer, account in
+                    { () async throws -> IssuerError? in
+                        await issuerError {
+                            try await issuer.assignUnclaimedDeposit(
+                                txHash: d.txHash, logIndex: 0, to: account, reason: "race \(round)", by: admin)
+                        }
+                    }
+                })
             #expect(outcomes.filter { $0 == nil }.count == 1, "round \(round): \(outcomes)")
             #expect(outcomes.filter { $0?.code == "deposit_not_unclaimed" }.count == 1, "round \(round): \(outcomes)")
         }
@@ -275,9 +341,14 @@ import Testing
         let h = try await IssuerHarness(backend)
         let admin = try await Self.admin(h)
         let (tx, otherTx) = (Self.bytes(32, 40), Self.bytes(32, 41))
-        func book(_ hash: [UInt8], _ amount: UInt64, difference: Int64, before: Int64 = 0) async -> (ChainSurplus?, IssuerError?) {
+        func book(_ hash: [UInt8], _ amount: UInt64, difference: Int64, before: Int64 = 0) async -> (ChainSurplus?, IssuerError?)
+        {
             do throws(IssuerError) {
-                return (try await h.issuer.bookChainSurplus(txHash: hash, amount: amount, reason: "transfer to escrow", by: admin, difference: difference, bookedBefore: before), nil)
+                return (
+                    try await h.issuer.bookChainSurplus(
+                        txHash: hash, amount: amount, reason: "transfer to escrow", by: admin, difference: difference,
+                        bookedBefore: before), nil
+                )
             } catch { return (nil, error) }
         }
         #expect(await book(tx, 500, difference: 0).1 == .noSurplus(available: 0, requested: 500, currency: h.eur))
@@ -300,12 +371,17 @@ import Testing
         #expect(await book(tx, 400, difference: 400, before: 500).1 == .surplusConflict(booked: 500, currency: h.eur))
         // A reconciliation read before that booking (difference 500, booked-before 0) is stale:
         // the 500 booked since is taken off, so another hash cannot book the same tokens.
-        #expect(await book(otherTx, 500, difference: 500, before: 0).1 == .noSurplus(available: 0, requested: 500, currency: h.eur))
+        #expect(
+            await book(otherTx, 500, difference: 500, before: 0).1 == .noSurplus(available: 0, requested: 500, currency: h.eur))
         // A fresh one showing a new transfer books it.
         #expect(await book(otherTx, 70, difference: 70, before: 500).0?.replayed == false)
         #expect(try await Self.postings(h, kind: "chain-surplus") == 4)
         #expect(try await Self.systemBalance(h, .unclaimed) == 570)
-        #expect(await issuerError { try await h.issuer.bookChainSurplus(txHash: tx, amount: 1, reason: "x", by: admin, difference: 9, bookedBefore: 570) }?.code == "invalid_field")
+        #expect(
+            await issuerError {
+                try await h.issuer.bookChainSurplus(
+                    txHash: tx, amount: 1, reason: "x", by: admin, difference: 9, bookedBefore: 570)
+            }?.code == "invalid_field")
         try await h.expectBooksBalance()
     }
 
@@ -318,14 +394,16 @@ import Testing
         let admin = try await Self.admin(h)
         for round in 0..<4 {
             let before = try await h.issuer.chainSurplusBooked()
-            let outcomes = try await Self.atOnce([h.issuer, other].enumerated().map { i, issuer in
-                { () async throws -> IssuerError? in
-                    await issuerError {
-                        try await issuer.bookChainSurplus(
-                            txHash: Self.bytes(32, UInt8(50 + 2 * round + i)), amount: 300, reason: "race \(round)", by: admin, difference: 300, bookedBefore: before)
+            let outcomes = try await Self.atOnce(
+                [h.issuer, other].enumerated().map { i, issuer in
+                    { () async throws -> IssuerError? in
+                        await issuerError {
+                            try await issuer.bookChainSurplus(
+                                txHash: Self.bytes(32, UInt8(50 + 2 * round + i)), amount: 300, reason: "race \(round)",
+                                by: admin, difference: 300, bookedBefore: before)
+                        }
                     }
-                }
-            })
+                })
             #expect(outcomes.filter { $0 == nil }.count == 1, "round \(round): \(outcomes)")
             #expect(outcomes.filter { $0?.code == "no_surplus" }.count == 1, "round \(round): \(outcomes)")
         }
@@ -336,7 +414,12 @@ import Testing
     // MARK: Payouts
 
     static func signer(_ id: [UInt8]) -> (UInt64) throws -> (raw: [UInt8], hash: [UInt8]) {
-        { nonce in (raw: [2] + id + withUnsafeBytes(of: nonce.bigEndian, Array.init), hash: Array(id.prefix(24)) + withUnsafeBytes(of: nonce.bigEndian, Array.init)) }
+        { nonce in
+            (
+                raw: [2] + id + withUnsafeBytes(of: nonce.bigEndian, Array.init),
+                hash: Array(id.prefix(24)) + withUnsafeBytes(of: nonce.bigEndian, Array.init)
+            )
+        }
     }
 
     @Test(arguments: Backend.available)
@@ -347,9 +430,13 @@ import Testing
         let b = try await h.issuer.requestWithdrawal(account: alice, amount: 100, to: Self.address, idempotencyKey: "payout-b")
         let sentA = try await h.issuer.recordPayout(id: a.id, chainNonce: 0, sign: Self.signer(a.id))
         let expected = try Self.signer(a.id)(0)
-        #expect(sentA.status == .sent && sentA.nonce == 0 && sentA.rawTransaction == expected.raw && sentA.txHash == expected.hash)
+        #expect(
+            sentA.status == .sent && sentA.nonce == 0 && sentA.rawTransaction == expected.raw && sentA.txHash == expected.hash)
         // Recorded already: returned unchanged, not signed again.
-        let again = try await h.issuer.recordPayout(id: a.id, chainNonce: 9) { _ in Issue.record("signed twice"); return ([1], Self.bytes(32, 1)) }
+        let again = try await h.issuer.recordPayout(id: a.id, chainNonce: 9) { _ in
+            Issue.record("signed twice")
+            return ([1], Self.bytes(32, 1))
+        }
         #expect(again == sentA)
         // The chain knows of more transactions (sent by another tool): the nonce jumps to it.
         let sentB = try await h.issuer.recordPayout(id: b.id, chainNonce: 7, sign: Self.signer(b.id))
@@ -364,10 +451,14 @@ import Testing
         // A signer's failure rolls back: still pending, nonce not taken.
         let c = try await h.issuer.requestWithdrawal(account: alice, amount: 100, to: Self.address, idempotencyKey: "payout-c")
         struct SignerDown: Error {}
-        #expect(await issuerError { try await h.issuer.recordPayout(id: c.id, chainNonce: 0) { _ in throw SignerDown() } }?.code == "storage")
+        #expect(
+            await issuerError { try await h.issuer.recordPayout(id: c.id, chainNonce: 0) { _ in throw SignerDown() } }?.code
+                == "storage")
         #expect(try await h.issuer.withdrawal(id: c.id)?.status == .pending)
         #expect(try await h.issuer.recordPayout(id: c.id, chainNonce: 0, sign: Self.signer(c.id)).nonce == 9)
-        #expect(await issuerError { try await h.issuer.recordPayout(id: Self.bytes(32, 5), chainNonce: 0, sign: Self.signer(c.id)) } == .withdrawalNotFound)
+        #expect(
+            await issuerError { try await h.issuer.recordPayout(id: Self.bytes(32, 5), chainNonce: 0, sign: Self.signer(c.id)) }
+                == .withdrawalNotFound)
         try await h.expectBooksBalance()
     }
 
@@ -386,8 +477,13 @@ import Testing
         let b = try await h.issuer.requestWithdrawal(account: alice, amount: 100, to: Self.address, idempotencyKey: "bind-b-1")
         #expect(try await h.issuer.recordPayout(id: b.id, chainNonce: 0, sign: Self.signer(b.id)).nonce == 42)
         // Another escrow or chain is refused and changes nothing.
-        #expect(await issuerError { try await h.issuer.bindChain(chainID: 31_337, escrow: Self.bytes(20, 9), operatorAddress: oldOperator) }?.code == "chain_mismatch")
-        #expect(await issuerError { try await h.issuer.bindChain(chainID: 1, escrow: escrow, operatorAddress: newOperator) }?.code == "chain_mismatch")
+        #expect(
+            await issuerError {
+                try await h.issuer.bindChain(chainID: 31_337, escrow: Self.bytes(20, 9), operatorAddress: oldOperator)
+            }?.code == "chain_mismatch")
+        #expect(
+            await issuerError { try await h.issuer.bindChain(chainID: 1, escrow: escrow, operatorAddress: newOperator) }?.code
+                == "chain_mismatch")
         // The new operator's first payout takes the new key's count (0), not 43.
         try await h.issuer.bindChain(chainID: 31_337, escrow: escrow, operatorAddress: newOperator)
         let c = try await h.issuer.requestWithdrawal(account: alice, amount: 100, to: Self.address, idempotencyKey: "bind-c-1")
@@ -403,12 +499,16 @@ import Testing
         let (alice, _) = try await h.user("alice", funds: 100_000)
         var ids: [[UInt8]] = []
         for i in 0..<16 {
-            ids.append(try await h.issuer.requestWithdrawal(account: alice, amount: 10, to: Self.address, idempotencyKey: "nonce-\(i)-xyz").id)
+            ids.append(
+                try await h.issuer.requestWithdrawal(
+                    account: alice, amount: 10, to: Self.address, idempotencyKey: "nonce-\(i)-xyz"
+                ).id)
         }
-        let nonces = try await Self.atOnce(ids.enumerated().map { i, id in
-            let issuer = i % 2 == 0 ? h.issuer : other
-            return { try await issuer.recordPayout(id: id, chainNonce: 0, sign: Self.signer(id)).nonce }
-        })
+        let nonces = try await Self.atOnce(
+            ids.enumerated().map { i, id in
+                let issuer = i % 2 == 0 ? h.issuer : other
+                return { try await issuer.recordPayout(id: id, chainNonce: 0, sign: Self.signer(id)).nonce }
+            })
         #expect(nonces.compactMap { $0 }.sorted() == Array(0..<UInt64(ids.count)))
         try await h.expectBooksBalance()
     }
@@ -422,12 +522,16 @@ import Testing
         let (alice, _) = try await h.user("alice", funds: 10_000)
         var refunds: Int64 = 0
         for round in 0..<6 {
-            let w = try await h.issuer.requestWithdrawal(account: alice, amount: 100, to: Self.address, idempotencyKey: "settle-\(round)-xyz")
+            let w = try await h.issuer.requestWithdrawal(
+                account: alice, amount: 100, to: Self.address, idempotencyKey: "settle-\(round)-xyz")
             _ = try await h.issuer.recordPayout(id: w.id, chainNonce: 0, sign: Self.signer(w.id))
-            let results = try await Self.atOnce([h.issuer, other].flatMap { issuer -> [@Sendable () async throws -> Withdrawal] in
-                [{ try await issuer.completeWithdrawal(id: w.id, txHash: Self.bytes(32, 3)) },
-                 { try await issuer.refuseWithdrawal(id: w.id, txHash: Self.bytes(32, 3), reason: "reverted") }]
-            })
+            let results = try await Self.atOnce(
+                [h.issuer, other].flatMap { issuer -> [@Sendable () async throws -> Withdrawal] in
+                    [
+                        { try await issuer.completeWithdrawal(id: w.id, txHash: Self.bytes(32, 3)) },
+                        { try await issuer.refuseWithdrawal(id: w.id, txHash: Self.bytes(32, 3), reason: "reverted") },
+                    ]
+                })
             let final = try #require(try await h.issuer.withdrawal(id: w.id))
             #expect(final.status == .paid || final.status == .refused)
             #expect(results.allSatisfy { $0.status == final.status })
@@ -448,7 +552,8 @@ import Testing
         let (alice, _) = try await h.user("alice", funds: 1_000)
         let admin = try await h.issuer.register(email: "admin@chain.test", password: "long enough password", role: "admin")
         let a = try await h.issuer.requestWithdrawal(account: alice, amount: 300, to: Self.address, idempotencyKey: "refuse-me")
-        let b = try await h.issuer.requestWithdrawal(account: alice, amount: 200, to: Self.address, idempotencyKey: "pay-me-please")
+        let b = try await h.issuer.requestWithdrawal(
+            account: alice, amount: 200, to: Self.address, idempotencyKey: "pay-me-please")
         _ = try await h.issuer.recordPayout(id: a.id, chainNonce: 0, sign: Self.signer(a.id))
         // Frozen meanwhile: the refund still reaches the account (the money is its own).
         try await h.issuer.setFrozen(true, account: alice, by: admin, reason: "test freeze")
@@ -465,7 +570,9 @@ import Testing
         #expect(try await Self.systemBalance(h, .withdrawals) == 0)
         // The funding account got the paid 200 back: it stands at -(1000 - 200).
         #expect(try await Self.systemBalance(h, .funding) == -800)
-        #expect(await issuerError { try await h.issuer.completeWithdrawal(id: Self.bytes(32, 8), txHash: nil) } == .withdrawalNotFound)
+        #expect(
+            await issuerError { try await h.issuer.completeWithdrawal(id: Self.bytes(32, 8), txHash: nil) } == .withdrawalNotFound
+        )
         try await h.expectBooksBalance()
     }
 
@@ -478,7 +585,8 @@ import Testing
     func theSchemaRefusesImpossibleRows(_ backend: Backend) async throws {
         let h = try await IssuerHarness(backend)
         let (alice, _) = try await h.user("alice")
-        let insert = "INSERT INTO chain_withdrawal(id, account_id, amount, to_address, status, nonce, tx_hash, raw_tx, idempotency_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0)"
+        let insert =
+            "INSERT INTO chain_withdrawal(id, account_id, amount, to_address, status, nonce, tx_hash, raw_tx, idempotency_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0)"
         func refused(_ sql: String, _ binds: [any SQLBindable]) async -> Bool {
             (try? await h.database.transaction { conn in try await conn.execute(sql, binds) }) == nil
         }
@@ -492,17 +600,22 @@ import Testing
         #expect(await refused(insert, [id, alice, 10, to, "pending", Int64(3), none, none, "k-5"]))
         #expect(await refused(insert, [id, alice, 10, Array(to.prefix(19)), "pending", noNonce, none, none, "k-6"]))
         #expect(!(await refused(insert, [id, alice, 10, to, "sent", Int64(3), hash, [2], "k-7"])), "a valid row is accepted")
-        let deposit = "INSERT INTO chain_deposit(tx_hash, log_index, block_number, account_ref, account_id, amount, status, credited_at) VALUES (?, 0, 1, ?, ?, ?, ?, 0)"
+        let deposit =
+            "INSERT INTO chain_deposit(tx_hash, log_index, block_number, account_ref, account_id, amount, status, credited_at) VALUES (?, 0, 1, ?, ?, ?, ?, 0)"
         let nobody: Int64? = nil
         #expect(await refused(deposit, [hash, id, alice, -1, "credited"]))
         #expect(await refused(deposit, [hash, id, nobody, 5, "credited"]))
         #expect(await refused(deposit, [hash, id, alice, 5, "unclaimed"]))
         #expect(await refused(deposit, [hash, id, nobody, 0, "unclaimed"]))
         #expect(await refused(deposit, [hash, id, nobody, 5, "lost"]))
-        let assigned = "INSERT INTO chain_deposit(tx_hash, log_index, block_number, account_ref, account_id, amount, status, credited_at, assigned_by, assigned_at) VALUES (?, 1, 1, ?, ?, 5, ?, 0, ?, ?)"
+        let assigned =
+            "INSERT INTO chain_deposit(tx_hash, log_index, block_number, account_ref, account_id, amount, status, credited_at, assigned_by, assigned_at) VALUES (?, 1, 1, ?, ?, 5, ?, 0, ?, ?)"
         let never: Int64? = nil
-        #expect(await refused(assigned, [hash, id, nobody, "unclaimed", alice, Int64(1)]), "only a credited deposit was assigned")
-        #expect(await refused(assigned, [hash, id, alice, "credited", alice, never]), "assigned by someone at some time, both or neither")
+        #expect(
+            await refused(assigned, [hash, id, nobody, "unclaimed", alice, Int64(1)]), "only a credited deposit was assigned")
+        #expect(
+            await refused(assigned, [hash, id, alice, "credited", alice, never]),
+            "assigned by someone at some time, both or neither")
         #expect(!(await refused(assigned, [hash, id, alice, "credited", alice, Int64(1)])), "a valid row is accepted")
         let surplus = "INSERT INTO chain_surplus(tx_hash, amount, reason, booked_by, booked_at) VALUES (?, ?, 'r', ?, 0)"
         #expect(await refused(surplus, [hash, 0, alice]))
@@ -523,14 +636,18 @@ import Testing
         let ref = try await h.issuer.depositReference(account: alice)
         _ = try await h.issuer.creditChainDeposits(
             [Self.deposit(1, ref: ref, amount: 5_000), Self.deposit(2, ref: Self.bytes(32, 77), amount: 250)], scannedThrough: 30)
-        _ = try await h.issuer.purchase(account: alice, walletKey: wallet.publicKey, amount: 1_000, idempotencyKey: "buy-some-notes")
-        let w = try await h.issuer.requestWithdrawal(account: alice, amount: 1_500, to: Self.address, idempotencyKey: "withdraw-some")
-        let paid = try await h.issuer.requestWithdrawal(account: alice, amount: 500, to: Self.address, idempotencyKey: "withdraw-paid")
+        _ = try await h.issuer.purchase(
+            account: alice, walletKey: wallet.publicKey, amount: 1_000, idempotencyKey: "buy-some-notes")
+        let w = try await h.issuer.requestWithdrawal(
+            account: alice, amount: 1_500, to: Self.address, idempotencyKey: "withdraw-some")
+        let paid = try await h.issuer.requestWithdrawal(
+            account: alice, amount: 500, to: Self.address, idempotencyKey: "withdraw-paid")
         _ = try await h.issuer.completeWithdrawal(id: paid.id, txHash: nil)
         // A debt (as fraud recovery leaves): bob -40, alice +40; accounts stay what they were.
         try await h.database.transaction { conn in
             try await Ledger.post(
-                conn, kind: "test", reference: nil, postings: [.init(account: bob, amount: -40), .init(account: alice, amount: 40)], entry: [9], now: 0)
+                conn, kind: "test", reference: nil,
+                postings: [.init(account: bob, amount: -40), .init(account: alice, amount: 40)], entry: [9], now: 0)
         }
         let l = try await h.issuer.chainLiabilities()
         #expect(l.accounts == 5_000 - 1_000 - 1_500 - 500)
@@ -541,7 +658,8 @@ import Testing
         // Deposited 5,250, paid out 500: the escrow holds 4,750, all of it owed.
         #expect(try l.total == 4_750)
         #expect(try await Self.systemBalance(h, .funding) == -4_750)
-        let r = try Reconciliation(block: 31, escrowBalance: 4_750 + 60 - 500, liabilities: l, uncreditedDeposits: 60, paidNotSettled: 500)
+        let r = try Reconciliation(
+            block: 31, escrowBalance: 4_750 + 60 - 500, liabilities: l, uncreditedDeposits: 60, paidNotSettled: 500)
         #expect(r.ok && r.expected == 4_310 && r.difference == 0 && r.creditedThrough == 30)
         let off = try Reconciliation(block: 31, escrowBalance: 4_700, liabilities: l, uncreditedDeposits: 0, paidNotSettled: 0)
         #expect(!off.ok && off.difference == -50)

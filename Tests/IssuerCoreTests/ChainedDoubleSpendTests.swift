@@ -29,7 +29,8 @@ import WalletTestSupport
         // A tampered copy spends the note again, to Carol, who redeems first: her branch wins.
         let (toCarolRequest, toCarol) = try aliceWallet.signAgain(note, to: carolWallet, amount: 3_000, now: h.clock.now)
         _ = try carolWallet.receive(toCarol, for: toCarolRequest.nonce)
-        let carolResult = try await h.issuer.redeem(account: carol, chains: [try PaymentBundle(decoding: toCarol).chains[0].encoded])
+        let carolResult = try await h.issuer.redeem(
+            account: carol, chains: [try PaymentBundle(decoding: toCarol).chains[0].encoded])
         #expect(carolResult == [.credited(amount: 3_000)])
         // Alice's wallet pays Dave from the change, and the tampered copy spends the change again, to Erin.
         let toDave = try h.pay(1_000, from: aliceWallet, to: daveWallet)[0]
@@ -77,7 +78,8 @@ import WalletTestSupport
         }
         #expect(proof.cheater == aliceWallet.publicKey)
         // Carol's sync announces the payment still waiting for its receipt; the issuer sees the double spend.
-        let announced = try await h.issuer.announce(account: carol, chain: try PaymentBundle(decoding: payment.bundle).chains[0].encoded)
+        let announced = try await h.issuer.announce(
+            account: carol, chain: try PaymentBundle(decoding: payment.bundle).chains[0].encoded)
         guard case .conflict = announced else {
             Issue.record("the announce of a chain through a losing branch was answered \(announced)")
             return

@@ -1,5 +1,4 @@
 import Foundation
-@testable import IssuerCore
 import IssuerTesting
 import OfflineNotes
 import SQLStore
@@ -7,13 +6,18 @@ import Synchronization
 import Testing
 import WalletCore
 
+@testable import IssuerCore
+
 /// On PostgreSQL a redemption batch whose chains are all clean is written in one statement
 /// outside a transaction (`Issuer.commitInOneStatement`, `Ledger.Deltas.applyCommittingAlone`):
 /// the statement commits alone, so every check must be inside it. Anything it refuses must
 /// leave nothing behind and reach the transaction, which answers each chain.
 @Suite struct CleanBatchTests {
     func batches(_ h: IssuerHarness) -> (alone: Int, inTransaction: Int) {
-        (h.issuer.redemptionBatches.committedAlone.load(ordering: .relaxed), h.issuer.redemptionBatches.inTransaction.load(ordering: .relaxed))
+        (
+            h.issuer.redemptionBatches.committedAlone.load(ordering: .relaxed),
+            h.issuer.redemptionBatches.inTransaction.load(ordering: .relaxed)
+        )
     }
 
     @Test(arguments: Backend.available)
@@ -101,7 +105,9 @@ import WalletCore
         let redemption = Task { try await h.issuer.redeem(account: bob, chains: [chain.encoded]) }
         // The statement's backend, waiting on the lock.
         let waiting = try #require(try await Self.blocked(by: [lock.pid], h, atLeast: 1).first)
-        try await h.database.transaction { _ = try await $0.query("SELECT pg_terminate_backend(CAST(? AS INTEGER), 5000)", waiting) }
+        try await h.database.transaction {
+            _ = try await $0.query("SELECT pg_terminate_backend(CAST(? AS INTEGER), 5000)", waiting)
+        }
         try await lock.release()
         #expect(try await redemption.value == [.credited(amount: 1_500)])
         #expect(try await h.balance(bob) == 1_500)
@@ -123,7 +129,8 @@ import WalletCore
         let float = try await h.database.transaction { try await Ledger.systemAccount($0, .float) }
         let shard = Ledger.Deltas(shard: h.issuer.shardOffset).shard
         // The float's shard the batch writes, held.
-        let lock = try await RowLock(h, "SELECT shard FROM balance_shard WHERE account_id = ? AND shard = ? FOR UPDATE", [float, Int64(shard)])
+        let lock = try await RowLock(
+            h, "SELECT shard FROM balance_shard WHERE account_id = ? AND shard = ? FOR UPDATE", [float, Int64(shard)])
         let redemption = Task { try await h.issuer.redeem(account: bob, chains: [chain.encoded]) }
         // The batch's statement waits on the shard, holding Bob's account and the note.
         let batchPID = try #require(try await Self.blocked(by: [lock.pid], h, atLeast: 1).first)
@@ -176,7 +183,8 @@ struct RowLock {
             defer { lockedSignal.finish() }
             try await database.transaction { conn in
                 _ = try await conn.query(lockingQuery, binds)
-                lockedSignal.yield(try #require(try await conn.queryOne("SELECT CAST(pg_backend_pid() AS BIGINT) AS pid")).int("pid"))
+                lockedSignal.yield(
+                    try #require(try await conn.queryOne("SELECT CAST(pg_backend_pid() AS BIGINT) AS pid")).int("pid"))
                 for await _ in release { break }
             }
         }
@@ -205,7 +213,9 @@ extension Issuer {
             let awaiting = try verifier.verifyChainAwaitingIssuerRecord(chain.encoded, now: UInt64(now), checkExpiry: false)
             return PendingRedemption(account: account, chain: awaiting, verified: nil, entry: random(16))
         }
-        return try await commitBatch(pending, slot: 0).map { $0 ?? .invalid(code: "internal", reason: "left to a second transaction") }
+        return try await commitBatch(pending, slot: 0).map {
+            $0 ?? .invalid(code: "internal", reason: "left to a second transaction")
+        }
     }
 }
 
@@ -224,7 +234,8 @@ extension Issuer {
         let (_, alice) = try await h.user("alice", funds: 10_000, purchase: 5_000)
         // Funded, so that adding Int64.max to Bob's balance overflows.
         let (bob, _) = try await h.user("bob", funds: 1)
-        let noteID = try #require(try await h.database.transaction { try await $0.queryOne("SELECT note_id FROM issued_note") }).blob("note_id")
+        let noteID = try #require(try await h.database.transaction { try await $0.queryOne("SELECT note_id FROM issued_note") })
+            .blob("note_id")
         let float = try await h.database.transaction { try await Ledger.systemAccount($0, .float) }
         _ = alice
         return Setup(h: h, bob: bob, float: float, noteID: noteID)
@@ -237,14 +248,19 @@ extension Issuer {
         deltas.bySharded[s.float] = -amount
         deltas.redeemedByNote[s.noteID] = amount
         let entry = (0..<16).map { _ in UInt8.random(in: 0...255) }
-        deltas.journal = [[entry, s.float, -amount, "redeem", SQLValue.null, Int64(1)], [entry, s.bob, amount, "redeem", SQLValue.null, Int64(1)]]
+        deltas.journal = [
+            [entry, s.float, -amount, "redeem", SQLValue.null, Int64(1)],
+            [entry, s.bob, amount, "redeem", SQLValue.null, Int64(1)],
+        ]
         return deltas
     }
 
     /// With a leading CTE that returns the note's row: one.
     func apply(_ s: Setup, _ deltas: Ledger.Deltas, expected: Int = 1) async throws {
         try await s.h.database.outsideTransaction { conn in
-            try await deltas.applyCommittingAlone(conn, leading: (["l_rows AS (SELECT note_id FROM issued_note WHERE note_id = ?)"], "l_rows", [s.noteID], expected))
+            try await deltas.applyCommittingAlone(
+                conn, leading: (["l_rows AS (SELECT note_id FROM issued_note WHERE note_id = ?)"], "l_rows", [s.noteID], expected)
+            )
         }
     }
 
@@ -266,13 +282,23 @@ extension Issuer {
         try await expectRefused(s, deltas(s, amount: Int64.max), "an account overflowing")
         let broken = deltas(s, amount: 100)
         broken.redeemedByNote[s.noteID] = Int64.max
-        try await s.h.database.transaction { try await $0.execute("UPDATE issued_note SET redeemed = 1 WHERE note_id = ?", s.noteID) }
+        try await s.h.database.transaction {
+            try await $0.execute("UPDATE issued_note SET redeemed = 1 WHERE note_id = ?", s.noteID)
+        }
         try await expectRefused(s, broken, "a note's redeemed overflowing")
-        try await s.h.database.transaction { try await $0.execute("UPDATE issued_note SET redeemed = 0 WHERE note_id = ?", s.noteID) }
-        try await s.h.database.transaction { try await $0.execute("UPDATE issued_note SET swept = 1 WHERE note_id = ?", s.noteID) }
+        try await s.h.database.transaction {
+            try await $0.execute("UPDATE issued_note SET redeemed = 0 WHERE note_id = ?", s.noteID)
+        }
+        try await s.h.database.transaction {
+            try await $0.execute("UPDATE issued_note SET swept = 1 WHERE note_id = ?", s.noteID)
+        }
         try await expectRefused(s, deltas(s, amount: 100), "a note refunded since it was read")
-        try await s.h.database.transaction { try await $0.execute("UPDATE issued_note SET swept = 0 WHERE note_id = ?", s.noteID) }
-        try await s.h.database.transaction { try await $0.execute("DELETE FROM balance_shard WHERE account_id = ? AND shard = 3", s.float) }
+        try await s.h.database.transaction {
+            try await $0.execute("UPDATE issued_note SET swept = 0 WHERE note_id = ?", s.noteID)
+        }
+        try await s.h.database.transaction {
+            try await $0.execute("DELETE FROM balance_shard WHERE account_id = ? AND shard = 3", s.float)
+        }
         try await expectRefused(s, deltas(s, amount: 100), "a missing shard")
     }
 
@@ -280,7 +306,9 @@ extension Issuer {
     /// batch's lookup then answers its chains `expired`.
     @Test func aNoteRefundedUnderATransactionsBatchRunsItAgain() async throws {
         let s = try await setUp()
-        try await s.h.database.transaction { try await $0.execute("UPDATE issued_note SET swept = 1 WHERE note_id = ?", s.noteID) }
+        try await s.h.database.transaction {
+            try await $0.execute("UPDATE issued_note SET swept = 1 WHERE note_id = ?", s.noteID)
+        }
         let books = try await Books.of(s.h.issuer)
         await #expect(throws: SQLError.retryable("a note was refunded after expiry while the batch was written")) {
             try await s.h.database.transaction { conn in try await deltas(s, amount: 100).apply(conn) }

@@ -1,10 +1,11 @@
 import Foundation
-@testable import IssuerCore
 import IssuerTesting
 import OfflineNotes
 import SQLStore
 import Synchronization
 import Testing
+
+@testable import IssuerCore
 
 /// The float's cached balance lives in `balance_shard` rows (schema v8), so redemption
 /// batches and purchases running at once, in one process or several, do not queue on the float
@@ -13,7 +14,8 @@ import Testing
     final class Flag: Sendable { let state = Mutex(false) }
 
     static func floatID(_ db: any SQLDatabase) async throws -> Int64 {
-        try #require(try await db.transaction { try await $0.queryOne("SELECT id FROM account WHERE email = 'system:float'")?.int("id") })
+        try #require(
+            try await db.transaction { try await $0.queryOne("SELECT id FROM account WHERE email = 'system:float'")?.int("id") })
     }
 
     /// Every float posting goes to a shard, every reader sums them, and the books check sees a
@@ -28,9 +30,13 @@ import Testing
 
         let float = try await Self.floatID(h.database)
         let (row, shards, count) = try await h.database.transaction { conn in
-            (try await conn.queryOne("SELECT balance FROM account WHERE id = ?", float)?.int("balance"),
-             try await conn.queryOne("SELECT CAST(SUM(balance) AS BIGINT) AS s FROM balance_shard WHERE account_id = ?", float)?.int("s"),
-             try await conn.queryOne("SELECT CAST(COUNT(*) AS BIGINT) AS n FROM balance_shard WHERE account_id = ?", float)?.int("n"))
+            (
+                try await conn.queryOne("SELECT balance FROM account WHERE id = ?", float)?.int("balance"),
+                try await conn.queryOne(
+                    "SELECT CAST(SUM(balance) AS BIGINT) AS s FROM balance_shard WHERE account_id = ?", float)?.int("s"),
+                try await conn.queryOne("SELECT CAST(COUNT(*) AS BIGINT) AS n FROM balance_shard WHERE account_id = ?", float)?
+                    .int("n")
+            )
         }
         #expect(row == 0, "the purchase and the redemption went to shards, not to the float's row")
         #expect(shards == 3_500)
@@ -39,12 +45,16 @@ import Testing
         #expect(try await h.issuer.account(float).balance == 3_500)
         try await h.expectBooksBalance()
 
-        try await h.database.transaction { try await $0.execute("UPDATE balance_shard SET balance = balance + 1 WHERE account_id = ? AND shard = 5", float) }
+        try await h.database.transaction {
+            try await $0.execute("UPDATE balance_shard SET balance = balance + 1 WHERE account_id = ? AND shard = 5", float)
+        }
         var problems = try await h.issuer.checkLedger()
         #expect(problems.contains("account \(float) balance 3501 ≠ journal 3500"), "\(problems)")
         #expect(problems.contains("float 3501 ≠ unredeemed notes 3500"), "\(problems)")
 
-        try await h.database.transaction { try await $0.execute("INSERT INTO balance_shard(account_id, shard, balance) VALUES (?, 0, 0)", payee) }
+        try await h.database.transaction {
+            try await $0.execute("INSERT INTO balance_shard(account_id, shard, balance) VALUES (?, 0, 0)", payee)
+        }
         problems = try await h.issuer.checkLedger()
         #expect(problems.contains("account \(payee) is not a system account but has balance shards"), "\(problems)")
     }
@@ -59,18 +69,33 @@ import Testing
         func post(_ postings: [Ledger.Posting], deferred: Ledger.Deltas? = nil) async -> IssuerError? {
             await issuerError {
                 try await h.database.transaction { conn in
-                    try await Ledger.post(conn, kind: "test", reference: nil, postings: postings, entry: [1], now: 0, deferred: deferred)
+                    try await Ledger.post(
+                        conn, kind: "test", reference: nil, postings: postings, entry: [1], now: 0, deferred: deferred)
                     try await deferred?.apply(conn)
                 }
             }
         }
-        #expect(await post([.init(account: float, amount: Int64.max, sharded: true), .init(account: c, amount: -Int64.max)], deferred: Ledger.Deltas(shard: 3)) == nil)
-        #expect(await post([.init(account: float, amount: 1, sharded: true), .init(account: c, amount: -1)], deferred: Ledger.Deltas(shard: 3)) == .amountOverflow)
-        let nonNegative = await post([.init(account: float, amount: -1, mustStayNonNegative: true, sharded: true), .init(account: c, amount: 1)])
-        guard case .storage = nonNegative else { Issue.record("expected a storage error, got \(String(describing: nonNegative))"); return }
+        #expect(
+            await post(
+                [.init(account: float, amount: Int64.max, sharded: true), .init(account: c, amount: -Int64.max)],
+                deferred: Ledger.Deltas(shard: 3)) == nil)
+        #expect(
+            await post(
+                [.init(account: float, amount: 1, sharded: true), .init(account: c, amount: -1)],
+                deferred: Ledger.Deltas(shard: 3)) == .amountOverflow)
+        let nonNegative = await post([
+            .init(account: float, amount: -1, mustStayNonNegative: true, sharded: true), .init(account: c, amount: 1),
+        ])
+        guard case .storage = nonNegative else {
+            Issue.record("expected a storage error, got \(String(describing: nonNegative))")
+            return
+        }
         let (shard, balance) = try await h.database.transaction { conn in
-            (try await conn.queryOne("SELECT balance FROM balance_shard WHERE account_id = ? AND shard = 3", float)?.int("balance"),
-             try await conn.queryOne("SELECT balance FROM account WHERE id = ?", c)?.int("balance"))
+            (
+                try await conn.queryOne("SELECT balance FROM balance_shard WHERE account_id = ? AND shard = 3", float)?.int(
+                    "balance"),
+                try await conn.queryOne("SELECT balance FROM account WHERE id = ?", c)?.int("balance")
+            )
         }
         #expect(shard == Int64.max)
         #expect(balance == -Int64.max)
@@ -96,13 +121,16 @@ import Testing
             let work = Task {
                 defer { finished.state.withLock { $0 = true } }
                 let redeemed = try await issuer.redeem(account: payee, chains: chains)
-                let bought = try await issuer.purchase(account: payer, walletKey: walletKey, amount: 500, idempotencyKey: UUID().uuidString)
+                let bought = try await issuer.purchase(
+                    account: payer, walletKey: walletKey, amount: 500, idempotencyKey: UUID().uuidString)
                 return (redeemed, bought.count)
             }
             var blocked: Int64 = 0
             while !finished.state.withLock({ $0 }) {
-                blocked = try await conn.queryOne(
-                    "SELECT CAST(COUNT(*) AS BIGINT) AS n FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))")?.int("n") ?? 0
+                blocked =
+                    try await conn.queryOne(
+                        "SELECT CAST(COUNT(*) AS BIGINT) AS n FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))"
+                    )?.int("n") ?? 0
                 if blocked > 0 { break }  // committing below releases the row, so the work ends either way
                 try await Task.sleep(for: .milliseconds(20))
             }

@@ -19,7 +19,8 @@ import Testing
         let start: Timestamp = 1_800_000_000
         let keyring = IssuerKeyring(
             authority: try Self.signer(keys, "authority"),
-            issuing: [.init(signer: try Self.signer(keys, "issuer"), validFrom: start - 86_400, validUntil: start + 365 * 86_400)])
+            issuing: [.init(signer: try Self.signer(keys, "issuer"), validFrom: start - 86_400, validUntil: start + 365 * 86_400)]
+        )
         let cases = try #require(try VectorFiles.load("fraud-proofs")["cases"] as? [[String: Any]])
         #expect(cases.count >= 18)
         var answered: [String: Int] = [:]
@@ -35,7 +36,8 @@ import Testing
                 challengeSecret: Array(repeating: 7, count: 32), clock: { clock.now() })
             do {
                 let result = try await issuer.reportFraud(
-                    account: 1, chain: try VectorFiles.bytes(c["chain"]), first: try VectorFiles.bytes(c["first"]), second: try VectorFiles.bytes(c["second"]))
+                    account: 1, chain: try VectorFiles.bytes(c["chain"]), first: try VectorFiles.bytes(c["first"]),
+                    second: try VectorFiles.bytes(c["second"]))
                 #expect(answer["status"] as? Int == 200, "\(name): accepted")
                 guard case .conflict(let fraudCase, let credited) = result else {
                     Issue.record("\(name): \(result) is not a fraud case")

@@ -40,27 +40,37 @@ struct IssuerHarness {
     static let issuingKey = SoftwareSigner()
 
     /// Another issuer process on the same database (same keys, its own connection pool).
-    static func issuer(on db: any SQLDatabase, clock: TestClock, policy: DoubleSpendPolicy = .creditLaterReceiver) async throws -> Issuer {
+    static func issuer(
+        on db: any SQLDatabase, clock: TestClock, policy: DoubleSpendPolicy = .creditLaterReceiver
+    ) async throws -> Issuer {
         let keyring = IssuerKeyring(
             authority: authority,
             issuing: [.init(signer: issuingKey, validFrom: start - 86_400, validUntil: start + 365 * 86_400)])
-        var config = IssuerConfig(currency: Currency("EUR")!, maxOfflineHolding: 100_000, maxHops: 8, policy: policy, devFunding: true, passwordCost: .testing)
+        var config = IssuerConfig(
+            currency: Currency("EUR")!, maxOfflineHolding: 100_000, maxHops: 8, policy: policy, devFunding: true,
+            passwordCost: .testing)
         config.noteLifetime = 30 * 86_400
         config.redemptionGrace = 14 * 86_400
-        return try await Issuer.open(database: db, keyring: keyring, config: config, challengeSecret: Array(repeating: 7, count: 32), clock: { clock.now() })
+        return try await Issuer.open(
+            database: db, keyring: keyring, config: config, challengeSecret: Array(repeating: 7, count: 32),
+            clock: { clock.now() })
     }
 
     /// Registers an account, registers a new wallet's key to it (with proof), funds it.
     func user(_ name: String, funds: UInt64 = 0, purchase: UInt64 = 0) async throws -> (account: Int64, wallet: Wallet) {
-        let account = try await issuer.register(email: "\(name)-\(UUID().uuidString.prefix(6))@example.com", password: "correct horse battery")
+        let account = try await issuer.register(
+            email: "\(name)-\(UUID().uuidString.prefix(6))@example.com", password: "correct horse battery")
         let dir = scratch.path("wallet-" + UUID().uuidString)
         let clock = self.clock
         let wallet = try Wallet.create(directory: dir, keyCost: .testing, environment: WalletEnvironment(now: { clock.now }))
-        try wallet.installTrust(authority: issuer.keyring.authority.publicKey, keyset: issuer.keyset.encoded, limits: issuer.limits.encoded)
+        try wallet.installTrust(
+            authority: issuer.keyring.authority.publicKey, keyset: issuer.keyset.encoded, limits: issuer.limits.encoded)
         try await issuer.registerKey(account: account, signer: wallet.identity.signer)
         if funds > 0 { _ = try await issuer.fund(account: account, amount: funds) }
         if purchase > 0 {
-            try wallet.deposit(try await issuer.purchase(account: account, walletKey: wallet.publicKey, amount: purchase, idempotencyKey: UUID().uuidString))
+            try wallet.deposit(
+                try await issuer.purchase(
+                    account: account, walletKey: wallet.publicKey, amount: purchase, idempotencyKey: UUID().uuidString))
         }
         return (account, wallet)
     }
@@ -97,7 +107,8 @@ struct IssuerHarness {
         let (request, bundle) = try alice.signAgain(note, to: carolWallet, amount: 3_000, now: clock.now)
         _ = try carolWallet.receive(bundle, for: request.nonce)
         let toCarol = try PaymentBundle(decoding: bundle).chains[0]
-        return DoubleSpend(aliceAccount: aliceAccount, bob: bob, carol: carol, alice: alice, toBob: toBob, toCarol: toCarol.encoded)
+        return DoubleSpend(
+            aliceAccount: aliceAccount, bob: bob, carol: carol, alice: alice, toBob: toBob, toCarol: toCarol.encoded)
     }
 
     func balance(_ account: Int64) async throws -> Int64 { try await issuer.account(account).balance }

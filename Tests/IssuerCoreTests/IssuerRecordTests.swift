@@ -1,6 +1,6 @@
 import Foundation
-import IssuerTesting
 import IssuerCore
+import IssuerTesting
 import OfflineNotes
 import SQLStore
 import Testing
@@ -20,7 +20,9 @@ private struct Claims: MessageSigner {
 /// could part.
 @Suite struct IssuerRecordTests {
     /// `owner` pays `to` the whole note, for the request `nonce`.
-    func chain(_ note: IssuedNote, from owner: Wallet, to payee: Wallet, at now: UInt64, signer: (any MessageSigner)? = nil) throws -> Chain {
+    func chain(
+        _ note: IssuedNote, from owner: Wallet, to payee: Wallet, at now: UInt64, signer: (any MessageSigner)? = nil
+    ) throws -> Chain {
         let chain = Chain(note: note)
         let signer: any MessageSigner = signer ?? owner.identity.signer
         let transfer = try Transfer.sign(
@@ -30,9 +32,11 @@ private struct Claims: MessageSigner {
         return chain.appending(transfer, holding: 0)
     }
 
-    func forged(_ amount: UInt64, owner: Wallet, noteID: NoteID? = nil, issuedAt: UInt64, expiresAt: UInt64) throws -> IssuedNote {
+    func forged(_ amount: UInt64, owner: Wallet, noteID: NoteID? = nil, issuedAt: UInt64, expiresAt: UInt64) throws -> IssuedNote
+    {
         try IssuedNote.issue(
-            noteID: noteID ?? NoteID(uncheckedBytes: (0..<16).map { _ in UInt8.random(in: 0...255) }), currency: Currency("EUR")!, amount: amount,
+            noteID: noteID ?? NoteID(uncheckedBytes: (0..<16).map { _ in UInt8.random(in: 0...255) }), currency: Currency("EUR")!,
+            amount: amount,
             owner: owner.publicKey, issuedAt: issuedAt, expiresAt: expiresAt, issuer: Claims())
     }
 
@@ -42,28 +46,51 @@ private struct Claims: MessageSigner {
         let (aliceAccount, alice) = try await h.user("alice", funds: 10_000)
         let (bob, bobWallet) = try await h.user("bob")
         let now = h.clock.now
-        let bought = try await h.issuer.purchase(account: aliceAccount, walletKey: alice.publicKey, amount: 4_000, idempotencyKey: UUID().uuidString)
+        let bought = try await h.issuer.purchase(
+            account: aliceAccount, walletKey: alice.publicKey, amount: 4_000, idempotencyKey: UUID().uuidString)
         try alice.deposit(bought)
         let genuine = bought[0].note
         let books = try await BooksSnapshot(h.database)
 
         let cases: [(String, Chain)] = [
             // No record: a note id the issuer never issued.
-            ("no record", try chain(try forged(4_000, owner: alice, issuedAt: now, expiresAt: now + 86_400), from: alice, to: bobWallet, at: now)),
+            (
+                "no record",
+                try chain(
+                    try forged(4_000, owner: alice, issuedAt: now, expiresAt: now + 86_400), from: alice, to: bobWallet, at: now)
+            ),
             // A record under the same note id, but another note: the forger copied a real id.
-            ("a real note's id", try chain(try forged(9_000, owner: alice, noteID: genuine.noteID, issuedAt: genuine.issuedAt, expiresAt: genuine.expiresAt),
-                                           from: alice, to: bobWallet, at: now)),
+            (
+                "a real note's id",
+                try chain(
+                    try forged(
+                        9_000, owner: alice, noteID: genuine.noteID, issuedAt: genuine.issuedAt, expiresAt: genuine.expiresAt),
+                    from: alice, to: bobWallet, at: now)
+            ),
             // The real note, byte for byte, but for its signature.
-            ("a real note's body", try Self.replacingNoteSignature(
-                try chain(genuine, from: alice, to: bobWallet, at: now), with: (0..<64).map { _ in UInt8.random(in: 0...255) })),
+            (
+                "a real note's body",
+                try Self.replacingNoteSignature(
+                    try chain(genuine, from: alice, to: bobWallet, at: now), with: (0..<64).map { _ in UInt8.random(in: 0...255) }
+                )
+            ),
             // Forged twice: §5 checks the issuer signature before the owner's.
-            ("forged transfer too", try chain(try forged(4_000, owner: alice, issuedAt: now, expiresAt: now + 86_400), from: alice, to: bobWallet, at: now,
-                                              signer: Claims(alice.publicKey))),
+            (
+                "forged transfer too",
+                try chain(
+                    try forged(4_000, owner: alice, issuedAt: now, expiresAt: now + 86_400), from: alice, to: bobWallet, at: now,
+                    signer: Claims(alice.publicKey))
+            ),
             // An expiry no honest note has: nothing may overflow before the signature is checked.
-            ("expiry at the end of time", try chain(try forged(4_000, owner: alice, issuedAt: now, expiresAt: .max), from: alice, to: bobWallet, at: now)),
+            (
+                "expiry at the end of time",
+                try chain(try forged(4_000, owner: alice, issuedAt: now, expiresAt: .max), from: alice, to: bobWallet, at: now)
+            ),
         ]
         for (name, chain) in cases {
-            #expect(try await h.issuer.redeem(account: bob, chains: [chain.encoded]).map(\.code) == ["bad_issuer_signature"], "\(name)")
+            #expect(
+                try await h.issuer.redeem(account: bob, chains: [chain.encoded]).map(\.code) == ["bad_issuer_signature"],
+                "\(name)")
         }
         // All at once, in one batch: nothing written.
         let all = try await h.issuer.redeem(account: bob, chains: cases.map(\.1.encoded))
@@ -84,10 +111,14 @@ private struct Claims: MessageSigner {
         let (_, alice) = try await h.user("alice", funds: 10_000, purchase: 1_000)
         let (bob, bobWallet) = try await h.user("bob")
         let now = h.clock.now
-        let forgedChain = try chain(try forged(1_000, owner: alice, issuedAt: now, expiresAt: now + 60), from: alice, to: bobWallet, at: now)
+        let forgedChain = try chain(
+            try forged(1_000, owner: alice, issuedAt: now, expiresAt: now + 60), from: alice, to: bobWallet, at: now)
         let realChain = try chain(try h.note(1_000, owner: alice.publicKey), from: alice, to: bobWallet, at: now)
         h.clock.now += 60 + 15 * 86_400  // past the 14-day grace of both
-        #expect(try await h.issuer.redeem(account: bob, chains: [forgedChain.encoded, realChain.encoded]).map(\.code) == ["bad_issuer_signature", "expired"])
+        #expect(
+            try await h.issuer.redeem(account: bob, chains: [forgedChain.encoded, realChain.encoded]).map(\.code) == [
+                "bad_issuer_signature", "expired",
+            ])
     }
 
     /// ECDSA signatures are malleable: (r, n − s) is as valid as (r, s). Such a note is the
@@ -101,12 +132,16 @@ private struct Claims: MessageSigner {
         let paid = try h.pay(2_000, from: alice, to: bobWallet)[0]
         let twin = try Self.withMalleatedNoteSignature(paid)
         #expect(twin.encoded != paid.encoded)
-        #expect(try NoteVerifier(keyset: h.issuer.keyset, limits: h.issuer.limits).verify(twin, now: h.clock.now).ref == paid.heldRef)
+        #expect(
+            try NoteVerifier(keyset: h.issuer.keyset, limits: h.issuer.limits).verify(twin, now: h.clock.now).ref == paid.heldRef)
 
         // The twin alone, then beside another honest chain in one batch; then the original.
         #expect(try await h.issuer.redeem(account: bob, chains: [twin.encoded]) == [.credited(amount: 2_000)])
         let other = try h.pay(1_000, from: alice, to: bobWallet)[0]
-        #expect(try await h.issuer.redeem(account: bob, chains: [twin.encoded, other.encoded]) == [.alreadyCredited(amount: 2_000), .credited(amount: 1_000)])
+        #expect(
+            try await h.issuer.redeem(account: bob, chains: [twin.encoded, other.encoded]) == [
+                .alreadyCredited(amount: 2_000), .credited(amount: 1_000),
+            ])
         #expect(try await h.issuer.redeem(account: bob, chains: [paid.encoded]) == [.alreadyCredited(amount: 2_000)])
         #expect(try await h.balance(bob) == 3_000)
         try await h.expectBooksBalance()

@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-@testable import IssuerCore
 import IssuerTesting
 import OfflineNotes
 import SQLStore
@@ -8,17 +7,28 @@ import TestSupport
 import Testing
 import WalletCore
 
+@testable import IssuerCore
+
 @Suite struct AccountTests {
     @Test(arguments: Backend.available)
     func registerLoginAndValidation(_ backend: Backend) async throws {
         let h = try await IssuerHarness(backend)
         let id = try await h.issuer.register(email: " Ann@Example.com ", password: "long enough password")
         #expect(try await h.issuer.login(email: "ann@example.com", password: "long enough password").id == id)
-        #expect(await issuerError { try await h.issuer.login(email: "ann@example.com", password: "wrong password!!") } == .badCredentials)
-        #expect(await issuerError { try await h.issuer.login(email: "nobody@example.com", password: "long enough password") } == .badCredentials)
-        #expect(await issuerError { try await h.issuer.register(email: "ann@example.com", password: "another password") } == .emailTaken)
-        #expect(await issuerError { try await h.issuer.register(email: "not-an-email", password: "long enough password") }?.code == "invalid_field")
-        #expect(await issuerError { try await h.issuer.register(email: "b@example.com", password: "short") }?.code == "invalid_field")
+        #expect(
+            await issuerError { try await h.issuer.login(email: "ann@example.com", password: "wrong password!!") }
+                == .badCredentials)
+        #expect(
+            await issuerError { try await h.issuer.login(email: "nobody@example.com", password: "long enough password") }
+                == .badCredentials)
+        #expect(
+            await issuerError { try await h.issuer.register(email: "ann@example.com", password: "another password") }
+                == .emailTaken)
+        #expect(
+            await issuerError { try await h.issuer.register(email: "not-an-email", password: "long enough password") }?.code
+                == "invalid_field")
+        #expect(
+            await issuerError { try await h.issuer.register(email: "b@example.com", password: "short") }?.code == "invalid_field")
         #expect(await issuerError { try await h.issuer.login(email: "system:float", password: "") } == .badCredentials)
     }
 
@@ -33,18 +43,40 @@ import WalletCore
             try signer.sign(KeyRegistration.message(challenge: challenge, account: account))
         }
         // Signed by another key, issued to another account, expired, altered: all refused.
-        #expect(await issuerError { try await h.issuer.registerWalletKey(account: a, key: key.publicKey, challenge: challenge, signature: try sign(SoftwareSigner(), challenge, a)) }?.code == "bad_challenge")
-        #expect(await issuerError { try await h.issuer.registerWalletKey(account: b, key: key.publicKey, challenge: challenge, signature: try sign(key, challenge, b)) }?.code == "bad_challenge")
+        #expect(
+            await issuerError {
+                try await h.issuer.registerWalletKey(
+                    account: a, key: key.publicKey, challenge: challenge, signature: try sign(SoftwareSigner(), challenge, a))
+            }?.code == "bad_challenge")
+        #expect(
+            await issuerError {
+                try await h.issuer.registerWalletKey(
+                    account: b, key: key.publicKey, challenge: challenge, signature: try sign(key, challenge, b))
+            }?.code == "bad_challenge")
         var altered = challenge
         altered[10] ^= 1
-        #expect(await issuerError { try await h.issuer.registerWalletKey(account: a, key: key.publicKey, challenge: altered, signature: try sign(key, altered, a)) }?.code == "bad_challenge")
+        #expect(
+            await issuerError {
+                try await h.issuer.registerWalletKey(
+                    account: a, key: key.publicKey, challenge: altered, signature: try sign(key, altered, a))
+            }?.code == "bad_challenge")
         h.clock.now += 301
-        #expect(await issuerError { try await h.issuer.registerWalletKey(account: a, key: key.publicKey, challenge: challenge, signature: try sign(key, challenge, a)) } == .badChallenge("expired"))
+        #expect(
+            await issuerError {
+                try await h.issuer.registerWalletKey(
+                    account: a, key: key.publicKey, challenge: challenge, signature: try sign(key, challenge, a))
+            } == .badChallenge("expired"))
         h.clock.now -= 301
-        try await h.issuer.registerWalletKey(account: a, key: key.publicKey, challenge: challenge, signature: try sign(key, challenge, a))
-        try await h.issuer.registerWalletKey(account: a, key: key.publicKey, challenge: challenge, signature: try sign(key, challenge, a))
+        try await h.issuer.registerWalletKey(
+            account: a, key: key.publicKey, challenge: challenge, signature: try sign(key, challenge, a))
+        try await h.issuer.registerWalletKey(
+            account: a, key: key.publicKey, challenge: challenge, signature: try sign(key, challenge, a))
         let cb = h.issuer.keyChallenge(account: b)
-        #expect(await issuerError { try await h.issuer.registerWalletKey(account: b, key: key.publicKey, challenge: cb, signature: try sign(key, cb, b)) } == .walletKeyTaken)
+        #expect(
+            await issuerError {
+                try await h.issuer.registerWalletKey(
+                    account: b, key: key.publicKey, challenge: cb, signature: try sign(key, cb, b))
+            } == .walletKeyTaken)
     }
 }
 
@@ -53,12 +85,18 @@ import WalletCore
     func purchaseDebitsOnceAndReplaysTheSameNotes(_ backend: Backend) async throws {
         let h = try await IssuerHarness(backend)
         let (account, wallet) = try await h.user("ann", funds: 20_000)
-        let notes = try await h.issuer.purchase(account: account, walletKey: wallet.publicKey, amount: 5_000, idempotencyKey: "purchase-0001")
-        let again = try await h.issuer.purchase(account: account, walletKey: wallet.publicKey, amount: 5_000, idempotencyKey: "purchase-0001")
+        let notes = try await h.issuer.purchase(
+            account: account, walletKey: wallet.publicKey, amount: 5_000, idempotencyKey: "purchase-0001")
+        let again = try await h.issuer.purchase(
+            account: account, walletKey: wallet.publicKey, amount: 5_000, idempotencyKey: "purchase-0001")
         #expect(notes == again)
         #expect(try await h.balance(account) == 15_000)
         #expect(try await h.issuer.outstandingFloat() == 5_000)
-        #expect(await issuerError { try await h.issuer.purchase(account: account, walletKey: wallet.publicKey, amount: 6_000, idempotencyKey: "purchase-0001") } == .idempotencyConflict)
+        #expect(
+            await issuerError {
+                try await h.issuer.purchase(
+                    account: account, walletKey: wallet.publicKey, amount: 6_000, idempotencyKey: "purchase-0001")
+            } == .idempotencyConflict)
         #expect(try wallet.deposit(notes) == 5_000)
         try await h.expectBooksBalance()
     }
@@ -70,20 +108,45 @@ import WalletCore
         let (poor, poorWallet) = try await h.user("bob", funds: 50)
         let before = try await Books.of(h.issuer)
         let stranger = SoftwareSigner()
-        #expect(await issuerError { try await h.issuer.purchase(account: account, walletKey: stranger.publicKey, amount: 100, idempotencyKey: "k-00000001") } == .walletKeyNotRegistered)
-        #expect(await issuerError { try await h.issuer.purchase(account: account, walletKey: wallet.publicKey, amount: 100_001, idempotencyKey: "k-00000002") } == .holdingLimitExceeded(limit: 100_000, outstanding: 0, requested: 100_001, currency: h.eur))
-        #expect(await issuerError { try await h.issuer.purchase(account: account, walletKey: wallet.publicKey, amount: 0, idempotencyKey: "k-00000003") }?.code == "invalid_field")
-        #expect(await issuerError { try await h.issuer.purchase(account: account, walletKey: wallet.publicKey, amount: 10, idempotencyKey: "short") }?.code == "invalid_field")
-        #expect(await issuerError { try await h.issuer.purchase(account: poor, walletKey: poorWallet.publicKey, amount: 51, idempotencyKey: "k-00000004") } == .insufficientFunds(balance: 50, requested: 51, currency: h.eur))
+        #expect(
+            await issuerError {
+                try await h.issuer.purchase(
+                    account: account, walletKey: stranger.publicKey, amount: 100, idempotencyKey: "k-00000001")
+            } == .walletKeyNotRegistered)
+        #expect(
+            await issuerError {
+                try await h.issuer.purchase(
+                    account: account, walletKey: wallet.publicKey, amount: 100_001, idempotencyKey: "k-00000002")
+            } == .holdingLimitExceeded(limit: 100_000, outstanding: 0, requested: 100_001, currency: h.eur))
+        #expect(
+            await issuerError {
+                try await h.issuer.purchase(
+                    account: account, walletKey: wallet.publicKey, amount: 0, idempotencyKey: "k-00000003")
+            }?.code == "invalid_field")
+        #expect(
+            await issuerError {
+                try await h.issuer.purchase(account: account, walletKey: wallet.publicKey, amount: 10, idempotencyKey: "short")
+            }?.code == "invalid_field")
+        #expect(
+            await issuerError {
+                try await h.issuer.purchase(
+                    account: poor, walletKey: poorWallet.publicKey, amount: 51, idempotencyKey: "k-00000004")
+            } == .insufficientFunds(balance: 50, requested: 51, currency: h.eur))
         // Every account, journal line, note and idempotency record exactly as before.
         #expect(try await Books.of(h.issuer) == before)
         try await h.expectBooksBalance()
         // The good path still works: the poor account buys what it can pay.
-        #expect(try await h.issuer.purchase(account: poor, walletKey: poorWallet.publicKey, amount: 50, idempotencyKey: "k-00000006").count >= 1)
+        #expect(
+            try await h.issuer.purchase(account: poor, walletKey: poorWallet.publicKey, amount: 50, idempotencyKey: "k-00000006")
+                .count >= 1)
         #expect(try await h.balance(poor) == 0)
         try await h.issuer.setFrozen(true, account: account, by: poor, reason: "test freeze")
         let frozen = try await Books.of(h.issuer)
-        #expect(await issuerError { try await h.issuer.purchase(account: account, walletKey: wallet.publicKey, amount: 10, idempotencyKey: "k-00000005") } == .accountFrozenByOperator)
+        #expect(
+            await issuerError {
+                try await h.issuer.purchase(
+                    account: account, walletKey: wallet.publicKey, amount: 10, idempotencyKey: "k-00000005")
+            } == .accountFrozenByOperator)
         #expect(try await Books.of(h.issuer) == frozen)
         #expect(try await h.balance(account) == 200_000)
         try await h.expectBooksBalance()
@@ -95,7 +158,10 @@ import WalletCore
         let (account, wallet) = try await h.user("ann", funds: 10_000)
         let results = await withTaskGroup(of: Bool.self) { group in
             for i in 0..<20 {
-                group.addTask { (try? await h.issuer.purchase(account: account, walletKey: wallet.publicKey, amount: 1_000, idempotencyKey: "concurrent-\(i)")) != nil }
+                group.addTask {
+                    (try? await h.issuer.purchase(
+                        account: account, walletKey: wallet.publicKey, amount: 1_000, idempotencyKey: "concurrent-\(i)")) != nil
+                }
             }
             return await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
         }
@@ -114,8 +180,13 @@ import WalletCore
         _ = try await h.issuer.send(from: a, toEmail: bEmail, amount: 400, idempotencyKey: "send-00001")
         #expect(try await h.balance(a) == 600)
         #expect(try await h.balance(b) == 400)
-        #expect(await issuerError { try await h.issuer.send(from: a, toEmail: bEmail, amount: 601, idempotencyKey: "send-00002") } == .insufficientFunds(balance: 600, requested: 601, currency: h.eur))
-        #expect(await issuerError { try await h.issuer.send(from: a, toEmail: "nobody@x.org", amount: 1, idempotencyKey: "send-00003") }?.code == "invalid_field")
+        #expect(
+            await issuerError { try await h.issuer.send(from: a, toEmail: bEmail, amount: 601, idempotencyKey: "send-00002") }
+                == .insufficientFunds(balance: 600, requested: 601, currency: h.eur))
+        #expect(
+            await issuerError {
+                try await h.issuer.send(from: a, toEmail: "nobody@x.org", amount: 1, idempotencyKey: "send-00003")
+            }?.code == "invalid_field")
         try await h.expectBooksBalance()
     }
 }
@@ -131,7 +202,10 @@ import WalletCore
         #expect(try await h.issuer.redeem(account: bob, chains: chains) == [.alreadyCredited(amount: 3_000)])
         #expect(try await h.balance(bob) == 3_000)
         #expect(try await h.issuer.outstandingFloat() == 7_000)
-        let status = try await h.issuer.stateStatus([try Chain(decoding: chains[0]).heldRef, try Chain(decoding: chains[0]).note.stateRef, StateRef(uncheckedBytes: Array(repeating: 0, count: 32))])
+        let status = try await h.issuer.stateStatus([
+            try Chain(decoding: chains[0]).heldRef, try Chain(decoding: chains[0]).note.stateRef,
+            StateRef(uncheckedBytes: Array(repeating: 0, count: 32)),
+        ])
         #expect(Set(status.values) == [.redeemed, .spent, .unknown])
         #expect(try await h.issuer.fraudCases().isEmpty)
         try await h.expectBooksBalance()
@@ -147,9 +221,15 @@ import WalletCore
         forged[forged.count - 10] ^= 1
         let before = try await Books.of(h.issuer)
         let results = try await h.issuer.redeem(account: bob, chains: [Array(chain.dropLast()), forged, [1, 2, 3]])
-        #expect(results.map { if case .invalid(let code, _) = $0 { code } else { "?" } } == ["truncated", "bad_owner_signature", "unexpected_message_type"])
+        #expect(
+            results.map { if case .invalid(let code, _) = $0 { code } else { "?" } } == [
+                "truncated", "bad_owner_signature", "unexpected_message_type",
+            ])
         // The payer cannot redeem the payee's output.
-        #expect(try await h.issuer.redeem(account: alice, chains: [chain]).first.map { if case .invalid(let c, _) = $0 { c } else { "?" } } == "not_owner")
+        #expect(
+            try await h.issuer.redeem(account: alice, chains: [chain]).first.map {
+                if case .invalid(let c, _) = $0 { c } else { "?" }
+            } == "not_owner")
         // Every account, journal line, note, spent state and fraud case exactly as before.
         #expect(try await Books.of(h.issuer) == before)
         try await h.expectBooksBalance()
@@ -258,9 +338,13 @@ import WalletCore
             let held = try user.wallet.states().filter { $0.status == .available || $0.status == .received }
             if held.isEmpty { continue }
             for batch in stride(from: 0, to: held.count, by: 32) {
-                let results = try await h.issuer.redeem(account: user.account, chains: held[batch..<min(batch + 32, held.count)].map(\.chain.encoded))
+                let results = try await h.issuer.redeem(
+                    account: user.account, chains: held[batch..<min(batch + 32, held.count)].map(\.chain.encoded))
                 for r in results {
-                    guard case .credited(let amount) = r else { Issue.record("seed \(seed): honest redemption gave \(r)"); continue }
+                    guard case .credited(let amount) = r else {
+                        Issue.record("seed \(seed): honest redemption gave \(r)")
+                        continue
+                    }
                     credited += amount
                 }
             }
@@ -287,7 +371,10 @@ import WalletCore
         #expect(try await h.issuer.outstandingFloat() == 0)
         // After the sweep the change can no longer be redeemed.
         let change = try #require(try aliceWallet.states(.available).first?.chain.encoded)
-        #expect(try await h.issuer.redeem(account: alice, chains: [change]).first.map { if case .invalid(let c, _) = $0 { c } else { "?" } } == "expired")
+        #expect(
+            try await h.issuer.redeem(account: alice, chains: [change]).first.map {
+                if case .invalid(let c, _) = $0 { c } else { "?" }
+            } == "expired")
         try await h.expectBooksBalance()
     }
 
@@ -302,8 +389,10 @@ import WalletCore
         #expect(try await h.issuer.announce(account: alice, chain: toBob.encoded) == .credited(amount: 0))
         let other = try Transfer.sign(
             input: note.heldRef, outputs: [TransferOutput(owner: aliceWallet.publicKey, amount: 10_000)],
-            nonce: Nonce(uncheckedBytes: Array(repeating: 1, count: 16)), createdAt: h.clock.now, signer: aliceWallet.identity.signer)
-        guard case .conflict = try await h.issuer.announce(account: alice, chain: note.appending(other, holding: 0).encoded) else {
+            nonce: Nonce(uncheckedBytes: Array(repeating: 1, count: 16)), createdAt: h.clock.now,
+            signer: aliceWallet.identity.signer)
+        guard case .conflict = try await h.issuer.announce(account: alice, chain: note.appending(other, holding: 0).encoded)
+        else {
             Issue.record("conflicting announcement accepted")
             return
         }
@@ -336,15 +425,18 @@ import WalletCore
         }
         #expect(try await h.issuer.fraudCases().isEmpty)
 
-        guard case .conflict(let id, let credited) = try await h.issuer.reportFraud(
-            account: carol, chain: note.encoded, first: first.encoded, second: second.encoded)
+        guard
+            case .conflict(let id, let credited) = try await h.issuer.reportFraud(
+                account: carol, chain: note.encoded, first: first.encoded, second: second.encoded)
         else {
             Issue.record("a valid proof opened no case")
             return
         }
         #expect(credited == 0)
         // Reporting again finds the same case.
-        #expect(try await h.issuer.reportFraud(account: carol, chain: note.encoded, first: first.encoded, second: second.encoded) == .conflict(fraudCase: id, credited: 0))
+        #expect(
+            try await h.issuer.reportFraud(account: carol, chain: note.encoded, first: first.encoded, second: second.encoded)
+                == .conflict(fraudCase: id, credited: 0))
         let cases = try await h.issuer.fraudCases()
         #expect(cases.count == 1)
         #expect(cases.first?.cheaterAccount == alice)
@@ -408,7 +500,11 @@ import WalletCore
         let (aliceAccount, bob, carol, toBob, toCarol) = (d.aliceAccount, d.bob, d.carol, d.toBob, d.toCarol)
         let results = try await withThrowingTaskGroup(of: (Int64, RedeemResult).self) { group in
             for i in 0..<40 {
-                group.addTask { i % 2 == 0 ? (bob, try await h.issuer.redeem(account: bob, chains: [toBob])[0]) : (carol, try await h.issuer.redeem(account: carol, chains: [toCarol])[0]) }
+                group.addTask {
+                    i % 2 == 0
+                        ? (bob, try await h.issuer.redeem(account: bob, chains: [toBob])[0])
+                        : (carol, try await h.issuer.redeem(account: carol, chains: [toCarol])[0])
+                }
             }
             return try await group.reduce(into: [(Int64, RedeemResult)]()) { $0.append($1) }
         }

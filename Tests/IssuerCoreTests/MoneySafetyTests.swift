@@ -1,9 +1,10 @@
 import Foundation
-@testable import IssuerCore
 import IssuerTesting
 import OfflineNotes
 import SQLStore
 import Testing
+
+@testable import IssuerCore
 
 /// No balance leaves Int64, no non-integer reaches a money column, and no value
 /// read from the database can trap the server. Amounts in messages are money.
@@ -20,11 +21,15 @@ import Testing
         #expect(await issuerError { try await h.issuer.fund(account: payer, amount: 1) } == .amountOverflow)
         // Paying the full account online is refused the same way; the sender keeps the money.
         let richEmail = try await h.issuer.account(rich).email
-        #expect(await issuerError { try await h.issuer.send(from: payer, toEmail: richEmail, amount: 1, idempotencyKey: "send-overflow") } == .amountOverflow)
+        #expect(
+            await issuerError {
+                try await h.issuer.send(from: payer, toEmail: richEmail, amount: 1, idempotencyKey: "send-overflow")
+            } == .amountOverflow)
         #expect(try await h.balance(payer) == 1)
         #expect(try await h.balance(rich) == Int64.max)
         // Still usable: the rich account buys notes, logs in, and the books balance.
-        _ = try await h.issuer.purchase(account: rich, walletKey: wallet.publicKey, amount: 1_000, idempotencyKey: "buy-after-overflow")
+        _ = try await h.issuer.purchase(
+            account: rich, walletKey: wallet.publicKey, amount: 1_000, idempotencyKey: "buy-after-overflow")
         #expect(try await h.balance(rich) == Int64.max - 1_000)
         #expect(try await h.issuer.login(email: richEmail, password: "correct horse battery").balance == Int64.max - 1_000)
         try await h.expectBooksBalance()
@@ -43,7 +48,8 @@ import Testing
         try await h.database.transaction { conn in
             try await Ledger.post(
                 conn, kind: "test", reference: nil,
-                postings: [.init(account: debtor, amount: -(Int64.max - 1_000)), .init(account: bob, amount: Int64.max - 1_000)], entry: [9], now: 0)
+                postings: [.init(account: debtor, amount: -(Int64.max - 1_000)), .init(account: bob, amount: Int64.max - 1_000)],
+                entry: [9], now: 0)
         }
         let chain = try h.pay(3_000, from: alice, to: bobWallet)[0].encoded
         #expect(await issuerError { try await h.issuer.redeem(account: bob, chains: [chain]) } == .amountOverflow)
@@ -63,21 +69,35 @@ import Testing
         func post(_ postings: [Ledger.Posting], deferred: Ledger.Deltas? = nil, apply: Bool = true) async -> IssuerError? {
             await issuerError {
                 try await h.database.transaction { conn in
-                    try await Ledger.post(conn, kind: "test", reference: nil, postings: postings, entry: [1], now: 0, deferred: deferred)
+                    try await Ledger.post(
+                        conn, kind: "test", reference: nil, postings: postings, entry: [1], now: 0, deferred: deferred)
                     if apply { try await deferred?.apply(conn) }
                 }
             }
         }
         #expect(await post([.init(account: a, amount: Int64.min), .init(account: b, amount: 0)]) == .amountOverflow)
         // The sum of the postings itself overflows.
-        #expect(await post([.init(account: a, amount: Int64.max), .init(account: b, amount: Int64.max), .init(account: a, amount: -1)]) == .amountOverflow)
+        #expect(
+            await post([
+                .init(account: a, amount: Int64.max), .init(account: b, amount: Int64.max), .init(account: a, amount: -1),
+            ]) == .amountOverflow)
         // Two postings to one account collected in one batch, each fine alone.
         let collected = Ledger.Deltas(shard: 0)
-        #expect(await post([.init(account: a, amount: Int64.max), .init(account: b, amount: -Int64.max)], deferred: collected, apply: false) == nil)
-        #expect(await post([.init(account: a, amount: 1), .init(account: b, amount: -1)], deferred: collected, apply: false) == .amountOverflow)
+        #expect(
+            await post(
+                [.init(account: a, amount: Int64.max), .init(account: b, amount: -Int64.max)], deferred: collected, apply: false)
+                == nil)
+        #expect(
+            await post([.init(account: a, amount: 1), .init(account: b, amount: -1)], deferred: collected, apply: false)
+                == .amountOverflow)
         // A batch whose sum fits, applied to a balance it would push past Int64.max.
-        #expect(await post([.init(account: a, amount: Int64.max), .init(account: b, amount: -Int64.max)], deferred: Ledger.Deltas(shard: 0)) == nil)
-        #expect(await post([.init(account: a, amount: 1), .init(account: b, amount: -1)], deferred: Ledger.Deltas(shard: 0)) == .amountOverflow)
+        #expect(
+            await post(
+                [.init(account: a, amount: Int64.max), .init(account: b, amount: -Int64.max)], deferred: Ledger.Deltas(shard: 0))
+                == nil)
+        #expect(
+            await post([.init(account: a, amount: 1), .init(account: b, amount: -1)], deferred: Ledger.Deltas(shard: 0))
+                == .amountOverflow)
         // And written at once (not deferred).
         #expect(await post([.init(account: a, amount: 1), .init(account: b, amount: -1)]) == .amountOverflow)
         #expect(try await h.balance(a) == Int64.max)
@@ -104,13 +124,27 @@ import Testing
         #expect(await refused("UPDATE issued_note SET redeemed = -1"))
         if backend == .sqlite {
             #expect(await refused("UPDATE account SET balance = 0.5 WHERE id = ?", ann))
-            #expect(await refused("INSERT INTO journal(entry, account_id, amount, kind, created_at) VALUES (x'01', ?, 1.5, 'test', 0)", ann))
+            #expect(
+                await refused(
+                    "INSERT INTO journal(entry, account_id, amount, kind, created_at) VALUES (x'01', ?, 1.5, 'test', 0)", ann))
             #expect(await refused("UPDATE issued_note SET amount = 12.25"))
-            #expect(await refused("INSERT INTO spent_state(state_ref, spender, kind, chain, note_id, amount, created_at) VALUES (x'01', x'01', 'redeem', x'01', x'01', 1e300, 0)"))
-            #expect(await refused("INSERT INTO fraud_case(state_ref, second_spender, note_id, cheater_key, first_kind, chain, amount, created_at) VALUES (x'01', x'01', x'01', x'01', 'transfer', x'01', 0.1, 0)"))
+            #expect(
+                await refused(
+                    "INSERT INTO spent_state(state_ref, spender, kind, chain, note_id, amount, created_at) VALUES (x'01', x'01', 'redeem', x'01', x'01', 1e300, 0)"
+                ))
+            #expect(
+                await refused(
+                    "INSERT INTO fraud_case(state_ref, second_spender, note_id, cheater_key, first_kind, chain, amount, created_at) VALUES (x'01', x'01', x'01', x'01', 'transfer', x'01', 0.1, 0)"
+                ))
             // The same rows with integer amounts are accepted: the refusals above are the type.
-            #expect(await !refused("INSERT INTO spent_state(state_ref, spender, kind, chain, note_id, amount, created_at) VALUES (x'01', x'01', 'redeem', x'01', x'01', 1, 0)"))
-            #expect(await !refused("INSERT INTO fraud_case(state_ref, second_spender, note_id, cheater_key, first_kind, chain, amount, created_at) VALUES (x'01', x'01', x'01', x'01', 'transfer', x'01', 1, 0)"))
+            #expect(
+                await !refused(
+                    "INSERT INTO spent_state(state_ref, spender, kind, chain, note_id, amount, created_at) VALUES (x'01', x'01', 'redeem', x'01', x'01', 1, 0)"
+                ))
+            #expect(
+                await !refused(
+                    "INSERT INTO fraud_case(state_ref, second_spender, note_id, cheater_key, first_kind, chain, amount, created_at) VALUES (x'01', x'01', x'01', x'01', 'transfer', x'01', 1, 0)"
+                ))
             // A REAL beyond Int64's range (what an overflowing sum becomes).
             #expect(await refused("UPDATE account SET balance = 9223372036854775807.0 * 2 WHERE id = ?", ann))
         }
@@ -145,12 +179,21 @@ import Testing
         let short = IssuerError.insufficientFunds(balance: 250, requested: 6_000, currency: eur)
         #expect(short.description == "Balance 2.50 EUR is below the 60.00 EUR requested. Fund the account first.")
         #expect(short.code == "insufficient_funds")
-        #expect(IssuerError.insufficientFunds(balance: -3_005, requested: 1, currency: eur).description.hasPrefix("Balance -30.05 EUR is below the 0.01 EUR"))
-        #expect(IssuerError.insufficientFunds(balance: 5, requested: 600, currency: jpy).description.hasPrefix("Balance 5 JPY is below the 600 JPY"))
+        #expect(
+            IssuerError.insufficientFunds(balance: -3_005, requested: 1, currency: eur).description.hasPrefix(
+                "Balance -30.05 EUR is below the 0.01 EUR"))
+        #expect(
+            IssuerError.insufficientFunds(balance: 5, requested: 600, currency: jpy).description.hasPrefix(
+                "Balance 5 JPY is below the 600 JPY"))
         let limit = IssuerError.holdingLimitExceeded(limit: 50_000, outstanding: 45_000, requested: 10_000, currency: eur)
-        #expect(limit.description == "Buying 100.00 EUR would bring offline notes to 550.00 EUR, above the limit 500.00 EUR. Redeem or spend notes first.")
+        #expect(
+            limit.description
+                == "Buying 100.00 EUR would bring offline notes to 550.00 EUR, above the limit 500.00 EUR. Redeem or spend notes first."
+        )
         #expect(limit.code == "holding_limit_exceeded")
-        #expect(IssuerError.holdingLimitExceeded(limit: 1, outstanding: UInt64.max, requested: UInt64.max, currency: eur).description.contains("more than"))
+        #expect(
+            IssuerError.holdingLimitExceeded(limit: 1, outstanding: UInt64.max, requested: UInt64.max, currency: eur).description
+                .contains("more than"))
         #expect(IssuerError.amountOverflow.code == "amount_overflow")
     }
 
@@ -158,7 +201,9 @@ import Testing
     @Test func theIssuerReportsShortfallsInItsCurrency() async throws {
         let h = try await IssuerHarness(.sqlite)
         let (ann, wallet) = try await h.user("ann", funds: 250)
-        let error = await issuerError { try await h.issuer.purchase(account: ann, walletKey: wallet.publicKey, amount: 6_000, idempotencyKey: "too-much-01") }
+        let error = await issuerError {
+            try await h.issuer.purchase(account: ann, walletKey: wallet.publicKey, amount: 6_000, idempotencyKey: "too-much-01")
+        }
         #expect(error?.description == "Balance 2.50 EUR is below the 60.00 EUR requested. Fund the account first.")
     }
 }

@@ -33,7 +33,10 @@ import WalletCore
             let request = try payee.createRequest(amount: amount)
             let transfer = try Transfer.sign(
                 input: bobsState.ref,
-                outputs: [TransferOutput(owner: payee.publicKey, amount: amount), TransferOutput(owner: bobWallet.publicKey, amount: 6_000 - amount)],
+                outputs: [
+                    TransferOutput(owner: payee.publicKey, amount: amount),
+                    TransferOutput(owner: bobWallet.publicKey, amount: 6_000 - amount),
+                ],
                 nonce: request.nonce, createdAt: h.clock.now, signer: bobWallet.identity.signer)
             return (request, bobsState.chain.appending(transfer, holding: 0))
         }
@@ -80,7 +83,9 @@ import WalletCore
             #expect(fraud.cheaterAccount == bob)
             #expect(fraud.state == bobsState.ref)
             if let first = fraud.firstTransfer, let second = fraud.secondTransfer {
-                let evidence = FraudProof(chain: try Chain(decoding: fraud.chain), first: try Transfer(decoding: first), second: try Transfer(decoding: second))
+                let evidence = FraudProof(
+                    chain: try Chain(decoding: fraud.chain), first: try Transfer(decoding: first),
+                    second: try Transfer(decoding: second))
                 #expect(try verifier.verify(evidence, now: h.clock.now) == bobWallet.publicKey)
                 #expect(Set([evidence.first.hash, evidence.second.hash]).contains(honest.hash))
             }
@@ -95,7 +100,10 @@ import WalletCore
         #expect(after[carol] == before[carol].map { $0 + 2_500 })
         #expect(after[dave] == before[dave].map { $0 + 2_000 })
         for account in [alice, carol, dave] { #expect(try await !h.issuer.account(account).frozen, "account \(account) frozen") }
-        #expect(try await h.issuer.auditLog().filter { $0.action == "fraud_case" }.allSatisfy { $0.detail.contains(bobWallet.publicKey.keyID.hex) })
+        #expect(
+            try await h.issuer.auditLog().filter { $0.action == "fraud_case" }.allSatisfy {
+                $0.detail.contains(bobWallet.publicKey.keyID.hex)
+            })
 
         // Alice's change from the first hop is still hers to spend, and is paid like any note.
         try h.pay(4_000, from: aliceWallet, to: daveWallet)

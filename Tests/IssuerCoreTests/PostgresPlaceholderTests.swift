@@ -1,5 +1,6 @@
-@testable import SQLStore
 import Testing
+
+@testable import SQLStore
 
 /// `?` placeholders become `$1, $2, …` byte by byte (a walk over Characters showed
 /// in the load profile); text around them, non-ASCII included, is kept as it was.

@@ -1,9 +1,10 @@
 import Foundation
 import IssuerTesting
 import PostgresNIO
-@testable import SQLStore
 import Synchronization
 import Testing
+
+@testable import SQLStore
 
 /// Parsing and planning every statement anew would be half of PostgreSQL's cost per redemption
 /// batch: a connection prepares a statement the second time it runs it and reuses it after.
@@ -19,8 +20,10 @@ import Testing
     /// How many statements the connection holds prepared whose text contains `marker`. Its own
     /// text is the same every time and contains no marker, so it never counts itself.
     static func prepared(_ marker: String, on conn: any SQLConnection) async throws -> Int64 {
-        try #require(try await conn.queryOne(
-            "SELECT CAST(COUNT(*) AS BIGINT) AS n FROM pg_prepared_statements WHERE statement LIKE ?", "%\(marker)%")).int("n")
+        try #require(
+            try await conn.queryOne(
+                "SELECT CAST(COUNT(*) AS BIGINT) AS n FROM pg_prepared_statements WHERE statement LIKE ?", "%\(marker)%")
+        ).int("n")
     }
 
     @Test func aStatementIsPreparedOnItsSecondRunAndReusedAfter() async throws {
@@ -64,18 +67,20 @@ import Testing
             #expect(try await Self.prepared("typed", on: conn) == 3)
             for value in [SQLValue.null, .integer(3), .null] {
                 for _ in 1...3 {
-                    #expect(try await conn.queryOne("SELECT CAST(? AS BIGINT) AS v -- nullable", value)?["v"] == value, "\(value)")
+                    #expect(
+                        try await conn.queryOne("SELECT CAST(? AS BIGINT) AS v -- nullable", value)?["v"] == value, "\(value)")
                 }
             }
             // NULL leaves the parameter's type to the server: a statement of its own.
             #expect(try await Self.prepared("nullable", on: conn) == 2)
             for _ in 1...3 {
-                let row = try #require(try await conn.queryOne(
-                    """
-                    SELECT CAST(COUNT(*) AS BIGINT) AS n, CAST(SUM(i) AS BIGINT) AS total, MAX(t) AS last,
-                        string_agg(b, ''::bytea ORDER BY i) AS joined -- arrays
-                    FROM unnest(CAST(? AS BIGINT[]), CAST(? AS TEXT[]), CAST(? AS BYTEA[])) AS u(i, t, b)
-                    """, SQLValue.integers([1, 2, 39]), SQLValue.texts(["a", "c", "b"]), SQLValue.blobs([[1], [9, 9], []])))
+                let row = try #require(
+                    try await conn.queryOne(
+                        """
+                        SELECT CAST(COUNT(*) AS BIGINT) AS n, CAST(SUM(i) AS BIGINT) AS total, MAX(t) AS last,
+                            string_agg(b, ''::bytea ORDER BY i) AS joined -- arrays
+                        FROM unnest(CAST(? AS BIGINT[]), CAST(? AS TEXT[]), CAST(? AS BYTEA[])) AS u(i, t, b)
+                        """, SQLValue.integers([1, 2, 39]), SQLValue.texts(["a", "c", "b"]), SQLValue.blobs([[1], [9, 9], []])))
                 #expect(try row.int("n") == 3)
                 #expect(try row.int("total") == 42)
                 #expect(try row.text("last") == "c")
@@ -163,7 +168,9 @@ import Testing
             if attempt == 1 {
                 let pid = try #require(try await conn.queryOne("SELECT CAST(pg_backend_pid() AS BIGINT) AS pid")).int("pid")
                 // Waits (up to 5 s) until the backend has gone.
-                try await side.transaction { _ = try await $0.query("SELECT pg_terminate_backend(CAST(? AS INTEGER), 5000)", pid) }
+                try await side.transaction {
+                    _ = try await $0.query("SELECT pg_terminate_backend(CAST(? AS INTEGER), 5000)", pid)
+                }
             }
             return try #require(try await conn.queryOne("SELECT CAST(? AS BIGINT) AS x -- cut", Int64(attempt))).int("x")
         }

@@ -10,7 +10,8 @@ import Testing
         // 1_800_000_000 is a whole minute: the window runs to +60.
         h.clock.now = IssuerHarness.start + 50
         for _ in 0..<3 { #expect(try await h.issuer.rateLimit(bucket: "b", limit: 3, windowSeconds: 60) == nil) }
-        #expect(try await h.issuer.rateLimit(bucket: "b", limit: 3, windowSeconds: 60) == 10, "the 4th hit waits out the 10 s left")
+        #expect(
+            try await h.issuer.rateLimit(bucket: "b", limit: 3, windowSeconds: 60) == 10, "the 4th hit waits out the 10 s left")
         h.clock.now = IssuerHarness.start + 59
         #expect(try await h.issuer.rateLimit(bucket: "b", limit: 3, windowSeconds: 60) == 1)
         #expect(try await h.issuer.rateLimit(bucket: "other", limit: 3, windowSeconds: 60) == nil, "buckets count apart")

@@ -1,6 +1,7 @@
-@testable import IssuerCore
 import SQLStore
 import Testing
+
+@testable import IssuerCore
 
 /// `IssuerConfig.redemptionParallelism`'s default: one writer on SQLite; on PostgreSQL a second
 /// batch in flight only where there are cores for it (docs/performance.md, "A batch's fixed cost").

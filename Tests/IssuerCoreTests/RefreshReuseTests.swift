@@ -1,7 +1,8 @@
 import Foundation
-@testable import IssuerCore
 import IssuerTesting
 import Testing
+
+@testable import IssuerCore
 
 /// A lost answer to a refresh does not log the user out; a real reuse still
 /// revokes the login and raises the alarm.

@@ -23,8 +23,13 @@ import Testing
         let (account, spent) = try await h.database.transaction { conn in
             if conn.dialect == .postgres { try await conn.execute("SET LOCAL enable_seqscan = off") }
             // Issuer.loadAccount's outstanding notes; lastHolders' and losingBranchHolders' spent states.
-            return (try await Self.plan(conn, "SELECT CAST(COALESCE(SUM(amount - redeemed), 0) AS BIGINT) AS v FROM issued_note WHERE account_id = 1 AND swept = 0"),
-                    try await Self.plan(conn, "SELECT state_ref, kind, transfer FROM spent_state WHERE note_id = \(blob)"))
+            return (
+                try await Self.plan(
+                    conn,
+                    "SELECT CAST(COALESCE(SUM(amount - redeemed), 0) AS BIGINT) AS v FROM issued_note WHERE account_id = 1 AND swept = 0"
+                ),
+                try await Self.plan(conn, "SELECT state_ref, kind, transfer FROM spent_state WHERE note_id = \(blob)")
+            )
         }
         #expect(account.contains("issued_note_account"), "\(account)")
         #expect(spent.contains("spent_state_note"), "\(spent)")

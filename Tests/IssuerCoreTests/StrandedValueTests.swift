@@ -60,7 +60,8 @@ import WalletCore
         let nowhere = try Wallet.create(
             directory: h.scratch.path("nowhere-" + UUID().uuidString), keyCost: .testing,
             environment: WalletEnvironment(now: { clock.now }))
-        try nowhere.installTrust(authority: h.issuer.keyring.authority.publicKey, keyset: h.issuer.keyset.encoded, limits: h.issuer.limits.encoded)
+        try nowhere.installTrust(
+            authority: h.issuer.keyring.authority.publicKey, keyset: h.issuer.keyset.encoded, limits: h.issuer.limits.encoded)
         let sent = try middle.pay(try nowhere.createRequest(amount: 4_000))
         for chain in try PaymentBundle(decoding: sent.bundle).chains {
             _ = try await h.issuer.announce(account: middleAccount, chain: chain.encoded)
@@ -109,7 +110,9 @@ import WalletCore
         let h = try await IssuerHarness(backend)
         let (payerAccount, payer) = try await h.user("payer", funds: 5_000)
         for _ in 0..<2 {
-            try payer.deposit(try await h.issuer.purchase(account: payerAccount, walletKey: payer.publicKey, amount: 1_000, idempotencyKey: UUID().uuidString))
+            try payer.deposit(
+                try await h.issuer.purchase(
+                    account: payerAccount, walletKey: payer.publicKey, amount: 1_000, idempotencyKey: UUID().uuidString))
         }
         let (shop, shopWallet) = try await h.user("shop")
         let request = try shopWallet.createRequest(amount: 2_000)
@@ -141,9 +144,12 @@ import WalletCore
             keyCost: .testing, environment: WalletEnvironment(now: { clock.now }))
         try await h.registerKey(account: alice, signer: restored.identity.signer)
         let chains = try restored.restoredStates().map(\.chain.encoded)
-        let (results, fresh) = try await h.issuer.refresh(account: alice, walletKey: restored.publicKey, chains: chains, restore: true)
+        let (results, fresh) = try await h.issuer.refresh(
+            account: alice, walletKey: restored.publicKey, chains: chains, restore: true)
         #expect(results == [.credited(amount: 10_000)])
-        #expect(try restored.applyRestoreExchange([try #require(try restored.restoredStates().first).ref: .exchanged], fresh: fresh) == 10_000)
+        #expect(
+            try restored.applyRestoreExchange([try #require(try restored.restoredStates().first).ref: .exchanged], fresh: fresh)
+                == 10_000)
         #expect(try restored.balance().spendable == 10_000)
 
         // The old device, not knowing, pays Bob 2,500 offline; Bob redeems.
@@ -183,7 +189,8 @@ import WalletCore
             keyCost: .testing, environment: WalletEnvironment(now: { clock.now }))
         try await h.registerKey(account: alice, signer: restored.identity.signer)
         _ = try await h.issuer.refresh(
-            account: alice, walletKey: restored.publicKey, chains: try restored.restoredStates().map(\.chain.encoded), restore: true)
+            account: alice, walletKey: restored.publicKey, chains: try restored.restoredStates().map(\.chain.encoded),
+            restore: true)
 
         let paid = try h.pay(1_500, from: oldDevice, to: bobWallet)
         let announced = try await h.issuer.announce(account: alice, chain: paid[0].encoded)
@@ -217,7 +224,8 @@ import WalletCore
             keyCost: .testing, environment: WalletEnvironment(now: { clock.now }))
         try await h.registerKey(account: alice, signer: restored.identity.signer)
         let (results, fresh) = try await h.issuer.refresh(
-            account: alice, walletKey: restored.publicKey, chains: try restored.restoredStates().map(\.chain.encoded), restore: true)
+            account: alice, walletKey: restored.publicKey, chains: try restored.restoredStates().map(\.chain.encoded),
+            restore: true)
         #expect(results.count == 1)
         if case .invalid(let code, _) = results[0] { #expect(code == "already_spent") } else { Issue.record("got \(results)") }
         #expect(fresh.isEmpty)
@@ -231,8 +239,12 @@ import WalletCore
     func restoreConflictsFromASecondRestoreAreFraud(_ backend: Backend) async throws {
         let h = try await IssuerHarness(backend)
         let (alice, device1) = try await h.user("alice", funds: 20_000)
-        try device1.deposit(try await h.issuer.purchase(account: alice, walletKey: device1.publicKey, amount: 4_000, idempotencyKey: "restore-test-a"))
-        try device1.deposit(try await h.issuer.purchase(account: alice, walletKey: device1.publicKey, amount: 6_000, idempotencyKey: "restore-test-b"))
+        try device1.deposit(
+            try await h.issuer.purchase(
+                account: alice, walletKey: device1.publicKey, amount: 4_000, idempotencyKey: "restore-test-a"))
+        try device1.deposit(
+            try await h.issuer.purchase(
+                account: alice, walletKey: device1.publicKey, amount: 6_000, idempotencyKey: "restore-test-b"))
         let (bob, bobWallet) = try await h.user("bob")
         let backup = try device1.exportBackup(passphrase: "correct horse battery", cost: .testing)
 
@@ -243,9 +255,11 @@ import WalletCore
                 keyCost: .testing, environment: WalletEnvironment(now: { clock.now }))
             try await h.registerKey(account: alice, signer: w.identity.signer)
             let states = try w.restoredStates()
-            let (results, fresh) = try await h.issuer.refresh(account: alice, walletKey: w.publicKey, chains: states.map(\.chain.encoded), restore: true)
+            let (results, fresh) = try await h.issuer.refresh(
+                account: alice, walletKey: w.publicKey, chains: states.map(\.chain.encoded), restore: true)
             var outcomes: [StateRef: RestoreOutcome] = [:]
-            for (state, result) in zip(states, results) where result.creditedAmount > 0 || result == .alreadyCredited(amount: state.amount) {
+            for (state, result) in zip(states, results)
+            where result.creditedAmount > 0 || result == .alreadyCredited(amount: state.amount) {
                 outcomes[state.ref] = .exchanged
             }
             try w.applyRestoreExchange(outcomes, fresh: fresh)

@@ -24,7 +24,9 @@ import FoundationNetworking
 
     /// A request carrying the Idempotency-Key the withdrawal route requires (the generated
     /// decoder refuses its absence with 400 before any handler runs).
-    static func request(_ url: URL, method: String, token: String?, body: String?) async throws
+    static func request(
+        _ url: URL, method: String, token: String?, body: String?
+    ) async throws
         -> (status: Int, headers: [String: String], json: [String: Any])
     {
         var request = URLRequest(url: url)
@@ -47,11 +49,13 @@ import FoundationNetworking
         try await HTTPHarness.with { h in
             let (_, tokens, _) = try await h.user("alice")
             for (method, path, body) in Self.chainRoutes {
-                let anonymous = try await Self.request(h.baseURL.appendingPathComponent(path), method: method, token: nil, body: body)
+                let anonymous = try await Self.request(
+                    h.baseURL.appendingPathComponent(path), method: method, token: nil, body: body)
                 #expect(anonymous.status == 401, "\(method) \(path)")
                 #expect(anonymous.json["code"] as? String == "unauthorized", "\(method) \(path)")
                 #expect(anonymous.headers["content-type"] == "application/problem+json", "\(method) \(path)")
-                let user = try await Self.request(h.baseURL.appendingPathComponent(path), method: method, token: tokens.accessToken, body: body)
+                let user = try await Self.request(
+                    h.baseURL.appendingPathComponent(path), method: method, token: tokens.accessToken, body: body)
                 #expect(user.status == 404 && user.json["code"] as? String == "chain_not_configured", "\(method) \(path)")
             }
         }
@@ -72,7 +76,8 @@ import FoundationNetworking
             ]
             for (method, path, allow) in cases {
                 for token in [nil, tokens.accessToken] {
-                    let answer = try await rawRequest(h.baseURL.appendingPathComponent(path), method: method, token: token, body: Data("{}".utf8))
+                    let answer = try await rawRequest(
+                        h.baseURL.appendingPathComponent(path), method: method, token: token, body: Data("{}".utf8))
                     #expect(answer.status == 405, "\(method) \(path)")
                     #expect(answer.headers["allow"] == allow, "\(method) \(path)")
                     #expect(answer.headers["content-type"] == "application/problem+json", "\(method) \(path)")
@@ -82,7 +87,8 @@ import FoundationNetworking
             // A path the API does not have stays 404, and a served method still works.
             let missing = try await rawRequest(h.baseURL.appendingPathComponent("v1/no-such-thing"), method: "QUERY", body: nil)
             #expect(missing.status == 404)
-            let account = try await rawRequest(h.baseURL.appendingPathComponent("v1/account"), method: "GET", token: tokens.accessToken, body: nil)
+            let account = try await rawRequest(
+                h.baseURL.appendingPathComponent("v1/account"), method: "GET", token: tokens.accessToken, body: nil)
             #expect(account.status == 200)
         }
     }

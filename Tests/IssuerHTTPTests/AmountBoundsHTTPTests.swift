@@ -51,7 +51,9 @@ import FoundationNetworking
                         idempotencyKey: call.idempotent ? "bounds-\(n)-\(call.path.count)" : nil)
                     #expect(answer.status == 400, "\(call.path) amount \(json): \(answer.status) \(answer.json)")
                     #expect(answer.json["code"] as? String == code, "\(call.path) amount \(json): \(answer.json)")
-                    if code == "invalid_field" { #expect(answer.json["field"] as? String == "amount", "\(call.path) amount \(json): \(answer.json)") }
+                    if code == "invalid_field" {
+                        #expect(answer.json["field"] as? String == "amount", "\(call.path) amount \(json): \(answer.json)")
+                    }
                 }
             }
             #expect(try await booksRows(h.issuer.database) == books)
@@ -63,7 +65,9 @@ import FoundationNetworking
                 ("v1/account/fund", #"{"amount":5e2}"#), ("v1/notes/purchase", #"{"walletKey":"\#(key)","amount":9.223e3}"#),
                 ("v1/transfers", #"{"to":"\#(bobEmail)","amount":77}"#),
             ] {
-                let answer = try await post(h.baseURL.appendingPathComponent(path), token: aliceTokens.accessToken, body: body, idempotencyKey: "good-path-\(path.count)")
+                let answer = try await post(
+                    h.baseURL.appendingPathComponent(path), token: aliceTokens.accessToken, body: body,
+                    idempotencyKey: "good-path-\(path.count)")
                 #expect(answer.status == 200, "\(path): \(answer.json)")
             }
             #expect(try await alice.getAccount().ok.body.json.balance == 10_000 + 500 - 9_223 - 77)
@@ -102,7 +106,8 @@ import FoundationNetworking
     }
 
     /// POSTs raw JSON text (the typed client cannot write these bodies).
-    func post(_ url: URL, token: String, body: String, idempotencyKey: String?) async throws -> (status: Int, json: [String: Any]) {
+    func post(_ url: URL, token: String, body: String, idempotencyKey: String?) async throws -> (status: Int, json: [String: Any])
+    {
         var request = URLRequest(url: url)
         request.httpMethod = "POST"
         request.httpBody = Data(body.utf8)
@@ -120,12 +125,15 @@ import FoundationNetworking
         try await database.transaction { conn in
             try await conn.query("SELECT id, balance, frozen FROM account ORDER BY id").map { row in
                 "\(try row.int("id")): \(try row.int("balance")) \(try row.int("frozen"))"
-            } + conn.query(
-                """
-                SELECT (SELECT COUNT(*) FROM journal) AS j, (SELECT COUNT(*) FROM issued_note) AS n,
-                       (SELECT COUNT(*) FROM spent_state) AS s, (SELECT COUNT(*) FROM idempotency) AS i
-                """
-            ).map { row in "journal \(try row.int("j")) notes \(try row.int("n")) spent \(try row.int("s")) idempotency \(try row.int("i"))" }
+            }
+                + conn.query(
+                    """
+                    SELECT (SELECT COUNT(*) FROM journal) AS j, (SELECT COUNT(*) FROM issued_note) AS n,
+                           (SELECT COUNT(*) FROM spent_state) AS s, (SELECT COUNT(*) FROM idempotency) AS i
+                    """
+                ).map { row in
+                    "journal \(try row.int("j")) notes \(try row.int("n")) spent \(try row.int("s")) idempotency \(try row.int("i"))"
+                }
         }
     }
 }

@@ -21,7 +21,8 @@ final class FakeChain: ChainMonitor {
 
     init(ok: Bool = true) {
         reconciliation = Reconciliation(
-            block: 42, escrowBalance: ok ? 900 : 850, accounts: 800, debts: 0, outstandingNotes: 100, pendingWithdrawals: 0, unclaimed: 0,
+            block: 42, escrowBalance: ok ? 900 : 850, accounts: 800, debts: 0, outstandingNotes: 100, pendingWithdrawals: 0,
+            unclaimed: 0,
             uncreditedDeposits: 0, paidNotSettled: 0, expected: 900, difference: ok ? 0 : -50, ok: ok, creditedThrough: 40)
     }
 
@@ -60,8 +61,15 @@ final class FakeChain: ChainMonitor {
                 ("POST", "v1/chain/withdrawals", Data(#"{"amount":100,"to":"\#(Self.to)"}"#.utf8)),
                 ("GET", "v1/chain/withdrawals/0x" + String(repeating: "00", count: 32), nil),
                 ("GET", "v1/admin/chain/reconciliation", nil),
-                ("POST", "v1/admin/chain/unclaimed/assign", Data(#"{"txHash":"0x\#(String(repeating: "11", count: 32))","logIndex":0,"accountId":1,"reason":"test"}"#.utf8)),
-                ("POST", "v1/admin/chain/surplus", Data(#"{"amount":1,"txHash":"0x\#(String(repeating: "11", count: 32))","reason":"test"}"#.utf8)),
+                (
+                    "POST", "v1/admin/chain/unclaimed/assign",
+                    Data(
+                        #"{"txHash":"0x\#(String(repeating: "11", count: 32))","logIndex":0,"accountId":1,"reason":"test"}"#.utf8)
+                ),
+                (
+                    "POST", "v1/admin/chain/surplus",
+                    Data(#"{"amount":1,"txHash":"0x\#(String(repeating: "11", count: 32))","reason":"test"}"#.utf8)
+                ),
             ]
             for (method, path, body) in requests {
                 var request = URLRequest(url: base.appendingPathComponent(path))
@@ -94,12 +102,16 @@ final class FakeChain: ChainMonitor {
             #expect(instructions.accountRef == ChainAddress.hex(ref))
 
             let request = Operations.RequestWithdrawal.Input.Body.json(.init(amount: 2_500, to: Self.to))
-            let w = try await alice.requestWithdrawal(headers: .init(idempotencyKey: "withdraw-key-1"), body: request).accepted.body.json
-            #expect(w.amount == 2_500 && w.status == .pending && w.to == Self.to.uppercased().replacingOccurrences(of: "0X", with: "0x"))
+            let w = try await alice.requestWithdrawal(headers: .init(idempotencyKey: "withdraw-key-1"), body: request).accepted
+                .body.json
+            #expect(
+                w.amount == 2_500 && w.status == .pending
+                    && w.to == Self.to.uppercased().replacingOccurrences(of: "0X", with: "0x"))
             #expect(w.id.hasPrefix("0x") && w.id.count == 66 && w.txHash == nil)
             #expect(chain.wakes.withLock { $0 } == 1, "the payout sender is woken")
             // A retry answers the same withdrawal and debits nothing more.
-            let replay = try await alice.requestWithdrawal(headers: .init(idempotencyKey: "withdraw-key-1"), body: request).accepted.body.json
+            let replay = try await alice.requestWithdrawal(headers: .init(idempotencyKey: "withdraw-key-1"), body: request)
+                .accepted.body.json
             #expect(replay.id == w.id)
             #expect(try await alice.getAccount().ok.body.json.balance == 7_500)
             #expect(try await alice.listWithdrawals().ok.body.json.withdrawals.map(\.id) == [w.id])
@@ -114,19 +126,29 @@ final class FakeChain: ChainMonitor {
             #expect(paid.status == .paid && paid.txHash == ChainAddress.hex(hash))
 
             // Bad requests say what to do and change nothing.
-            for (amount, to, code) in [(Int64(100), "0x1234", "invalid_field"), (100, "0x" + String(repeating: "aB", count: 20), "invalid_field"),
-                                       (100, "0x" + String(repeating: "00", count: 20), "invalid_field"), (0, Self.to, "invalid_field"),
-                                       (1_000_000, Self.to, "insufficient_funds")] {
-                guard case .default(let status, let problem) = try await alice.requestWithdrawal(
-                    headers: .init(idempotencyKey: UUID().uuidString), body: .json(.init(amount: amount, to: to)))
-                else { Issue.record("withdrawal of \(amount) to \(to) accepted"); continue }
+            for (amount, to, code) in [
+                (Int64(100), "0x1234", "invalid_field"), (100, "0x" + String(repeating: "aB", count: 20), "invalid_field"),
+                (100, "0x" + String(repeating: "00", count: 20), "invalid_field"), (0, Self.to, "invalid_field"),
+                (1_000_000, Self.to, "insufficient_funds"),
+            ] {
+                guard
+                    case .default(let status, let problem) = try await alice.requestWithdrawal(
+                        headers: .init(idempotencyKey: UUID().uuidString), body: .json(.init(amount: amount, to: to)))
+                else {
+                    Issue.record("withdrawal of \(amount) to \(to) accepted")
+                    continue
+                }
                 #expect(status == (code == "insufficient_funds" ? 422 : 400), "\(amount) \(to)")
-                guard case .applicationProblemJson(let body) = problem.body else { Issue.record("not a problem"); continue }
+                guard case .applicationProblemJson(let body) = problem.body else {
+                    Issue.record("not a problem")
+                    continue
+                }
                 #expect(body.code == code, "\(amount) \(to): \(body.detail ?? "")")
             }
             #expect(try await alice.getAccount().ok.body.json.balance == 7_500)
             guard case .default(400, _) = try await alice.getWithdrawal(path: .init(withdrawalId: "0x12")) else {
-                Issue.record("a malformed id was not refused"); return
+                Issue.record("a malformed id was not refused")
+                return
             }
             #expect(try await h.issuer.checkLedger().isEmpty)
         }
@@ -137,16 +159,25 @@ final class FakeChain: ChainMonitor {
             let (alice, _, _) = try await h.user("alice")
             let (bob, _, _) = try await h.user("bob")
             _ = try await alice.fundAccount(body: .json(.init(amount: 1_000))).ok
-            let w = try await alice.requestWithdrawal(headers: .init(idempotencyKey: "alice-withdraws"), body: .json(.init(amount: 100, to: Self.to)))
-                .accepted.body.json
+            let w = try await alice.requestWithdrawal(
+                headers: .init(idempotencyKey: "alice-withdraws"), body: .json(.init(amount: 100, to: Self.to))
+            )
+            .accepted.body.json
             guard case .default(404, let problem) = try await bob.getWithdrawal(path: .init(withdrawalId: w.id)),
                 case .applicationProblemJson(let body) = problem.body
-            else { Issue.record("bob saw alice's withdrawal"); return }
+            else {
+                Issue.record("bob saw alice's withdrawal")
+                return
+            }
             #expect(body.code == "withdrawal_not_found")
             #expect(try await bob.listWithdrawals().ok.body.json.withdrawals.isEmpty)
             // The same answer as an id that does not exist at all.
-            guard case .default(404, _) = try await alice.getWithdrawal(path: .init(withdrawalId: "0x" + String(repeating: "11", count: 32))) else {
-                Issue.record("a missing withdrawal was not 404"); return
+            guard
+                case .default(404, _) = try await alice.getWithdrawal(
+                    path: .init(withdrawalId: "0x" + String(repeating: "11", count: 32)))
+            else {
+                Issue.record("a missing withdrawal was not 404")
+                return
             }
         }
     }
@@ -155,11 +186,16 @@ final class FakeChain: ChainMonitor {
         let chain = FakeChain(ok: false)
         try await HTTPHarness.with(chain: chain) { h in
             let (alice, _, _) = try await h.user("alice")
-            guard case .default(403, _) = try await alice.getReconciliation() else { Issue.record("a user reconciled"); return }
+            guard case .default(403, _) = try await alice.getReconciliation() else {
+                Issue.record("a user reconciled")
+                return
+            }
             #expect(chain.lastReconciliation == nil)
             let admin = try await Self.admin(h)
             let r = try await admin.getReconciliation().ok.body.json
-            #expect(r.block == 42 && r.escrowBalance == 850 && r.expected == 900 && r.difference == -50 && !r.ok && r.creditedThrough == 40)
+            #expect(
+                r.block == 42 && r.escrowBalance == 850 && r.expected == 900 && r.difference == -50 && !r.ok
+                    && r.creditedThrough == 40)
             #expect(r.currency == "EUR")
             let metrics = try await admin.metrics().ok.body.plainText
             let text = try await String(collecting: metrics, upTo: 1 << 20)
@@ -171,9 +207,12 @@ final class FakeChain: ChainMonitor {
             let (bob, bobTokens, _) = try await h.user("bob")
             let ref = try await h.issuer.depositReference(account: bobTokens.accountId)
             _ = try await h.issuer.creditChainDeposits(
-                [ChainDeposit(txHash: Array(repeating: 1, count: 32), logIndex: 0, blockNumber: 5, accountRef: ref, amount: 500)], scannedThrough: 5)
-            let w = try await bob.requestWithdrawal(headers: .init(idempotencyKey: "bob-withdraws"), body: .json(.init(amount: 200, to: Self.to)))
-                .accepted.body.json
+                [ChainDeposit(txHash: Array(repeating: 1, count: 32), logIndex: 0, blockNumber: 5, accountRef: ref, amount: 500)],
+                scannedThrough: 5)
+            let w = try await bob.requestWithdrawal(
+                headers: .init(idempotencyKey: "bob-withdraws"), body: .json(.init(amount: 200, to: Self.to))
+            )
+            .accepted.body.json
             _ = try await h.issuer.completeWithdrawal(id: try #require(ChainAddress.bytes(w.id, count: 32)), txHash: nil)
             for _ in 0..<2 {
                 let scraped = try await String(collecting: try await admin.metrics().ok.body.plainText, upTo: 1 << 20)
@@ -198,21 +237,27 @@ final class BooksChain: ChainMonitor {
     func reconcile() async throws -> Reconciliation {
         guard let issuer = issuer.withLock({ $0 }) else { throw IssuerError.storage("BooksChain has no issuer") }
         return try Reconciliation(
-            block: 42, escrowBalance: escrow.withLock { $0 }, liabilities: try await issuer.chainLiabilities(), uncreditedDeposits: 0, paidNotSettled: 0)
+            block: 42, escrowBalance: escrow.withLock { $0 }, liabilities: try await issuer.chainLiabilities(),
+            uncreditedDeposits: 0, paidNotSettled: 0)
     }
 
     func wake() {}
 }
 
 extension ChainRoutesTests {
-    static func post(_ h: HTTPHarness, _ path: String, token: String, _ json: String) async throws -> (status: Int, body: [String: Any]) {
+    static func post(
+        _ h: HTTPHarness, _ path: String, token: String, _ json: String
+    ) async throws -> (status: Int, body: [String: Any]) {
         var request = URLRequest(url: h.baseURL.appendingPathComponent(path))
         request.httpMethod = "POST"
         request.httpBody = Data(json.utf8)
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+        return (
+            (response as? HTTPURLResponse)?.statusCode ?? 0,
+            (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        )
     }
 
     /// An admin's token and account id.
@@ -227,8 +272,12 @@ extension ChainRoutesTests {
             let admin = try await Self.adminToken(h)
             let txHash = Array(repeating: UInt8(0x5A), count: 32)
             _ = try await h.issuer.creditChainDeposits(
-                [ChainDeposit(txHash: txHash, logIndex: 3, blockNumber: 7, accountRef: Array(repeating: 0xEE, count: 32), amount: 1_250)], scannedThrough: 7)
-            let body = #"{"txHash":"\#(ChainAddress.hex(txHash))","logIndex":3,"accountId":\#(tokens.accountId),"reason":"support ticket 17"}"#
+                [
+                    ChainDeposit(
+                        txHash: txHash, logIndex: 3, blockNumber: 7, accountRef: Array(repeating: 0xEE, count: 32), amount: 1_250)
+                ], scannedThrough: 7)
+            let body =
+                #"{"txHash":"\#(ChainAddress.hex(txHash))","logIndex":3,"accountId":\#(tokens.accountId),"reason":"support ticket 17"}"#
             let path = "v1/admin/chain/unclaimed/assign"
 
             let byUser = try await Self.post(h, path, token: tokens.accessToken, body)
@@ -237,7 +286,9 @@ extension ChainRoutesTests {
             let first = try await Self.post(h, path, token: admin.token, body)
             #expect(first.status == 200, "\(first.body)")
             #expect(first.body["amount"] as? Int == 1_250 && first.body["accountId"] as? Int == Int(tokens.accountId))
-            #expect(first.body["assignedBy"] as? Int == Int(admin.id) && first.body["blockNumber"] as? Int == 7 && first.body["currency"] as? String == "EUR")
+            #expect(
+                first.body["assignedBy"] as? Int == Int(admin.id) && first.body["blockNumber"] as? Int == 7
+                    && first.body["currency"] as? String == "EUR")
             #expect(try await alice.getAccount().ok.body.json.balance == 1_250)
 
             let second = try await Self.post(h, path, token: admin.token, body)
@@ -245,15 +296,20 @@ extension ChainRoutesTests {
             #expect((second.body["detail"] as? String)?.contains("already credited to account \(tokens.accountId)") == true)
             #expect(try await alice.getAccount().ok.body.json.balance == 1_250)
 
-            let unknown = try await Self.post(h, path, token: admin.token, body.replacingOccurrences(of: #""logIndex":3"#, with: #""logIndex":4"#))
+            let unknown = try await Self.post(
+                h, path, token: admin.token, body.replacingOccurrences(of: #""logIndex":3"#, with: #""logIndex":4"#))
             #expect(unknown.status == 404 && unknown.body["code"] as? String == "deposit_not_found")
-            let noReason = try await Self.post(h, path, token: admin.token, body.replacingOccurrences(of: "support ticket 17", with: " "))
+            let noReason = try await Self.post(
+                h, path, token: admin.token, body.replacingOccurrences(of: "support ticket 17", with: " "))
             #expect(noReason.status == 400 && noReason.body["field"] as? String == "reason")
-            let badHash = try await Self.post(h, path, token: admin.token, body.replacingOccurrences(of: ChainAddress.hex(txHash), with: "0x12"))
+            let badHash = try await Self.post(
+                h, path, token: admin.token, body.replacingOccurrences(of: ChainAddress.hex(txHash), with: "0x12"))
             #expect(badHash.status == 400 && badHash.body["field"] as? String == "txHash")
 
             let audit = try await h.issuer.auditLog(limit: 1)
-            #expect(audit.first?.action == "chain_deposit_assigned" && audit.first?.actor == admin.id && audit.first?.detail.hasSuffix("support ticket 17") == true)
+            #expect(
+                audit.first?.action == "chain_deposit_assigned" && audit.first?.actor == admin.id
+                    && audit.first?.detail.hasSuffix("support ticket 17") == true)
             #expect(try await h.issuer.checkLedger().isEmpty)
         }
     }
@@ -269,15 +325,21 @@ extension ChainRoutesTests {
             // A deposit credited (the escrow holds it), then 500 sent straight to the escrow.
             let ref = try await h.issuer.depositReference(account: tokens.accountId)
             _ = try await h.issuer.creditChainDeposits(
-                [ChainDeposit(txHash: Array(repeating: 1, count: 32), logIndex: 0, blockNumber: 5, accountRef: ref, amount: 2_000)], scannedThrough: 5)
+                [
+                    ChainDeposit(
+                        txHash: Array(repeating: 1, count: 32), logIndex: 0, blockNumber: 5, accountRef: ref, amount: 2_000)
+                ], scannedThrough: 5)
             chain.escrow.withLock { $0 = 2_000 }
             #expect(try await adminClient.getReconciliation().ok.body.json.ok)
             let path = "v1/admin/chain/surplus"
             let transfer = ChainAddress.hex(Array(repeating: 0x77, count: 32))
-            func body(_ amount: Int, _ hash: String = transfer) -> String { #"{"amount":\#(amount),"txHash":"\#(hash)","reason":"token transfer to the escrow"}"# }
+            func body(_ amount: Int, _ hash: String = transfer) -> String {
+                #"{"amount":\#(amount),"txHash":"\#(hash)","reason":"token transfer to the escrow"}"#
+            }
 
             let nothing = try await Self.post(h, path, token: admin.token, body(500))
-            #expect(nothing.status == 409 && nothing.body["code"] as? String == "no_surplus", "no difference yet: \(nothing.body)")
+            #expect(
+                nothing.status == 409 && nothing.body["code"] as? String == "no_surplus", "no difference yet: \(nothing.body)")
             chain.escrow.withLock { $0 += 500 }
             let r = try await adminClient.getReconciliation().ok.body.json
             #expect(!r.ok && r.difference == 500)
@@ -289,7 +351,9 @@ extension ChainRoutesTests {
             #expect((tooMuch.body["detail"] as? String)?.contains("5.00 EUR") == true)
 
             let booked = try await Self.post(h, path, token: admin.token, body(500))
-            #expect(booked.status == 200 && booked.body["replayed"] as? Bool == false && booked.body["bookedBy"] as? Int == Int(admin.id), "\(booked.body)")
+            #expect(
+                booked.status == 200 && booked.body["replayed"] as? Bool == false
+                    && booked.body["bookedBy"] as? Int == Int(admin.id), "\(booked.body)")
             let after = try await adminClient.getReconciliation().ok.body.json
             #expect(after.ok && after.difference == 0 && after.unclaimed == 500)
 
@@ -298,7 +362,8 @@ extension ChainRoutesTests {
             #expect(replay.status == 200 && replay.body["replayed"] as? Bool == true)
             let otherAmount = try await Self.post(h, path, token: admin.token, body(300))
             #expect(otherAmount.status == 409 && otherAmount.body["code"] as? String == "surplus_conflict")
-            let otherHash = try await Self.post(h, path, token: admin.token, body(500, ChainAddress.hex(Array(repeating: 0x78, count: 32))))
+            let otherHash = try await Self.post(
+                h, path, token: admin.token, body(500, ChainAddress.hex(Array(repeating: 0x78, count: 32))))
             #expect(otherHash.status == 409 && otherHash.body["code"] as? String == "no_surplus")
             #expect(try await adminClient.getReconciliation().ok.body.json.ok)
             #expect(try await h.issuer.chainSurplusBooked() == 500)

@@ -48,7 +48,8 @@ import Testing
                     for _ in 0..<8 {
                         try await Task.sleep(for: .milliseconds(40))
                         let rows = try await side.transaction(durable: true) { conn in
-                            try await conn.query("SELECT pg_terminate_backend(pid) AS t FROM pg_stat_activity WHERE application_name = ?", name)
+                            try await conn.query(
+                                "SELECT pg_terminate_backend(pid) AS t FROM pg_stat_activity WHERE application_name = ?", name)
                         }
                         outcome.terminated += rows.count
                     }
@@ -60,7 +61,8 @@ import Testing
             }
         }
         guard let outcome = try await Self.result(of: workload, within: .seconds(180)) else {
-            Issue.record("transactions still running 180 s after the connection cuts: a transaction whose connection was cut never ended")
+            Issue.record(
+                "transactions still running 180 s after the connection cuts: a transaction whose connection was cut never ended")
             return  // the store is left open: closing it would wait for the stuck transaction
         }
         #expect(outcome.terminated > 0, "the cuts reached no connection: the test exercised nothing")
@@ -115,7 +117,10 @@ final class DeadlineRace<T: Sendable>: @unchecked Sendable {
 
     func finish(_ r: Result<T?, any Error>) {
         lock.lock()
-        guard result == nil else { lock.unlock(); return }
+        guard result == nil else {
+            lock.unlock()
+            return
+        }
         result = r
         let w = waiter
         waiter = nil

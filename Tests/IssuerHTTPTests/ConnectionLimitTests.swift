@@ -86,7 +86,9 @@ import Darwin
             let body = #"{"email":"slow@example.com","password":"correct horse battery"}"#
             let outcome = await offPool { () -> (closed: Bool, received: String) in
                 guard let socket = try? LoopbackSocket(port: port),
-                    socket.send("POST /v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n")
+                    socket.send(
+                        "POST /v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
+                    )
                 else { return (false, "") }
                 for byte in body {
                     guard socket.send(String(byte)) else { return (true, "") }
@@ -122,7 +124,9 @@ import Darwin
                 return (closedBefore, ownAnswer, closedAfter, "HTTP/1.1 200")
                 #endif
             }
-            #expect(outcome.closedBefore == 1, "\(outcome.closedBefore) of 4 silent connections from one address were closed with a cap of 3")
+            #expect(
+                outcome.closedBefore == 1,
+                "\(outcome.closedBefore) of 4 silent connections from one address were closed with a cap of 3")
             #expect(outcome.own.hasPrefix("HTTP/1.1 200"), "the capped address's own request was not served: \(outcome.own)")
             #expect(outcome.closedAfter == 2, "\(outcome.closedAfter) of 4 closed after one more connection from the address")
             #expect(outcome.other.hasPrefix("HTTP/1.1 200"), "another address was not served: \(outcome.other)")
@@ -135,7 +139,9 @@ import Darwin
         var closed = Set<Int>()
         let deadline = ContinuousClock.now + .seconds(10)
         func look() {
-            for (i, socket) in sockets.enumerated() where !closed.contains(i) && socket.waitForClose(within: .zero).closed { closed.insert(i) }
+            for (i, socket) in sockets.enumerated() where !closed.contains(i) && socket.waitForClose(within: .zero).closed {
+                closed.insert(i)
+            }
         }
         repeat {
             look()
@@ -186,14 +192,18 @@ final class LoopbackSocket: @unchecked Sendable {  // one test thread uses it at
         guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
         if let source {
             var local = Self.address("\(source)", port: 0)
-            let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
             guard bound == 0 else {
                 _ = systemClose(fd)
                 throw Failure(description: "bind \(source): errno \(errno)")
             }
         }
         var remote = Self.address("127.0.0.1", port: port)
-        let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let connected = withUnsafePointer(to: &remote) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
         guard connected == 0 else {
             _ = systemClose(fd)
             throw Failure(description: "connect: errno \(errno)")
@@ -235,7 +245,8 @@ final class LoopbackSocket: @unchecked Sendable {  // one test thread uses it at
         var received: [UInt8] = []
         while true {
             let left = deadline - ContinuousClock.now
-            let milliseconds = max(0, Int32(left.components.seconds * 1_000 + left.components.attoseconds / 1_000_000_000_000_000))
+            let milliseconds = max(
+                0, Int32(left.components.seconds * 1_000 + left.components.attoseconds / 1_000_000_000_000_000))
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, milliseconds) > 0 else { return (false, String(decoding: received, as: UTF8.self)) }
             var buffer = [UInt8](repeating: 0, count: 4_096)

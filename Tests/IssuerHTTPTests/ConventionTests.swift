@@ -12,7 +12,9 @@ import FoundationNetworking
 /// bodies, query ranges, and metrics labelled by the status the client really got.
 @Suite struct ConventionTests {
     /// The raw answer to a request: status, headers (lower-cased names) and body bytes.
-    static func fetch(_ url: URL, method: String = "GET", token: String? = nil, body: Data? = nil) async throws
+    static func fetch(
+        _ url: URL, method: String = "GET", token: String? = nil, body: Data? = nil
+    ) async throws
         -> (status: Int, headers: [String: String], body: Data)
     {
         var request = URLRequest(url: url)
@@ -32,7 +34,8 @@ import FoundationNetworking
     /// Sources/Protocol/WalletAPI/openapi.yaml, read from the source tree.
     static var sourceDocument: Data {
         get throws {
-            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent()
             return try Data(contentsOf: root.appendingPathComponent("Sources/Protocol/WalletAPI/openapi.yaml"))
         }
     }
@@ -42,7 +45,9 @@ import FoundationNetworking
             let answer = try await Self.fetch(h.baseURL.appendingPathComponent("openapi.yaml"))
             #expect(answer.status == 200)
             #expect(answer.headers["content-type"] == "application/yaml")
-            #expect(answer.body == (try Self.sourceDocument), "the served document differs from Sources/Protocol/WalletAPI/openapi.yaml")
+            #expect(
+                answer.body == (try Self.sourceDocument),
+                "the served document differs from Sources/Protocol/WalletAPI/openapi.yaml")
             #expect(String(decoding: answer.body, as: UTF8.self).contains("operationId: fundAccount"))
         }
     }
@@ -52,7 +57,8 @@ import FoundationNetworking
             let (_, tokens, _) = try await h.user("alice")
             // GET-only path, with and without a token: 405 before anything else is looked at.
             for token in [nil, tokens.accessToken] {
-                let post = try await Self.fetch(h.baseURL.appendingPathComponent("v1/account"), method: "POST", token: token, body: Data("{}".utf8))
+                let post = try await Self.fetch(
+                    h.baseURL.appendingPathComponent("v1/account"), method: "POST", token: token, body: Data("{}".utf8))
                 #expect(post.status == 405)
                 #expect(post.headers["allow"] == "GET")
                 #expect(post.headers["content-type"] == "application/problem+json")
@@ -64,7 +70,8 @@ import FoundationNetworking
             #expect(get.status == 405)
             #expect(get.headers["allow"] == "POST")
             // A templated path.
-            let put = try await Self.fetch(h.baseURL.appendingPathComponent("v1/admin/accounts/7/freeze"), method: "PUT", body: Data("{}".utf8))
+            let put = try await Self.fetch(
+                h.baseURL.appendingPathComponent("v1/admin/accounts/7/freeze"), method: "PUT", body: Data("{}".utf8))
             #expect(put.status == 405)
             #expect(put.headers["allow"] == "POST")
             let delete = try await Self.fetch(h.baseURL.appendingPathComponent("openapi.yaml"), method: "DELETE")
@@ -77,7 +84,9 @@ import FoundationNetworking
             #expect(head.body.isEmpty)
             // Unknown paths: 404 problem+json, whatever the method.
             for method in ["GET", "POST"] {
-                let missing = try await Self.fetch(h.baseURL.appendingPathComponent("v1/no-such-thing"), method: method, body: method == "POST" ? Data("{}".utf8) : nil)
+                let missing = try await Self.fetch(
+                    h.baseURL.appendingPathComponent("v1/no-such-thing"), method: method,
+                    body: method == "POST" ? Data("{}".utf8) : nil)
                 #expect(missing.status == 404)
                 #expect(missing.headers["allow"] == nil)
                 #expect(missing.headers["content-type"] == "application/problem+json")
@@ -112,7 +121,8 @@ import FoundationNetworking
             #expect((Self.json(nested.body)["detail"] as? String)?.contains("$.x[1].b") == true)
             // Too deep: refused by the check, which does not recurse.
             let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
-            let tooDeep = try await Self.fetch(fund, method: "POST", token: tokens.accessToken, body: Data(#"{"amount":1,"x":\#(deep)}"#.utf8))
+            let tooDeep = try await Self.fetch(
+                fund, method: "POST", token: tokens.accessToken, body: Data(#"{"amount":1,"x":\#(deep)}"#.utf8))
             #expect(tooDeep.status == 400)
             #expect(Self.json(tooDeep.body)["code"] as? String == "json_too_deep")
             // A well-formed body still goes through.
@@ -128,8 +138,10 @@ import FoundationNetworking
             let (alice, tokens, _) = try await h.user("alice")
             _ = try await alice.fundAccount(body: .json(.init(amount: 3))).ok
             let history = h.baseURL.appendingPathComponent("v1/account/history")
-            for (query, parameter, range) in [("limit=0", "limit", "from 1 to 200"), ("limit=201", "limit", "from 1 to 200"),
-                                              ("limit=-5", "limit", "from 1 to 200"), ("before=0", "before", "at least 1")] {
+            for (query, parameter, range) in [
+                ("limit=0", "limit", "from 1 to 200"), ("limit=201", "limit", "from 1 to 200"),
+                ("limit=-5", "limit", "from 1 to 200"), ("before=0", "before", "at least 1"),
+            ] {
                 let answer = try await Self.fetch(URL(string: "\(history.absoluteString)?\(query)")!, token: tokens.accessToken)
                 #expect(answer.status == 400, "\(query)")
                 #expect(answer.headers["content-type"] == "application/problem+json")
@@ -144,13 +156,19 @@ import FoundationNetworking
 
             let adminEmail = "root-\(UUID().uuidString.prefix(6))@example.com"
             _ = try await h.issuer.register(email: adminEmail, password: "admin password 123", role: "admin")
-            let admin = h.client(token: try await h.client().login(body: .json(.init(email: adminEmail, password: "admin password 123"))).ok.body.json.accessToken)
+            let admin = h.client(
+                token: try await h.client().login(body: .json(.init(email: adminEmail, password: "admin password 123"))).ok.body
+                    .json.accessToken)
             guard case .default(400, let problem) = try await admin.getAuditLog(query: .init(limit: 1_001)) else {
-                Issue.record("audit limit 1001 was not refused"); return
+                Issue.record("audit limit 1001 was not refused")
+                return
             }
             #expect(try problem.body.applicationProblemJson.field == "limit")
             #expect(try problem.body.applicationProblemJson.detail?.contains("from 1 to 1000") == true)
-            guard case .default(400, _) = try await admin.getAuditLog(query: .init(limit: 0)) else { Issue.record("audit limit 0 was not refused"); return }
+            guard case .default(400, _) = try await admin.getAuditLog(query: .init(limit: 0)) else {
+                Issue.record("audit limit 0 was not refused")
+                return
+            }
             _ = try await admin.getAuditLog(query: .init(limit: 1_000)).ok
         }
     }
@@ -168,9 +186,12 @@ import FoundationNetworking
             let (_, tokens, _) = try await h.user("alice")
             let account = h.baseURL.appendingPathComponent("v1/account")
             #expect(try await Self.fetch(account).status == 401)  // refused in the handler
-            #expect(try await Self.fetch(account, token: tokens.accessToken + "x").status == 401)  // refused by the auth middleware
+            // Refused by the auth middleware.
+            #expect(try await Self.fetch(account, token: tokens.accessToken + "x").status == 401)
             #expect(try await Self.fetch(h.baseURL.appendingPathComponent("v1/nowhere")).status == 404)
-            #expect(try await Self.fetch(h.baseURL.appendingPathComponent("v1/auth/login"), method: "POST", body: Data("{".utf8)).status == 400)
+            #expect(
+                try await Self.fetch(h.baseURL.appendingPathComponent("v1/auth/login"), method: "POST", body: Data("{".utf8))
+                    .status == 400)
             #expect(try await Self.fetch(account, method: "DELETE").status == 405)
 
             let expected = [
@@ -185,7 +206,8 @@ import FoundationNetworking
             let admin = try await h.adminToken().token
             let deadline = ContinuousClock.now + .seconds(60)
             while true {
-                text = String(decoding: try await Self.fetch(h.baseURL.appendingPathComponent("metrics"), token: admin).body, as: UTF8.self)
+                text = String(
+                    decoding: try await Self.fetch(h.baseURL.appendingPathComponent("metrics"), token: admin).body, as: UTF8.self)
                 if expected.allSatisfy({ text.contains("hb_requests{\($0)}") }) || ContinuousClock.now > deadline { break }
                 try await Task.sleep(for: .milliseconds(10))
             }
@@ -193,7 +215,9 @@ import FoundationNetworking
             // (Other suites' servers count into the same process-wide registry: look at these routes only.)
             let fiveHundreds = text.split(separator: "\n").filter { line in
                 line.contains(#"http_response_status_code="500""#)
-                    && [#"http_route="/v1/account""#, #"http_route="NotFound""#, #"http_route="/v1/auth/login""#].contains { line.contains($0) }
+                    && [#"http_route="/v1/account""#, #"http_route="NotFound""#, #"http_route="/v1/auth/login""#].contains {
+                        line.contains($0)
+                    }
             }
             #expect(fiveHundreds.isEmpty, "client errors counted as 500: \(fiveHundreds)")
         }

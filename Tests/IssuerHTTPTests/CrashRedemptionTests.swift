@@ -28,7 +28,8 @@ import FoundationNetworking
     func killingTheServerDuringRedemptionsAndRefreshesCreditsEachStateOnce(_ backend: HTTPBackend) async throws {
         let dir = try TemporaryDirectory("crash-redeem")
         let database = try await CrashDatabase(backend, dir: dir)
-        let arguments = ["--database", dir.path("server.sqlite"), "--keys", dir.path("keys"), "--dev-funding", "--log-level", "error"]
+        let arguments =
+            ["--database", dir.path("server.sqlite"), "--keys", dir.path("keys"), "--dev-funding", "--log-level", "error"]
             + (database.postgresURL.map { ["--postgres", $0] } ?? [])
         var server = try await ServerProcess.start(arguments: arguments, directory: dir.path)
         defer { server.kill() }
@@ -43,9 +44,12 @@ import FoundationNetworking
             let request = try bob.wallet.createRequest(amount: 100)
             let sent = try alice.wallet.pay(request)
             _ = try bob.wallet.receive(sent.bundle, for: request.nonce)
-            redemptions.append(.init(kind: .redeem, chain: Base64URL.encode(try PaymentBundle(decoding: sent.bundle).chains[0].encoded)))
+            redemptions.append(
+                .init(kind: .redeem, chain: Base64URL.encode(try PaymentBundle(decoding: sent.bundle).chains[0].encoded)))
         }
-        let refreshes = try alice.wallet.states(.available).map { CrashItem(kind: .refresh, chain: Base64URL.encode($0.chain.encoded)) }
+        let refreshes = try alice.wallet.states(.available).map {
+            CrashItem(kind: .refresh, chain: Base64URL.encode($0.chain.encoded))
+        }
         // Alternating, so that both kinds are answered, and both in flight, when the server dies.
         let items = zip(redemptions, refreshes).flatMap { [$0, $1] }
         #expect(items.count == 48)
@@ -74,7 +78,9 @@ import FoundationNetworking
         }
         server.kill()
         #expect(firstAnswers.count >= killAt, "the server died before the kill")
-        #expect(Set(firstAnswers.keys.map { items[$0].kind }).count == 2, "the crash did not come after both redemptions and refreshes")
+        #expect(
+            Set(firstAnswers.keys.map { items[$0].kind }).count == 2,
+            "the crash did not come after both redemptions and refreshes")
         #expect(firstAnswers.count < items.count, "every request was answered before the kill: nothing was interrupted")
 
         // The books balance after the crash, before any retry.
@@ -89,10 +95,14 @@ import FoundationNetworking
         var credits = 0
         var fresh: [String] = []
         for (i, item) in items.enumerated() {
-            let retry = try #require(await item.send(bob: bobAgain.api, alice: aliceAgain.api, aliceKey: aliceKey), "retry of \(item.kind) \(i) failed")
+            let retry = try #require(
+                await item.send(bob: bobAgain.api, alice: aliceAgain.api, aliceKey: aliceKey), "retry of \(item.kind) \(i) failed"
+            )
             let first = firstAnswers[i]
             // At most one "credited" per state across the answer before the crash and the retry.
-            #expect(retry.status == .alreadyCredited || (retry.status == .credited && first == nil), "item \(i): \(String(describing: first)) then \(retry)")
+            #expect(
+                retry.status == .alreadyCredited || (retry.status == .credited && first == nil),
+                "item \(i): \(String(describing: first)) then \(retry)")
             credits += [first?.status, retry.status].filter { $0 == .credited }.count
             if item.kind == .refresh {
                 #expect(retry.notes.count == 1, "refresh \(i) answered \(retry.notes.count) notes")
@@ -113,7 +123,8 @@ import FoundationNetworking
         #expect(try await issuer.checkLedger().isEmpty)
         // The fresh notes are Alice's and spendable once the wallet takes them.
         let refreshed = try alice.wallet.states(.available).map(\.ref)
-        let added = try alice.wallet.exchange(refreshed, for: fresh.map { try Chain(decoding: try #require(Base64URL.decode($0))) })
+        let added = try alice.wallet.exchange(
+            refreshed, for: fresh.map { try Chain(decoding: try #require(Base64URL.decode($0))) })
         #expect(added == 2_400)
         #expect(try alice.wallet.balance().spendable == 2_400)
         await issuer.database.close()
@@ -134,7 +145,8 @@ import FoundationNetworking
             _ = try await alice.fundAccount(body: .json(.init(amount: 10_000))).ok
             let bought = try await alice.purchaseNotes(
                 headers: .init(idempotencyKey: "race-purchase"),
-                body: .json(.init(walletKey: Base64URL.encode(aliceWallet.publicKey.bytes), amount: 10_000))).ok.body.json
+                body: .json(.init(walletKey: Base64URL.encode(aliceWallet.publicKey.bytes), amount: 10_000))
+            ).ok.body.json
             try aliceWallet.deposit(try bought.chains.map { try Chain(decoding: try #require(Base64URL.decode($0))) })
             let request = try bobWallet.createRequest(amount: 4_000)
             let sent = try aliceWallet.pay(request)
@@ -146,12 +158,23 @@ import FoundationNetworking
                 for i in 0..<36 {
                     group.addTask {
                         switch i % 3 {
-                        case 0: return ("redeem", await CrashItem(kind: .redeem, chain: chain).send(bob: bob, alice: alice, aliceKey: ""))
-                        case 1: return ("refresh", await CrashItem(kind: .refresh, chain: chain).send(bob: bob, alice: bob, aliceKey: bobKey))
+                        case 0:
+                            return (
+                                "redeem", await CrashItem(kind: .redeem, chain: chain).send(bob: bob, alice: alice, aliceKey: "")
+                            )
+                        case 1:
+                            return (
+                                "refresh",
+                                await CrashItem(kind: .refresh, chain: chain).send(bob: bob, alice: bob, aliceKey: bobKey)
+                            )
                         default:
-                            guard case .ok(let ok) = try? await alice.announceTransfer(body: .json(.init(chain: chain))), let result = try? ok.body.json
+                            guard case .ok(let ok) = try? await alice.announceTransfer(body: .json(.init(chain: chain))),
+                                let result = try? ok.body.json
                             else { return ("announce", nil) }
-                            return ("announce", CrashAnswer(status: result.status, amount: result.amount, notes: [], fraudCase: result.fraudCase))
+                            return (
+                                "announce",
+                                CrashAnswer(status: result.status, amount: result.amount, notes: [], fraudCase: result.fraudCase)
+                            )
                         }
                     }
                 }
@@ -172,7 +195,9 @@ import FoundationNetworking
 
             // The 4,000 is in Bob's account or in his fresh notes, never both and never twice.
             let account = try await bob.getAccount().ok.body.json
-            #expect(account.balance + account.outstandingNotes == 4_000, "balance \(account.balance) + notes \(account.outstandingNotes)")
+            #expect(
+                account.balance + account.outstandingNotes == 4_000,
+                "balance \(account.balance) + notes \(account.outstandingNotes)")
             #expect(account.outstandingNotes == 4_000)  // a refresh after the credit buys notes with it
             #expect(try await h.issuer.outstandingFloat() == 6_000 + 4_000)
             #expect(try await h.issuer.fraudCases().isEmpty)
@@ -185,8 +210,18 @@ import FoundationNetworking
 /// The next item to send, and how many answers came back, shared by the workers.
 final class CrashCounters: Sendable {
     private let state = Mutex((next: 0, answered: 0))
-    func next() -> Int { state.withLock { s in defer { s.next += 1 }; return s.next } }
-    func answered() -> Int { state.withLock { s in s.answered += 1; return s.answered } }
+    func next() -> Int {
+        state.withLock { s in
+            defer { s.next += 1 }
+            return s.next
+        }
+    }
+    func answered() -> Int {
+        state.withLock { s in
+            s.answered += 1
+            return s.answered
+        }
+    }
 }
 
 /// One value-moving request of the crash test: Bob redeems a chain, or its owner refreshes it.

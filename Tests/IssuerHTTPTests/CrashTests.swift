@@ -24,17 +24,25 @@ import FoundationNetworking
     /// Successful purchases so far, counted across the workers.
     final class Counter: Sendable {
         private let count = Mutex(0)
-        func increment() -> Int { count.withLock { $0 += 1; return $0 } }
+        func increment() -> Int {
+            count.withLock {
+                $0 += 1
+                return $0
+            }
+        }
         var value: Int { count.withLock { $0 } }
     }
 
     @Test func killingTheServerMidRequestLeavesTheBooksBalanced() async throws {
         let dir = try TemporaryDirectory("crash")
-        let arguments = ["--database", dir.path("server.sqlite"), "--keys", dir.path("keys"), "--dev-funding",
-                         "--log-level", "error", "--max-offline-holding", "100000000"]
+        let arguments = [
+            "--database", dir.path("server.sqlite"), "--keys", dir.path("keys"), "--dev-funding",
+            "--log-level", "error", "--max-offline-holding", "100000000",
+        ]
         var server = try await ServerProcess.start(arguments: arguments, directory: dir.path)
 
-        let tokens = try await Client(serverURL: server.url, transport: URLSessionTransport()).registerAndLogIn(email: "crash@example.com")
+        let tokens = try await Client(serverURL: server.url, transport: URLSessionTransport()).registerAndLogIn(
+            email: "crash@example.com")
         let authorized: @Sendable (URL) -> Client = { url in
             Client(serverURL: url, transport: URLSessionTransport(), middlewares: [BearerToken { tokens.accessToken }])
         }
@@ -47,8 +55,9 @@ import FoundationNetworking
         // kills the server (SIGKILL) while the other seven are in flight. The kill waits on that
         // event, not on a timer, so a slow machine still crashes the server mid-purchases.
         let purchase: @Sendable (Client, String) async -> Bool = { client, key in
-            let out = try? await client.purchaseNotes(headers: .init(idempotencyKey: key),
-                                                      body: .json(.init(walletKey: Base64URL.encode(wallet.publicKey.bytes), amount: 100)))
+            let out = try? await client.purchaseNotes(
+                headers: .init(idempotencyKey: key),
+                body: .json(.init(walletKey: Base64URL.encode(wallet.publicKey.bytes), amount: 100)))
             if case .ok = out { return true }
             return false
         }
@@ -102,16 +111,23 @@ import FoundationNetworking
         let dir = scratch.path
         let schema = try await ScratchDatabase.postgres(url: url, prefix: "p")
         let database = try #require(schema.schemaURL)
-        let arguments = ["--keys", dir + "/keys", "--dev-funding", "--log-level", "error", "--max-offline-holding", "100000000", "--postgres", database]
+        let arguments = [
+            "--keys", dir + "/keys", "--dev-funding", "--log-level", "error", "--max-offline-holding", "100000000", "--postgres",
+            database,
+        ]
         let one = try await ServerProcess.start(arguments: arguments, directory: dir)
         let two = try await ServerProcess.start(arguments: arguments, directory: dir)
-        defer { one.kill(); two.kill() }
+        defer {
+            one.kill()
+            two.kill()
+        }
 
         // Alice pays Bob offline; Bob and Carol both try to redeem, through both processes.
         var users: [(IssuerClient, IssuerClient, Wallet)] = []
         for name in ["alice", "bob", "carol"] {
             // The key is registered through the other process.
-            let account = try await ServerAccount.register(name, on: one.url, walletDirectory: dir + "/" + name, keyServer: two.url)
+            let account = try await ServerAccount.register(
+                name, on: one.url, walletDirectory: dir + "/" + name, keyServer: two.url)
             let viaTwo = IssuerClient(serverURL: two.url)
             viaTwo.useAccessToken(account.accessToken)
             users.append((account.client, viaTwo, account.wallet))

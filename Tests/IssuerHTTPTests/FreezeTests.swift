@@ -18,7 +18,8 @@ import WalletAPI
             #expect((missing.json["detail"] as? String)?.contains("reason") == true, "\(missing.json)")
             let blank = try await rawRequest(url, token: admin.token, body: Data(#"{"frozen":true,"reason":"  "}"#.utf8))
             #expect(blank.status == 400)
-            #expect(blank.json["code"] as? String == "invalid_field" && blank.json["field"] as? String == "reason", "\(blank.json)")
+            #expect(
+                blank.json["code"] as? String == "invalid_field" && blank.json["field"] as? String == "reason", "\(blank.json)")
             #expect(try await h.issuer.account(alice.accountId).frozen == false)
             #expect(try await h.issuer.auditLog(matching: AuditFilter(action: "freeze")).isEmpty)
         }
@@ -29,17 +30,25 @@ import WalletAPI
             let admin = try await h.adminToken()
             let other = try await h.adminToken()
             let client = h.client(token: admin.token)
-            guard case .default(403, let refused) = try await client.freezeAccount(
-                path: .init(accountId: other.id), body: .json(.init(frozen: true, reason: "locking out a colleague")))
-            else { Issue.record("an admin account was frozen"); return }
+            guard
+                case .default(403, let refused) = try await client.freezeAccount(
+                    path: .init(accountId: other.id), body: .json(.init(frozen: true, reason: "locking out a colleague")))
+            else {
+                Issue.record("an admin account was frozen")
+                return
+            }
             let problem = try refused.body.applicationProblemJson
             #expect(problem.code == "account_not_freezable")
             #expect(problem.detail?.contains("Only user accounts can be frozen") == true, "\(problem)")
             #expect(try await h.issuer.account(other.id).frozen == false)
             // Its own account likewise.
-            guard case .default(403, _) = try await client.freezeAccount(
-                path: .init(accountId: admin.id), body: .json(.init(frozen: true, reason: "by mistake")))
-            else { Issue.record("an admin froze itself"); return }
+            guard
+                case .default(403, _) = try await client.freezeAccount(
+                    path: .init(accountId: admin.id), body: .json(.init(frozen: true, reason: "by mistake")))
+            else {
+                Issue.record("an admin froze itself")
+                return
+            }
             #expect(try await h.issuer.account(admin.id).frozen == false)
         }
     }
@@ -52,13 +61,18 @@ import WalletAPI
             _ = try await alice.fundAccount(body: .json(.init(amount: 700))).ok
             let admin = h.client(token: try await h.adminToken().token)
             _ = try await admin.freezeAccount(
-                path: .init(accountId: aliceTokens.accountId), body: .json(.init(frozen: true, reason: "chargeback ticket 17"))).noContent
+                path: .init(accountId: aliceTokens.accountId), body: .json(.init(frozen: true, reason: "chargeback ticket 17"))
+            ).noContent
             let entry = try #require(try await h.issuer.auditLog(matching: AuditFilter(action: "freeze")).first)
             #expect(entry.detail.contains("chargeback ticket 17") && entry.detail.contains("account \(aliceTokens.accountId)"))
             let (_, _, bobEmail) = try await h.user("bob")
-            guard case .default(403, let refused) = try await alice.sendOnline(
-                headers: .init(idempotencyKey: "frozen-send-1"), body: .json(.init(to: bobEmail, amount: 10)))
-            else { Issue.record("a frozen account sent money"); return }
+            guard
+                case .default(403, let refused) = try await alice.sendOnline(
+                    headers: .init(idempotencyKey: "frozen-send-1"), body: .json(.init(to: bobEmail, amount: 10)))
+            else {
+                Issue.record("a frozen account sent money")
+                return
+            }
             let problem = try refused.body.applicationProblemJson
             #expect(problem.code == "account_frozen")
             let detail = problem.detail ?? ""

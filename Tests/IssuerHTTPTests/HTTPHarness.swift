@@ -32,31 +32,39 @@ struct HTTPHarness {
 
     /// Starts a server, runs `body`, stops the server.
     static func with(
-        _ backend: HTTPBackend = .sqlite, settings: HTTPSettings = HTTPSettings(port: 0), metrics: IssuerMetrics = IssuerMetrics(),
-        clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date().timeIntervalSince1970) }, chain: (any ChainMonitor)? = nil,
+        _ backend: HTTPBackend = .sqlite, settings: HTTPSettings = HTTPSettings(port: 0),
+        metrics: IssuerMetrics = IssuerMetrics(),
+        clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date().timeIntervalSince1970) },
+        chain: (any ChainMonitor)? = nil,
         _ body: (HTTPHarness) async throws -> Void
     ) async throws {
         let scratch = try TemporaryDirectory("http")
         let keyring = IssuerKeyring(
             authority: SoftwareSigner(),
-            issuing: [.init(signer: SoftwareSigner(), validFrom: 0, validUntil: UInt64(Date().timeIntervalSince1970) + 86_400 * 365)])
+            issuing: [
+                .init(signer: SoftwareSigner(), validFrom: 0, validUntil: UInt64(Date().timeIntervalSince1970) + 86_400 * 365)
+            ])
         // Removed when the test is over, even if a connection still winding down holds it.
         let database = try await backend.makeDatabase().database
         defer { database.remove() }
         let issuer = try await Issuer.open(
             database: database, keyring: keyring,
-            config: IssuerConfig(currency: Currency("EUR")!, maxOfflineHolding: 100_000, devFunding: true, passwordCost: .testing),
+            config: IssuerConfig(
+                currency: Currency("EUR")!, maxOfflineHolding: 100_000, devFunding: true, passwordCost: .testing),
             challengeSecret: Array(repeating: 3, count: 32), clock: clock)
         let tokens = AccessTokens(secret: Array(repeating: 9, count: 32))
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "http-tests")
         logger.logLevel = .critical  // the server is cancelled at the end of every test, on purpose
-        let app = try IssuerApplication.make(issuer: issuer, tokens: tokens, settings: settings, metrics: metrics, chain: chain, logger: logger) { continuation.yield($0) }
+        let app = try IssuerApplication.make(
+            issuer: issuer, tokens: tokens, settings: settings, metrics: metrics, chain: chain, logger: logger
+        ) { continuation.yield($0) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await app.runService(gracefulShutdownSignals: []) }
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next() else { throw CancellationError() }
-            try await body(HTTPHarness(issuer: issuer, baseURL: URL(string: "http://127.0.0.1:\(port)")!, tokens: tokens, scratch: scratch))
+            try await body(
+                HTTPHarness(issuer: issuer, baseURL: URL(string: "http://127.0.0.1:\(port)")!, tokens: tokens, scratch: scratch))
             group.cancelAll()
         }
     }
@@ -92,7 +100,9 @@ struct HTTPHarness {
 }
 
 /// Raw HTTP for the cases the typed client cannot express (bad JSON, huge bodies, headers).
-func rawRequest(_ url: URL, method: String = "POST", token: String? = nil, body: Data?, contentType: String = "application/json")
+func rawRequest(
+    _ url: URL, method: String = "POST", token: String? = nil, body: Data?, contentType: String = "application/json"
+)
     async throws -> (status: Int, headers: [String: String], json: [String: Any])
 {
     var request = URLRequest(url: url)

@@ -1,8 +1,8 @@
 import Foundation
 import Hummingbird
-import Logging
 import IssuerCore
 import IssuerHTTP
+import Logging
 import OfflineNotes
 import OpenAPIRuntime
 import Testing
@@ -28,9 +28,12 @@ import FoundationNetworking
             let bobWallet = try await h.wallet(for: bob, trusting: config)
             _ = try await alice.fundAccount(body: .json(.init(amount: 20_000))).ok
 
-            let purchase = { try await alice.purchaseNotes(
-                headers: .init(idempotencyKey: "buy-000000001"),
-                body: .json(.init(walletKey: Base64URL.encode(aliceWallet.publicKey.bytes), amount: 10_000))).ok.body.json }
+            let purchase = {
+                try await alice.purchaseNotes(
+                    headers: .init(idempotencyKey: "buy-000000001"),
+                    body: .json(.init(walletKey: Base64URL.encode(aliceWallet.publicKey.bytes), amount: 10_000))
+                ).ok.body.json
+            }
             let chains = try await purchase()
             #expect(try await purchase() == chains)
             try aliceWallet.deposit(try chains.chains.map { try Chain(decoding: Base64URL.decode($0)!) })
@@ -50,7 +53,9 @@ import FoundationNetworking
             #expect(again.map(\.status) == [.alreadyCredited])
             #expect(try await bob.getAccount().ok.body.json.balance == 2_500)
 
-            let states = try await bob.checkStates(body: .json(.init(states: [Base64URL.encode(try bobWallet.states(.received)[0].ref.bytes)]))).ok.body.json
+            let states = try await bob.checkStates(
+                body: .json(.init(states: [Base64URL.encode(try bobWallet.states(.received)[0].ref.bytes)]))
+            ).ok.body.json
             #expect(states.states.map(\.status) == [.redeemed])
             let history = try await alice.getHistory(query: .init(limit: 10)).ok.body.json.entries
             #expect(history.map(\.kind) == ["purchase", "funding"])
@@ -67,25 +72,41 @@ import FoundationNetworking
             #expect(try await bob.getAccount().ok.body.json.id != aliceTokens.accountId)
             #expect(try await bob.getHistory(query: .init()).ok.body.json.entries.isEmpty)
             // Admin routes: 403 for users, 401 anonymous.
-            guard case .default(let status, _) = try await bob.listFraudCases() else { Issue.record("fraud cases served to a user"); return }
+            guard case .default(let status, _) = try await bob.listFraudCases() else {
+                Issue.record("fraud cases served to a user")
+                return
+            }
             #expect(status == 403)
-            guard case .default(let anon, _) = try await h.client().getAccount() else { Issue.record("account served anonymously"); return }
+            guard case .default(let anon, _) = try await h.client().getAccount() else {
+                Issue.record("account served anonymously")
+                return
+            }
             #expect(anon == 401)
-            guard case .default(let freeze, _) = try await bob.freezeAccount(path: .init(accountId: aliceTokens.accountId), body: .json(.init(frozen: true, reason: "suspected fraud"))) else {
-                Issue.record("user froze an account"); return
+            guard
+                case .default(let freeze, _) = try await bob.freezeAccount(
+                    path: .init(accountId: aliceTokens.accountId), body: .json(.init(frozen: true, reason: "suspected fraud")))
+            else {
+                Issue.record("user froze an account")
+                return
             }
             #expect(freeze == 403)
             // An admin sees them.
             let adminEmail = "root-\(UUID().uuidString.prefix(6))@example.com"
             _ = try await h.issuer.register(email: adminEmail, password: "admin password 123", role: "admin")
-            let adminTokens = try await h.client().login(body: .json(.init(email: adminEmail, password: "admin password 123"))).ok.body.json
+            let adminTokens = try await h.client().login(body: .json(.init(email: adminEmail, password: "admin password 123"))).ok
+                .body.json
             let admin = h.client(token: adminTokens.accessToken)
             #expect(try await admin.listFraudCases().ok.body.json.cases.isEmpty)
             #expect(try await admin.getFloat().ok.body.json.outstanding == 0)
-            _ = try await admin.freezeAccount(path: .init(accountId: aliceTokens.accountId), body: .json(.init(frozen: true, reason: "suspected fraud"))).noContent
+            _ = try await admin.freezeAccount(
+                path: .init(accountId: aliceTokens.accountId), body: .json(.init(frozen: true, reason: "suspected fraud"))
+            ).noContent
             #expect(try await alice.getAccount().ok.body.json.frozen)
             #expect(try await admin.getAuditLog(query: .init(limit: 5)).ok.body.json.entries.first?.action == "freeze")
-            guard case .default(403, _) = try await bob.getAuditLog(query: .init()) else { Issue.record("audit log served to a user"); return }
+            guard case .default(403, _) = try await bob.getAuditLog(query: .init()) else {
+                Issue.record("audit log served to a user")
+                return
+            }
         }
     }
 
@@ -100,14 +121,17 @@ import FoundationNetworking
             #expect(bad.json["field"] as? String == "password")
             let garbage = try await rawRequest(url, body: Data("{not json".utf8))
             #expect(garbage.status == 400)
-            let huge = try await rawRequest(h.baseURL.appendingPathComponent("v1/notes/redeem"), token: tokens.accessToken,
-                                            body: Data(#"{"chains":["\#(String(repeating: "A", count: 10_000))"]}"#.utf8))
+            let huge = try await rawRequest(
+                h.baseURL.appendingPathComponent("v1/notes/redeem"), token: tokens.accessToken,
+                body: Data(#"{"chains":["\#(String(repeating: "A", count: 10_000))"]}"#.utf8))
             #expect(huge.status == 413)
             #expect(huge.json["code"] as? String == "body_too_large")
-            let forged = try await rawRequest(h.baseURL.appendingPathComponent("v1/account"), method: "GET", token: tokens.accessToken + "x", body: nil)
+            let forged = try await rawRequest(
+                h.baseURL.appendingPathComponent("v1/account"), method: "GET", token: tokens.accessToken + "x", body: nil)
             #expect(forged.status == 401)
-            let purchase = try await rawRequest(h.baseURL.appendingPathComponent("v1/notes/purchase"), token: tokens.accessToken,
-                                                body: Data(#"{"walletKey":"AAAA","amount":5}"#.utf8))
+            let purchase = try await rawRequest(
+                h.baseURL.appendingPathComponent("v1/notes/purchase"), token: tokens.accessToken,
+                body: Data(#"{"walletKey":"AAAA","amount":5}"#.utf8))
             #expect(purchase.status == 400, "missing Idempotency-Key header")
         }
     }
@@ -118,7 +142,8 @@ import FoundationNetworking
         // The issuer's clock stands still, so all the writes fall in one rate-limit window
         // however slowly the machine runs (a real minute could end between them).
         let start = Timestamp(Date().timeIntervalSince1970)
-        let settings = HTTPSettings(port: 0, writesPerMinutePerIP: 1_000, loginsPerMinutePerIP: 1_000, account: .init(writesPerMinute: 3))
+        let settings = HTTPSettings(
+            port: 0, writesPerMinutePerIP: 1_000, loginsPerMinutePerIP: 1_000, account: .init(writesPerMinute: 3))
         try await HTTPHarness.with(.sqlite, settings: settings, clock: { start }) { h in
             let (alice, tokens, _) = try await h.user("alice")
             for _ in 0..<3 { _ = try await alice.fundAccount(body: .json(.init(amount: 1))).ok }
@@ -126,7 +151,8 @@ import FoundationNetworking
                 h.baseURL.appendingPathComponent("v1/account/fund"), token: tokens.accessToken, body: Data(#"{"amount":1}"#.utf8))
             #expect(limited.status == 429)
             #expect(limited.json["code"] as? String == "rate_limited")
-            let retryAfter = try #require(limited.headers["retry-after"].flatMap { Int($0) }, "no Retry-After header: \(limited.headers)")
+            let retryAfter = try #require(
+                limited.headers["retry-after"].flatMap { Int($0) }, "no Retry-After header: \(limited.headers)")
             #expect((1...60).contains(retryAfter), "Retry-After \(retryAfter) s is outside the one-minute window")
             #expect((limited.json["detail"] as? String)?.contains("retry in \(retryAfter) s") == true)
             // The refused write changed nothing; another account still writes.
@@ -176,11 +202,14 @@ import FoundationNetworking
             // Once its successor was used, replaying the old token is theft, not a lost answer
             // (IssuerConfig.refreshReuseWindow): refused, and the newest token dies with it.
             let third = try await anonymous.refresh(body: .json(.init(refreshToken: next.refreshToken))).ok.body.json
-            guard case .default(401, _) = try await anonymous.refresh(body: .json(.init(refreshToken: tokens.refreshToken))) else {
-                Issue.record("reused refresh token accepted"); return
+            guard case .default(401, _) = try await anonymous.refresh(body: .json(.init(refreshToken: tokens.refreshToken)))
+            else {
+                Issue.record("reused refresh token accepted")
+                return
             }
             guard case .default(401, _) = try await anonymous.refresh(body: .json(.init(refreshToken: third.refreshToken))) else {
-                Issue.record("family not revoked after reuse"); return
+                Issue.record("family not revoked after reuse")
+                return
             }
         }
     }
@@ -200,10 +229,19 @@ import FoundationNetworking
         try await HTTPHarness.with { h in
             let (alice, _, _) = try await h.user("alice")
             _ = try await alice.fundAccount(body: .json(.init(amount: 5))).ok
-            guard case .default(401, _) = try await h.client().metrics() else { Issue.record("metrics served anonymously"); return }
-            guard case .default(403, _) = try await alice.metrics() else { Issue.record("metrics served to a user"); return }
+            guard case .default(401, _) = try await h.client().metrics() else {
+                Issue.record("metrics served anonymously")
+                return
+            }
+            guard case .default(403, _) = try await alice.metrics() else {
+                Issue.record("metrics served to a user")
+                return
+            }
             let admin = h.client(token: try await h.adminToken().token)
-            guard case .ok(let ok) = try await admin.metrics() else { Issue.record("no metrics for the admin"); return }
+            guard case .ok(let ok) = try await admin.metrics() else {
+                Issue.record("no metrics for the admin")
+                return
+            }
             let text = try await String(collecting: try ok.body.plainText, upTo: 1 << 20)
             #expect(text.contains("offline_wallet_outstanding_float_minor_units 0"))
             #expect(text.contains("offline_wallet_registrations_total 1"))
@@ -218,7 +256,8 @@ import FoundationNetworking
             _ = try await h.user("alice")
             let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
             let listener = IssuerApplication.makeMetricsListener(
-                issuer: h.issuer, tokens: h.tokens, metrics: metrics, host: "127.0.0.1", port: 0, logger: Self.quiet) { continuation.yield($0) }
+                issuer: h.issuer, tokens: h.tokens, metrics: metrics, host: "127.0.0.1", port: 0, logger: Self.quiet
+            ) { continuation.yield($0) }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await listener.runService(gracefulShutdownSignals: []) }
                 var iterator = ports.makeAsyncIterator()
@@ -292,19 +331,26 @@ import FoundationNetworking
             let float = try await h.issuer.outstandingFloat()
             let lossy = IssuerClient(serverURL: h.baseURL, transport: LosingTransport { $0 == "refreshNotes" })
             lossy.useAccessToken(dave.accessToken)
-            await #expect(throws: IssuerClientError.self) { try await lossy.refreshNotes(of: w, expiringWithin: 400 * 86_400, now: now) }
+            await #expect(throws: IssuerClientError.self) {
+                try await lossy.refreshNotes(of: w, expiringWithin: 400 * 86_400, now: now)
+            }
             let held = try w.balance()
             #expect(held.spendable == 0, "a note sent to refresh must not be spendable offline")
             #expect(held.needsOnlineCheck == 5_000 && held.total == 5_000)
-            #expect(try await h.issuer.stateStatus([fresh.ref]) == [fresh.ref: .redeemed], "the issuer did not commit the lost refresh")
+            #expect(
+                try await h.issuer.stateStatus([fresh.ref]) == [fresh.ref: .redeemed],
+                "the issuer did not commit the lost refresh")
             #expect(try await h.issuer.outstandingFloat() == float, "the refresh reissued other than the value it took")
             // The next sync's online check sorts it out: the wallet ends with the value once —
             // the old note retired, never released beside the fresh notes the issuer issued for
             // it (doubled), and those fresh notes recovered (not lost with the answer).
             _ = try await c.checkRestoredNotes(of: w)
             let after = try w.balance()
-            #expect(after.spendable == 5_000 && after.total == 5_000 && after.needsOnlineCheck == 0, "after the lost refresh: \(after)")
-            #expect(try !w.states(.available).contains { $0.ref == fresh.ref }, "the refreshed note was released for spending again")
+            #expect(
+                after.spendable == 5_000 && after.total == 5_000 && after.needsOnlineCheck == 0,
+                "after the lost refresh: \(after)")
+            #expect(
+                try !w.states(.available).contains { $0.ref == fresh.ref }, "the refreshed note was released for spending again")
             #expect(try await c.account().balance == 0)
             #expect(try await h.issuer.outstandingFloat() == float)
         }

@@ -17,7 +17,7 @@ import WalletSync
             try await aliceServer.purchase(5_000, into: alice)
             let request = try bob.createRequest(amount: 1_800)
             let sent = try alice.pay(request)
-            _ = try bob.receive(sent.bundle, for: request.nonce)   // the receipt is lost on the way back
+            _ = try bob.receive(sent.bundle, for: request.nonce)  // the receipt is lost on the way back
 
             // Before the payee redeems, the payment stays pending.
             _ = try await aliceServer.announcePending(of: alice)
@@ -46,7 +46,8 @@ import WalletSync
             try await server.purchase(6_000, into: oldDevice)
             let backup = try oldDevice.exportBackup(passphrase: "correct horse battery", cost: .testing)
             let restored = try Wallet.restore(
-                backup, passphrase: "correct horse battery", into: h.scratch.path("restored-" + UUID().uuidString), keyCost: .testing)
+                backup, passphrase: "correct horse battery", into: h.scratch.path("restored-" + UUID().uuidString),
+                keyCost: .testing)
             try await server.registerKey(of: restored)
             #expect(try restored.balance().needsOnlineCheck == 6_000)
 
@@ -77,7 +78,9 @@ import WalletSync
             try await server.purchase(6_000, into: oldDevice)
             let backup = try oldDevice.exportBackup(passphrase: "correct horse battery", cost: .testing)
             func restore() throws -> Wallet {
-                try Wallet.restore(backup, passphrase: "correct horse battery", into: h.scratch.path("restored-" + UUID().uuidString), keyCost: .testing)
+                try Wallet.restore(
+                    backup, passphrase: "correct horse battery", into: h.scratch.path("restored-" + UUID().uuidString),
+                    keyCost: .testing)
             }
             let first = try restore()
             try await server.registerKey(of: first)
@@ -91,7 +94,9 @@ import WalletSync
             #expect(exchange.alreadyExchanged == 1)
             #expect(exchange.refused.isEmpty)
             let balance = try second.balance()
-            #expect(balance.total == 0 && balance.needsOnlineCheck == 0, "the second restore still holds the exchanged note: \(balance)")
+            #expect(
+                balance.total == 0 && balance.needsOnlineCheck == 0,
+                "the second restore still holds the exchanged note: \(balance)")
             #expect(try await server.account().balance == 4_000, "the second restore bought notes")
             #expect(try await server.account().outstandingNotes == 6_000)
             // The first restore still owns the value, and asking again changes nothing.

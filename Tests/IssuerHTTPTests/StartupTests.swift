@@ -73,9 +73,11 @@ import FoundationNetworking
         try Data("not a directory".utf8).write(to: URL(fileURLWithPath: file))
         let garbage = dir + "/garbage.sqlite"
         try Data(repeating: 0x41, count: 4_096).write(to: URL(fileURLWithPath: garbage))
-        for (path, phrase) in [(file + "/server.sqlite", "cannot open the SQLite database at \(file)/server.sqlite: "),
-                               (dir, "cannot open the SQLite database at \(dir): "),
-                               (garbage, "the SQLite database at \(garbage): ")] {
+        for (path, phrase) in [
+            (file + "/server.sqlite", "cannot open the SQLite database at \(file)/server.sqlite: "),
+            (dir, "cannot open the SQLite database at \(dir): "),
+            (garbage, "the SQLite database at \(garbage): "),
+        ] {
             let outcome = try await Self.run(["--database", path])
             #expect(outcome.exited)
             #expect(outcome.status != 0, "\(path)")
@@ -103,7 +105,8 @@ import FoundationNetworking
         let schema = try await ScratchDatabase.postgres(url: url, prefix: "s")
         let scratch = try TemporaryDirectory("startup-good")
         let server = try await ServerProcess.start(
-            arguments: ["--keys", scratch.path("keys"), "--log-level", "warning", "--postgres", try #require(schema.schemaURL)], directory: scratch.path)
+            arguments: ["--keys", scratch.path("keys"), "--log-level", "warning", "--postgres", try #require(schema.schemaURL)],
+            directory: scratch.path)
         let (_, response) = try await URLSession.shared.data(from: server.url.appendingPathComponent("health"))
         server.stop()
         let text = server.standardError

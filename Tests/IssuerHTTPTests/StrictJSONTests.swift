@@ -44,7 +44,8 @@ import Testing
         #expect(refusal(deep) == .tooDeep(limit: StrictJSON.defaultMaxDepth))
         let objects = String(repeating: #"{"a":"#, count: depth) + "1" + String(repeating: "}", count: depth)
         #expect(refusal(objects) == .tooDeep(limit: StrictJSON.defaultMaxDepth))
-        let fits = String(repeating: "[", count: StrictJSON.defaultMaxDepth) + String(repeating: "]", count: StrictJSON.defaultMaxDepth)
+        let fits =
+            String(repeating: "[", count: StrictJSON.defaultMaxDepth) + String(repeating: "]", count: StrictJSON.defaultMaxDepth)
         #expect(refusal(fits) == nil)
     }
 
@@ -53,7 +54,10 @@ import Testing
             "", "{", #"{"a"}"#, #"{"a":}"#, #"{"a":1,}"#, "[1,]", #"{"a":1}x"#, #"{a:1}"#, #""\x""#, #""\u12""#,
             #"{"\ud800":1}"#, #""\udc00""#, "01", "1.", "-", "tru", "\"a\u{01}\"", #"{"a":1 "b":2}"#,
         ] {
-            guard case .invalid = refusal(text) else { Issue.record("accepted: \(text)"); continue }
+            guard case .invalid = refusal(text) else {
+                Issue.record("accepted: \(text)")
+                continue
+            }
         }
         // Invalid UTF-8 in a key.
         #expect(throws: StrictJSON.Failure.self) { try StrictJSON.check([0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D]) }

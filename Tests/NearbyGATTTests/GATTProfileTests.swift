@@ -28,14 +28,18 @@ struct GATTProfileTests {
 
     @Test func aWrongHintIsIgnored() throws {
         for length in [0, 2, 15, 17, 32] {
-            #expect(GATTProfile.sessionService(in: TransportHint(kind: .bluetooth, value: [UInt8](repeating: 1, count: length))) == nil)
+            #expect(
+                GATTProfile.sessionService(in: TransportHint(kind: .bluetooth, value: [UInt8](repeating: 1, count: length)))
+                    == nil)
         }
         let uuidBytes = [UInt8](repeating: 0xAB, count: 16)
         #expect(GATTProfile.sessionService(in: TransportHint(kind: .tcp, value: uuidBytes)) == nil)
         #expect(GATTProfile.sessionService(in: TransportHint(kind: .qr, value: uuidBytes)) == nil)
-        for text in ["", "6E0F7A52", "6E0F7A523C1B4D8E9A472B5D8C3E1F60", "6E0F7A52-3C1B-4D8E-9A47-2B5D8C3E1F6G", "6E0F7A52-3C1B-4D8E-9A47-2B5D8C3E1F6",
-            "180D", "6E0F7A52-3C1B-4D8E-9A472-B5D8C3E1F60"]
-        {
+        for text in [
+            "", "6E0F7A52", "6E0F7A523C1B4D8E9A472B5D8C3E1F60", "6E0F7A52-3C1B-4D8E-9A47-2B5D8C3E1F6G",
+            "6E0F7A52-3C1B-4D8E-9A47-2B5D8C3E1F6",
+            "180D", "6E0F7A52-3C1B-4D8E-9A472-B5D8C3E1F60",
+        ] {
             #expect(GATTUUID(string: text) == nil, "\(text)")
         }
 
@@ -43,7 +47,8 @@ struct GATTProfileTests {
         let pair = try WalletPair()
         let service = GATTProfile.makeSessionService()
         let request = try pair.payee.createRequest(
-            amount: 100, hints: [.tcp("127.0.0.1:9"), TransportHint(kind: .bluetooth, value: [1, 2, 3]), GATTProfile.hint(for: service)])
+            amount: 100,
+            hints: [.tcp("127.0.0.1:9"), TransportHint(kind: .bluetooth, value: [1, 2, 3]), GATTProfile.hint(for: service)])
         #expect(GATTProfile.sessionService(in: try PaymentRequest(decoding: request.encoded)) == service)
         let without = try pair.payee.createRequest(amount: 100, hints: [TransportHint(kind: .bluetooth, value: [1, 2, 3])])
         #expect(GATTProfile.sessionService(in: without) == nil)

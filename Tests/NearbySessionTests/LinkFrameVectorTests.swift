@@ -1,8 +1,9 @@
 import Foundation
-@testable import NearbySession
 import OfflineNotes
 import TestSupport
 import Testing
+
+@testable import NearbySession
 
 /// docs/vectors/link-frames.json (docs/protocol.md §12.3): every frame decodes to the listed
 /// kind and fields, or is a protocol violation; valid frames re-encode to the same bytes.

@@ -19,7 +19,8 @@ struct ProgressHookTests {
         let receiver = try NearbyReceiver(request: request, ephemeral: ephemeral, options: options)
         async let served = receiver.serve(network, answer: pair.answer)
         let seen = Mutex<[SessionProgress]>([])
-        let result = try await NearbyPayment.pay(request: request, bundle: payment.bundle, dialer: network, options: options) { p in
+        let result = try await NearbyPayment.pay(request: request, bundle: payment.bundle, dialer: network, options: options) {
+            p in
             seen.withLock { $0.append(p) }
         }
         _ = try await served

@@ -16,10 +16,13 @@ import Testing
         var decoded = 0
         var refused = 0
         let real: [[UInt8]] = [
-            LinkFrame.data(offset: 0, fin: false, bytes: [1, 2, 3]).encoded, LinkFrame.data(offset: 300, fin: true, bytes: [9]).encoded,
-            LinkFrame.ack(received: 200).encoded, LinkFrame.resume(sessionID: Array(0..<8), received: 5).encoded, LinkFrame.abort(2).encoded,
+            LinkFrame.data(offset: 0, fin: false, bytes: [1, 2, 3]).encoded,
+            LinkFrame.data(offset: 300, fin: true, bytes: [9]).encoded,
+            LinkFrame.ack(received: 200).encoded, LinkFrame.resume(sessionID: Array(0..<8), received: 5).encoded,
+            LinkFrame.abort(2).encoded,
         ]
-        await propertyCheck(count: 1_000, input: Gen.uint8().array(of: 0...24), Gen.int(in: 0...Int.max), Gen.uint8()) { random, pick, byte in
+        await propertyCheck(count: 1_000, input: Gen.uint8().array(of: 0...24), Gen.int(in: 0...Int.max), Gen.uint8()) {
+            random, pick, byte in
             var bytes = random
             if pick % 2 == 0 {
                 bytes = real[pick / 2 % real.count]
@@ -52,8 +55,10 @@ import Testing
         let payeeKey = SoftwareSigner()
         let ephemeral = P256.KeyAgreement.PrivateKey()
         let request = try PaymentRequest(
-            payee: payeeKey.publicKey, currency: Currency("EUR")!, amount: 100, nonce: Nonce(uncheckedBytes: Array(repeating: 5, count: 16)),
-            expiresAt: 2_000_000_000, sessionKey: PublicKeyBytes(uncheckedBytes: Array(ephemeral.publicKey.compressedRepresentation)))
+            payee: payeeKey.publicKey, currency: Currency("EUR")!, amount: 100,
+            nonce: Nonce(uncheckedBytes: Array(repeating: 5, count: 16)),
+            expiresAt: 2_000_000_000,
+            sessionKey: PublicKeyBytes(uncheckedBytes: Array(ephemeral.publicKey.compressedRepresentation)))
         let bundle = (0..<bundleSize).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
         var payer = try NearbyPayer(request: request, bundle: bundle)
         var payee = try NearbyPayee(request: request, ephemeral: ephemeral)

@@ -289,8 +289,12 @@ struct SessionTests {
             var payer = try NearbyPayer(request: request, bundle: payment.bundle)
             var payee = try NearbyPayee(request: request, ephemeral: ephemeral)
             var event: SessionEvent?
-            for frame in payer.frames(mtu: 185, now: .zero, rto: .seconds(1)) { event = try payee.handle(frame, now: .zero) ?? event }
-            guard case .payment(let bundle, let transcript) = event, case .receipt(let bytes) = await pair.answer(bundle, transcript) else {
+            for frame in payer.frames(mtu: 185, now: .zero, rto: .seconds(1)) {
+                event = try payee.handle(frame, now: .zero) ?? event
+            }
+            guard case .payment(let bundle, let transcript) = event,
+                case .receipt(let bytes) = await pair.answer(bundle, transcript)
+            else {
                 Issue.record("no receipt")
                 return
             }
@@ -412,9 +416,14 @@ struct SessionTests {
         let frames = payer.frames(mtu: 512, now: .zero, rto: .seconds(1))
         #expect(frames.count == 2)
         _ = try payee.handle(frames[0], now: .zero)
-        guard case .data(let offset, let fin, var bytes) = frames[1] else { Issue.record("expected data"); return }
+        guard case .data(let offset, let fin, var bytes) = frames[1] else {
+            Issue.record("expected data")
+            return
+        }
         bytes[bytes.count / 2] ^= 0x01
-        #expect(throws: NearbyError.decryptionFailed) { try payee.handle(.data(offset: offset, fin: fin, bytes: bytes), now: .zero) }
+        #expect(throws: NearbyError.decryptionFailed) {
+            try payee.handle(.data(offset: offset, fin: fin, bytes: bytes), now: .zero)
+        }
     }
 
     @Test func aReceiptForAnotherTranscriptIsRefused() throws {
@@ -425,7 +434,10 @@ struct SessionTests {
         var payee = try NearbyPayee(request: request, ephemeral: ephemeral)
         var event: SessionEvent?
         for frame in payer.frames(mtu: 512, now: .zero, rto: .seconds(1)) { event = try payee.handle(frame, now: .zero) ?? event }
-        guard case .payment(let bundle, _) = event else { Issue.record("no payment"); return }
+        guard case .payment(let bundle, _) = event else {
+            Issue.record("no payment")
+            return
+        }
         // The payee's wallet signs a receipt over some other transcript (a relay, a bug).
         let other = Digest32(uncheckedBytes: Array(repeating: 0xAB, count: 32))
         let received = try pair.payee.receive(bundle, for: request.nonce, method: .tcp, transcriptHash: other)
@@ -446,7 +458,10 @@ struct SessionTests {
             var payee = try NearbyPayee(request: request, ephemeral: ephemeral)
             var event: SessionEvent?
             for frame in recorded { event = try payee.handle(frame, now: .zero) ?? event }
-            guard case .payment(let bundle, let transcript) = event else { Issue.record("no payment"); return }
+            guard case .payment(let bundle, let transcript) = event else {
+                Issue.record("no payment")
+                return
+            }
             if case .receipt(let r) = await pair.answer(bundle, transcript) { receipts.append(r) }
         }
         #expect(receipts.count == 2 && receipts[0] == receipts[1])
@@ -460,7 +475,8 @@ struct SessionTests {
         let payment = try pair.payer.pay(request, method: .tcp)
         let options = SessionOptions(retransmitAfter: .milliseconds(30), timeout: .seconds(120), linger: .milliseconds(100))
         let receiver = try NearbyReceiver(request: request, ephemeral: ephemeral, options: options)
-        async let served: NearbyReceiver.Result? = try? receiver.serve(network, answer: { _, _ in .refuse(code: "request_expired", message: "too late") })
+        async let served: NearbyReceiver.Result? = try? receiver.serve(
+            network, answer: { _, _ in .refuse(code: "request_expired", message: "too late") })
         await #expect(throws: NearbyError.refused(code: "request_expired", message: "too late")) {
             _ = try await NearbyPayment.pay(request: request, bundle: payment.bundle, dialer: network, options: options)
         }
@@ -483,7 +499,9 @@ struct SessionTests {
             linkBytes += frame.encoded.count
             event = try payee.handle(frame, now: .zero) ?? event
         }
-        guard case .payment(let bundle, let transcript) = event, case .receipt(let receipt) = await pair.answer(bundle, transcript) else {
+        guard case .payment(let bundle, let transcript) = event,
+            case .receipt(let receipt) = await pair.answer(bundle, transcript)
+        else {
             Issue.record("no receipt")
             return
         }
@@ -536,7 +554,8 @@ struct TCPSessionTests {
         let receiver = try NearbyReceiver(request: request, ephemeral: ephemeral, options: options)
         async let served = receiver.serve(listener, answer: pair.answer)
         let dialer = TCPLink.dialer(host: "127.0.0.1", port: port)
-        let fetched = try await NearbyPayment.fetchRequest(from: dialer, timeout: .seconds(120))  // a liveness bound, not a speed check
+        // The timeout is a liveness bound, not a speed check.
+        let fetched = try await NearbyPayment.fetchRequest(from: dialer, timeout: .seconds(120))
         #expect(fetched == request)
         let payment = try pair.payer.pay(fetched, method: .tcp)
         let result = try await NearbyPayment.pay(request: fetched, bundle: payment.bundle, dialer: dialer, options: options)

@@ -38,7 +38,9 @@ import Testing
         #expect(payer.transcriptHash.bytes == (try bytes("transcript_hash")))
         #expect(payer.keys.rawKeys.payerToPayee == (try bytes("key_payer_to_payee")))
         #expect(payer.keys.rawKeys.payeeToPayer == (try bytes("key_payee_to_payer")))
-        #expect(SessionKeys.transcriptHash(request: request.encoded, hello: try bytes("hello")).bytes == (try bytes("transcript_hash")))
+        #expect(
+            SessionKeys.transcriptHash(request: request.encoded, hello: try bytes("hello")).bytes
+                == (try bytes("transcript_hash")))
         let payerFrames = payer.frames(mtu: mtu, now: .zero, rto: .seconds(1))
         #expect(payerFrames.map(\.encoded) == (try frames("payer_frames")))
 
@@ -50,7 +52,9 @@ import Testing
         #expect(payee.frames(mtu: mtu, now: .zero, rto: .seconds(1)).map(\.encoded) == (try frames("payee_frames")))
 
         var answer: SessionEvent?
-        for frame in try frames("payee_frames") { answer = try payer.handle(try LinkFrame(decoding: frame), now: .zero) ?? answer }
+        for frame in try frames("payee_frames") {
+            answer = try payer.handle(try LinkFrame(decoding: frame), now: .zero) ?? answer
+        }
         #expect(answer == .receipt(try bytes("receipt")))
         // The payer's last word: an ACK of the whole reply.
         let last = payer.frames(mtu: mtu, now: .zero, rto: .seconds(1))

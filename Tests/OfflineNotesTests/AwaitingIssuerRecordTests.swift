@@ -13,7 +13,9 @@ import Testing
         var full: VerifiedState?
         var recorded: VerifiedState?
         let a = VerificationError.code { full = try f.verifier.verifyChain(bytes, now: f.now) }
-        let b = VerificationError.code { recorded = try f.verifier.verifyChainAwaitingIssuerRecord(bytes, now: f.now).confirm(record: record) }
+        let b = VerificationError.code {
+            recorded = try f.verifier.verifyChainAwaitingIssuerRecord(bytes, now: f.now).confirm(record: record)
+        }
         return (a, b, full == recorded)
     }
 
@@ -49,7 +51,8 @@ import Testing
             input: Chain(note: note).heldRef, outputs: [TransferOutput(owner: f.bob.publicKey, amount: 1_000)], nonce: f.nonce(),
             createdAt: f.now, signer: Impostor(claimed: f.alice.publicKey, actual: SoftwareSigner()))
         let both = Chain(note: note).appending(stolen, holding: 0).encoded
-        #expect(VerificationError.code { try f.verifier.verifyChainAwaitingIssuerRecord(both, now: f.now) } == "bad_issuer_signature")
+        #expect(
+            VerificationError.code { try f.verifier.verifyChainAwaitingIssuerRecord(both, now: f.now) } == "bad_issuer_signature")
         #expect(VerificationError.code { try f.verifier.verifyChain(both, now: f.now) } == "bad_issuer_signature")
     }
 
@@ -65,7 +68,9 @@ import Testing
                 bytes[position] ^= 0x01
                 for r in [record, nil] {
                     let o = outcomes(bytes, record: r)
-                    #expect(o.full == o.recorded && o.state, "hops \(hops), byte \(position): \(o.full ?? "ok") vs \(o.recorded ?? "ok")")
+                    #expect(
+                        o.full == o.recorded && o.state,
+                        "hops \(hops), byte \(position): \(o.full ?? "ok") vs \(o.recorded ?? "ok")")
                 }
             }
             await propertyCheck(count: 200, input: Gen.int(in: 0...(valid.count - 1)), Gen.uint8(in: 1...255)) { position, mask in

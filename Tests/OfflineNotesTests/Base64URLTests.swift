@@ -43,7 +43,10 @@ import Testing
 
     @Test func refusesWhatTheReferenceRefusesInLongInput() {
         let valid = Base64URL.encode(Array(0...200))
-        for bad in [valid + "A", valid + "=", "=" + valid, valid.replacingOccurrences(of: "A", with: "+"), valid + " ", valid + "é", String(valid.dropLast()) + "B"] {
+        for bad in [
+            valid + "A", valid + "=", "=" + valid, valid.replacingOccurrences(of: "A", with: "+"), valid + " ", valid + "é",
+            String(valid.dropLast()) + "B",
+        ] {
             #expect(Base64URL.decode(bad) == Self.referenceDecode(bad), "\(bad.suffix(4))")
         }
     }

@@ -183,7 +183,9 @@ import Testing
             let now = try Self.uint(c["now"])
             do throws(VerificationError) {
                 // Decoded in the order of §7 (chain, first, second): a decoding error is the proof's error.
-                let proof = FraudProof(chain: try Chain(decoding: chain), first: try Transfer(decoding: first), second: try Transfer(decoding: second))
+                let proof = FraudProof(
+                    chain: try Chain(decoding: chain), first: try Transfer(decoding: first),
+                    second: try Transfer(decoding: second))
                 let cheater = try verifier.verify(proof, now: now)
                 #expect(expected == "ok", "\(name): valid but expected \(expected)")
                 #expect(cheater.hex == c["cheater"] as? String, "\(name)")

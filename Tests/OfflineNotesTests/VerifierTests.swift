@@ -65,12 +65,16 @@ extension Fixture {
 
     @Test func notesFromUnknownOrOutOfWindowKeysAreRejected() throws {
         let stranger = try DevIssuer(currency: f.eur, now: f.now)
-        let (p1, _) = try f.pay(try stranger.issue(100, to: f.alice.publicKey, now: f.now), from: f.alice, to: f.bob.publicKey, 100)
+        let (p1, _) = try f.pay(
+            try stranger.issue(100, to: f.alice.publicKey, now: f.now), from: f.alice, to: f.bob.publicKey, 100)
         #expect(verifyPayment([p1], try f.request(to: f.bob, 100)) == "unknown_issuer_key")
         // Issued a year and a day after the key's window opened: outside it.
         let late = f.now + 366 * 86_400
-        let (p2, _) = try f.pay(try f.issuer.issue(100, to: f.alice.publicKey, now: late), from: f.alice, to: f.bob.publicKey, 100)
-        #expect(verifyPayment([p2], try f.request(to: f.bob, 100, expiresIn: 400 * 86_400), now: late) == "issuer_key_outside_validity")
+        let (p2, _) = try f.pay(
+            try f.issuer.issue(100, to: f.alice.publicKey, now: late), from: f.alice, to: f.bob.publicKey, 100)
+        #expect(
+            verifyPayment([p2], try f.request(to: f.bob, 100, expiresIn: 400 * 86_400), now: late)
+                == "issuer_key_outside_validity")
     }
 
     @Test func transferSignedByAnotherWalletIsRejected() throws {
@@ -100,7 +104,9 @@ extension Fixture {
         for outputs in [[600, 401], [600, 399], [999]] as [[UInt64]] {
             let t = try Transfer.sign(
                 input: note.heldRef,
-                outputs: outputs.enumerated().map { TransferOutput(owner: $0.offset == 0 ? f.bob.publicKey : f.alice.publicKey, amount: $0.element) },
+                outputs: outputs.enumerated().map {
+                    TransferOutput(owner: $0.offset == 0 ? f.bob.publicKey : f.alice.publicKey, amount: $0.element)
+                },
                 nonce: f.nonce(), createdAt: f.now, signer: f.alice)
             #expect(verifyPayment([note.appending(t, holding: 0)], try f.request(to: f.bob, outputs[0])) == "value_not_conserved")
         }
@@ -116,7 +122,9 @@ extension Fixture {
         let note = try f.note(1_000, to: f.alice)
         let zeroOut = try Transfer.sign(
             input: note.heldRef,
-            outputs: [TransferOutput(owner: f.bob.publicKey, amount: 1_000), TransferOutput(owner: f.alice.publicKey, amount: 0)],
+            outputs: [
+                TransferOutput(owner: f.bob.publicKey, amount: 1_000), TransferOutput(owner: f.alice.publicKey, amount: 0),
+            ],
             nonce: f.nonce(), createdAt: f.now, signer: f.alice)
         #expect(verifyPayment([note.appending(zeroOut, holding: 0)], try f.request(to: f.bob, 1_000)) == "zero_amount")
 
@@ -127,7 +135,10 @@ extension Fixture {
         let max = try f.issuer.issue(Amount.max, to: f.alice.publicKey, now: f.now)
         let wrap = try Transfer.sign(
             input: max.heldRef,
-            outputs: [TransferOutput(owner: f.bob.publicKey, amount: Amount.max), TransferOutput(owner: f.alice.publicKey, amount: Amount.max)],
+            outputs: [
+                TransferOutput(owner: f.bob.publicKey, amount: Amount.max),
+                TransferOutput(owner: f.alice.publicKey, amount: Amount.max),
+            ],
             nonce: f.nonce(), createdAt: f.now, signer: f.alice)
         #expect(verifyPayment([max.appending(wrap, holding: 0)], try f.request(to: f.bob, Amount.max)) == "amount_overflow")
     }
@@ -172,7 +183,8 @@ extension Fixture {
         #expect(verifyPayment([p], try f.request(to: f.carol, 400)) == "wrong_recipient")
         #expect(verifyPayment([p], try f.request(to: f.bob, 401)) == "wrong_amount")
         #expect(verifyPayment([p], try f.request(to: f.bob, 400, nonce: f.nonce(8))) == "nonce_mismatch")
-        let usd = try PaymentRequest(payee: f.bob.publicKey, currency: Currency("USD")!, amount: 400, nonce: f.nonce(), expiresAt: f.now + 60)
+        let usd = try PaymentRequest(
+            payee: f.bob.publicKey, currency: Currency("USD")!, amount: 400, nonce: f.nonce(), expiresAt: f.now + 60)
         #expect(verifyPayment([p], usd) == "wrong_currency")
         // The payee's change output is not the paid output.
         #expect(verifyPayment([p.holding(1)], try f.request(to: f.bob, 600)) == "malformed")
@@ -186,9 +198,10 @@ extension Fixture {
         #expect(verifyPayment([p, p], request) == "duplicate_payment")
         let single = try f.request(to: f.bob, 400)
         let seen = p.heldRef
-        #expect(VerificationError.code {
-            try f.verifier.verifyPayment(PaymentBundle(chains: [p]), request: single, now: f.now) { $0 == seen }
-        } == "duplicate_payment")
+        #expect(
+            VerificationError.code {
+                try f.verifier.verifyPayment(PaymentBundle(chains: [p]), request: single, now: f.now) { $0 == seen }
+            } == "duplicate_payment")
     }
 
     @Test func doubleSpendInsideOneBundleYieldsAProofNamingTheSigner() throws {
@@ -214,11 +227,15 @@ extension Fixture {
         let note = try f.note(1_000, to: f.alice)
         let a = try f.pay(note, from: f.alice, to: f.bob.publicKey, 400).payment.transfers[0]
         let b = try f.pay(note, from: f.alice, to: f.carol.publicKey, 400).payment.transfers[0]
-        #expect(VerificationError.code { try f.verifier.verify(FraudProof(chain: note, first: a, second: a), now: f.now) } == "malformed")
+        #expect(
+            VerificationError.code { try f.verifier.verify(FraudProof(chain: note, first: a, second: a), now: f.now) }
+                == "malformed")
         let forgedB = try Transfer.sign(
             input: note.heldRef, outputs: [TransferOutput(owner: f.carol.publicKey, amount: 1_000)], nonce: f.nonce(),
             createdAt: f.now, signer: Impostor(claimed: f.alice.publicKey, actual: f.carol))
-        #expect(VerificationError.code { try f.verifier.verify(FraudProof(chain: note, first: a, second: forgedB), now: f.now) } == "bad_owner_signature")
+        #expect(
+            VerificationError.code { try f.verifier.verify(FraudProof(chain: note, first: a, second: forgedB), now: f.now) }
+                == "bad_owner_signature")
         #expect(try f.verifier.verify(FraudProof(chain: note, first: a, second: b), now: f.now) == f.alice.publicKey)
     }
 
@@ -228,8 +245,12 @@ extension Fixture {
         let (p, _) = try f.pay(try f.note(1_000, to: f.alice), from: f.alice, to: f.bob.publicKey, 400)
         let request = try f.request(to: f.bob, 400)
         let id = try PaymentBundle(chains: [p]).paymentID!
-        func receipt(nonce: Nonce? = nil, currency: Currency? = nil, amount: UInt64 = 400, payee: some MessageSigner) throws -> Receipt {
-            try Receipt.sign(paymentID: id, nonce: nonce ?? request.nonce, currency: currency ?? f.eur, amount: amount, receivedAt: f.now, payee: payee)
+        func receipt(
+            nonce: Nonce? = nil, currency: Currency? = nil, amount: UInt64 = 400, payee: some MessageSigner
+        ) throws -> Receipt {
+            try Receipt.sign(
+                paymentID: id, nonce: nonce ?? request.nonce, currency: currency ?? f.eur, amount: amount, receivedAt: f.now,
+                payee: payee)
         }
         let good = try receipt(payee: f.bob)
         try good.verify(for: request, paymentID: id, amount: 400)
@@ -237,7 +258,8 @@ extension Fixture {
             try receipt(payee: f.carol).verify(for: request, paymentID: id, amount: 400)
         }
         #expect(throws: VerificationError.badReceipt("signature is invalid")) {
-            try receipt(payee: Impostor(claimed: f.bob.publicKey, actual: f.carol)).verify(for: request, paymentID: id, amount: 400)
+            try receipt(payee: Impostor(claimed: f.bob.publicKey, actual: f.carol)).verify(
+                for: request, paymentID: id, amount: 400)
         }
         #expect(throws: VerificationError.badReceipt("for another request")) {
             try receipt(nonce: f.nonce(8), payee: f.bob).verify(for: request, paymentID: id, amount: 400)
@@ -246,7 +268,9 @@ extension Fixture {
             try good.verify(for: request, paymentID: ProtocolHash.sha256([]), amount: 400)
         }
         for (amount, currency) in [(UInt64(399), f.eur), (401, f.eur), (400, Currency("USD")!)] {
-            #expect(throws: VerificationError.badReceipt("amount or currency differs from the payment"), "\(amount) \(currency.code)") {
+            #expect(
+                throws: VerificationError.badReceipt("amount or currency differs from the payment"), "\(amount) \(currency.code)"
+            ) {
                 try receipt(currency: currency, amount: amount, payee: f.bob).verify(for: request, paymentID: id, amount: 400)
             }
         }
@@ -266,7 +290,9 @@ extension Fixture {
         for position in valid.indices {
             var bytes = valid
             bytes[position] ^= 0x01
-            #expect(VerificationError.code { try f.verifier.verifyPayment(bytes, request: request, now: f.now) } != nil, "byte \(position)")
+            #expect(
+                VerificationError.code { try f.verifier.verifyPayment(bytes, request: request, now: f.now) } != nil,
+                "byte \(position)")
         }
         // …and random replacement values at random positions.
         await propertyCheck(count: 300, input: Gen.int(in: 0...(valid.count - 1)), Gen.uint8(in: 1...255)) { position, mask in
@@ -281,7 +307,9 @@ extension Fixture {
         let valid = try PaymentBundle(chains: [payment]).encoded
         let request = try f.request(to: f.bob, 400)
         for length in 0..<valid.count {
-            let code = VerificationError.code { try f.verifier.verifyPayment(Array(valid.prefix(length)), request: request, now: f.now) }
+            let code = VerificationError.code {
+                try f.verifier.verifyPayment(Array(valid.prefix(length)), request: request, now: f.now)
+            }
             #expect(code == "truncated", "prefix of \(length) bytes gave \(code ?? "success")")
         }
     }

@@ -140,14 +140,22 @@ import Testing
 
     @Test func keysetAndLimitsNeedTheAuthoritySignature() throws {
         let other = SoftwareSigner()
-        #expect(VerificationError.code { try Keyset(decoding: f.issuer.keyset.encoded, authority: other.publicKey) } == "bad_authority_signature")
-        #expect(VerificationError.code { try Limits(decoding: f.issuer.limits.encoded, authority: other.publicKey) } == "bad_authority_signature")
+        #expect(
+            VerificationError.code { try Keyset(decoding: f.issuer.keyset.encoded, authority: other.publicKey) }
+                == "bad_authority_signature")
+        #expect(
+            VerificationError.code { try Limits(decoding: f.issuer.limits.encoded, authority: other.publicKey) }
+                == "bad_authority_signature")
         var tampered = f.issuer.limits.encoded
         tampered[6] ^= 1  // inside max_offline_holding
-        #expect(throws: VerificationError.badAuthoritySignature) { try Limits(decoding: tampered, authority: f.issuer.authority.publicKey) }
+        #expect(throws: VerificationError.badAuthoritySignature) {
+            try Limits(decoding: tampered, authority: f.issuer.authority.publicKey)
+        }
         var keyset = f.issuer.keyset.encoded
         keyset[keyset.count / 2] ^= 1
-        #expect(throws: VerificationError.badAuthoritySignature) { try Keyset(decoding: keyset, authority: f.issuer.authority.publicKey) }
+        #expect(throws: VerificationError.badAuthoritySignature) {
+            try Keyset(decoding: keyset, authority: f.issuer.authority.publicKey)
+        }
     }
 
     @Test func oneHopPaymentWithChangeFitsTheSizeBudget() throws {

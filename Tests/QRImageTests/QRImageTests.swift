@@ -134,10 +134,18 @@ struct QRImageTests {
             var bottom: [Bool] = []
             for character in body {
                 switch character {
-                case " ": top.append(false); bottom.append(false)
-                case "▀": top.append(true); bottom.append(false)
-                case "▄": top.append(false); bottom.append(true)
-                case "█": top.append(true); bottom.append(true)
+                case " ":
+                    top.append(false)
+                    bottom.append(false)
+                case "▀":
+                    top.append(true)
+                    bottom.append(false)
+                case "▄":
+                    top.append(false)
+                    bottom.append(true)
+                case "█":
+                    top.append(true)
+                    bottom.append(true)
                 default: throw RasterError.unexpected(character)
                 }
             }

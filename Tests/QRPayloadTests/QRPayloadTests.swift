@@ -68,7 +68,8 @@ import Testing
                 }
                 #expect(result == payload)
                 #expect(assembler.progress.received == expected && assembler.progress.expected == expected)
-                #expect(scanned == frames.count || expected == 1, "the duplicate was never scanned: \(scanned) of \(frames.count)")
+                #expect(
+                    scanned == frames.count || expected == 1, "the duplicate was never scanned: \(scanned) of \(frames.count)")
             }
         }
     }
@@ -87,7 +88,9 @@ import Testing
         _ = try assembler.add(a[1])
         _ = try assembler.add(QRFrames.prefix + Base45.encode(bytes))
         #expect(throws: QRFrames.Error.checksumMismatch) { try assembler.add(a[3]) }
-        #expect(throws: QRFrames.Error.tooLarge(bytes: 300, maxBytes: 255)) { try QRFrames.encode(Array(repeating: 0, count: 300), chunkSize: 1) }
+        #expect(throws: QRFrames.Error.tooLarge(bytes: 300, maxBytes: 255)) {
+            try QRFrames.encode(Array(repeating: 0, count: 300), chunkSize: 1)
+        }
     }
 }
 
@@ -126,6 +129,10 @@ import Testing
             #expect(results == expected, "\(name)")
             seen.formUnion(results)
         }
-        #expect(seen == ["incomplete", "complete", "not_a_frame", "malformed", "unsupported_version", "mixed_payloads", "checksum_mismatch"])
+        #expect(
+            seen == [
+                "incomplete", "complete", "not_a_frame", "malformed", "unsupported_version", "mixed_payloads",
+                "checksum_mismatch",
+            ])
     }
 }

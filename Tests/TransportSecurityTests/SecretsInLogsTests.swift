@@ -24,8 +24,12 @@ import WalletSync
     static func encodings(_ bytes: [UInt8]) -> [String: [UInt8]] {
         let hex = bytes.map { String(format: "%02x", $0) }.joined()
         let base64 = Data(bytes).base64EncodedString()
-        let base64URL = base64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-        return ["raw": bytes, "hex": Array(hex.utf8), "HEX": Array(hex.uppercased().utf8), "base64": Array(base64.utf8), "base64url": Array(base64URL.utf8)]
+        let base64URL = base64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+        return [
+            "raw": bytes, "hex": Array(hex.utf8), "HEX": Array(hex.uppercased().utf8), "base64": Array(base64.utf8),
+            "base64url": Array(base64URL.utf8),
+        ]
     }
 
     @Test func aWalletBuysAndSyncsOverPinnedHTTPSAndNoSecretReachesAnyLog() async throws {
@@ -34,8 +38,10 @@ import WalletSync
         let keys = scratch.path("keys")
         // Trace level: everything the server can log is logged.
         let server = try await ServerProcess.start(
-            arguments: ["--database", scratch.path("server.sqlite"), "--keys", keys, "--dev-funding", "--log-level", "trace",
-                        "--tls-cert", fixtures.serverCert, "--tls-key", fixtures.serverKey],
+            arguments: [
+                "--database", scratch.path("server.sqlite"), "--keys", keys, "--dev-funding", "--log-level", "trace",
+                "--tls-cert", fixtures.serverCert, "--tls-key", fixtures.serverKey,
+            ],
             directory: scratch.path)
         var cliOutput = ""
         let url = "https://127.0.0.1:\(server.port)"
@@ -56,23 +62,29 @@ import WalletSync
         // An error: a wrong password (401), and a wallet that pins another key (refused, exit 5).
         var wrongPassword = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("OW_") }
         wrongPassword["OW_PASSWORD"] = "not the password at all"
-        let refused = try Run.program(try BuiltProducts.path("wallet"), ["login", "--wallet", alice, "alice@example.com"], environment: wrongPassword, in: scratch.path)
+        let refused = try Run.program(
+            try BuiltProducts.path("wallet"), ["login", "--wallet", alice, "alice@example.com"], environment: wrongPassword,
+            in: scratch.path)
         cliOutput += refused.stdout + refused.stderr
         #expect(refused.status == 5 || refused.status == 8, "\(refused.stderr)")
         let other = scratch.path("mallory")
         let otherPin = "sha256/" + Data(repeating: 1, count: 32).base64EncodedString()
-        let pinned = try Self.wallet(["init", "--wallet", other, "--server", url, "--server-pin", otherPin], in: scratch.path, status: 5, log: &cliOutput)
+        let pinned = try Self.wallet(
+            ["init", "--wallet", other, "--server", url, "--server-pin", otherPin], in: scratch.path, status: 5, log: &cliOutput)
         #expect(pinned.stderr.contains("The server's public key is not the pinned one"))
 
         // The API directly: tokens to look for, a refresh, and a refused purchase body.
-        let client = IssuerClient(serverURL: URL(string: url)!, transport: try HTTPSTransport(trust: .publicKey(try #require(ServerKeyPin(pin)))))
+        let client = IssuerClient(
+            serverURL: URL(string: url)!, transport: try HTTPSTransport(trust: .publicKey(try #require(ServerKeyPin(pin)))))
         let tokens = try await client.login(email: "alice@example.com", password: Self.password)
         _ = try await client.account()
         let rotated = try await client.resume(refreshToken: tokens.refreshToken)
         server.stop()
 
         // What the wallet saved: its login token (plain: no OW_PASSPHRASE here).
-        let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: alice + "/config.json"))) as? [String: Any]
+        let saved =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: alice + "/config.json")))
+            as? [String: Any]
         let walletRefresh = try #require(saved?["refreshToken"] as? String)
 
         var secrets: [(String, [UInt8])] = [
@@ -86,8 +98,12 @@ import WalletSync
             for (form, encoded) in Self.encodings(bytes) { secrets.append(("\(file) (\(form))", encoded)) }
         }
         // The TLS key: its PEM body lines and its DER in every encoding.
-        let pemLines = try String(contentsOfFile: fixtures.serverKey, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("-----") }
-        for (i, line) in pemLines.enumerated() where line.count >= 16 { secrets.append(("TLS key PEM line \(i)", Array(line.utf8))) }
+        let pemLines = try String(contentsOfFile: fixtures.serverKey, encoding: .utf8).split(separator: "\n").filter {
+            !$0.hasPrefix("-----")
+        }
+        for (i, line) in pemLines.enumerated() where line.count >= 16 {
+            secrets.append(("TLS key PEM line \(i)", Array(line.utf8)))
+        }
         if let der = Data(base64Encoded: pemLines.joined()) {
             for (form, encoded) in Self.encodings(Array(der)) { secrets.append(("TLS key DER (\(form))", encoded)) }
         }

@@ -37,16 +37,25 @@ struct TLSFixtures {
         self.directory = directory
         for ca in ["ca", "other-ca"] {
             try Run.openssl(
-                ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "\(ca).key", "-out", "\(ca).pem",
-                 "-days", "2", "-subj", "/CN=Offline Wallet test \(ca)"], in: directory)
+                [
+                    "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "\(ca).key",
+                    "-out", "\(ca).pem",
+                    "-days", "2", "-subj", "/CN=Offline Wallet test \(ca)",
+                ], in: directory)
         }
         try Run.openssl(
-            ["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "server.key", "-out", "server.csr",
-             "-subj", "/CN=localhost"], in: directory)
+            [
+                "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "server.key", "-out",
+                "server.csr",
+                "-subj", "/CN=localhost",
+            ], in: directory)
         try "subjectAltName=DNS:localhost,IP:127.0.0.1\n".write(toFile: directory + "/san.ext", atomically: true, encoding: .utf8)
         try Run.openssl(
-            ["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2", "-extfile", "san.ext",
-             "-out", "server.pem"], in: directory)
+            [
+                "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2",
+                "-extfile", "san.ext",
+                "-out", "server.pem",
+            ], in: directory)
         chmod(serverKey, 0o600)
     }
 
@@ -56,7 +65,8 @@ struct TLSFixtures {
         let pub = directory + "/server.pub"
         try Run.openssl(["x509", "-in", serverCert, "-pubkey", "-noout", "-out", pub], in: directory)
         try Run.openssl(["pkey", "-pubin", "-in", pub, "-outform", "der", "-out", spki], in: directory)
-        let digest = try Run.openssl(["dgst", "-sha256", "-binary", "-out", directory + "/server.spki.sha256", spki], in: directory)
+        let digest = try Run.openssl(
+            ["dgst", "-sha256", "-binary", "-out", directory + "/server.spki.sha256", spki], in: directory)
         _ = digest
         let bytes = try Data(contentsOf: URL(fileURLWithPath: directory + "/server.spki.sha256"))
         return "sha256/" + bytes.base64EncodedString()

@@ -31,7 +31,8 @@ import WalletTestSupport
             "more bytes out is the same stage: nothing new to announce")
         #expect(said(.waitingForReceipt) == "Payment sent. Waiting for the payee's receipt.")
         #expect(
-            said(.waitingForReceipt, .qr) == "Payment signed. Show the codes to the payee, then scan the receipt on their screen.")
+            said(.waitingForReceipt, .qr) == "Payment signed. Show the codes to the payee, then scan the receipt on their screen."
+        )
         #expect(said(.paid(amount: 1_250)) == "Paid 12.50 Euro.", "the amount spoken, not its digits and code")
         #expect(
             said(.failed(message: "The payee's phone went away.", canTryAgain: true))
@@ -156,10 +157,12 @@ import WalletTestSupport
         defer { model.stop() }
         #expect(model.searchAnnouncement == "Searching for nearby wallets.")
         let key = SoftwareSigner().publicKey
-        browser.announce(NearbyPeer(address: "ble:bob", name: "Bob", keyID: key.keyID.hex), dialer: SimulatedNetwork(.init(mtu: 185)))
+        browser.announce(
+            NearbyPeer(address: "ble:bob", name: "Bob", keyID: key.keyID.hex), dialer: SimulatedNetwork(.init(mtu: 185)))
         #expect(await untilTrue { model.devices.count == 1 })
         #expect(model.searchAnnouncement == "1 wallet found nearby.")
-        browser.announce(NearbyPeer(address: "ble:carol", name: "Carol", keyID: key.keyID.hex), dialer: SimulatedNetwork(.init(mtu: 185)))
+        browser.announce(
+            NearbyPeer(address: "ble:carol", name: "Carol", keyID: key.keyID.hex), dialer: SimulatedNetwork(.init(mtu: 185)))
         #expect(await untilTrue { model.devices.count == 2 })
         #expect(model.searchAnnouncement == "2 wallets found nearby.")
 
@@ -167,7 +170,8 @@ import WalletTestSupport
         let unnamed = NearbyPeer(address: "ble:x", name: "", keyID: "1a2b3c4d")
         #expect(NearbyDevicesModel.pickAnnouncement(for: .none) == nil)
         #expect(NearbyDevicesModel.pickAnnouncement(for: .fetchingRequest(bob)) == "Connecting to Bob for its request.")
-        #expect(NearbyDevicesModel.pickAnnouncement(for: .fetchingRequest(unnamed)) == "Connecting to the device for its request.")
+        #expect(
+            NearbyDevicesModel.pickAnnouncement(for: .fetchingRequest(unnamed)) == "Connecting to the device for its request.")
         #expect(NearbyDevicesModel.pickAnnouncement(for: .handedToSend(bob)) == "Connected. Ready to pay Bob by Bluetooth.")
         #expect(
             NearbyDevicesModel.pickAnnouncement(for: .failed("Its key does not match."))

@@ -103,8 +103,11 @@ extension AmountEntryProperties {
             maximum, offset, currency in
             let minor = offset < 0 ? maximum - UInt64(-offset) : maximum + UInt64(offset)
             let text = AmountParser.format(minor, currency: currency)
-            let parsed = Result { () throws(AmountEntryError) in try AmountParser.parse(text, currency: currency, maximum: maximum) }
-            let expected: Result<UInt64, AmountEntryError> = minor <= maximum ? .success(minor) : .failure(.tooMuch(maximum: maximum, currency: currency))
+            let parsed = Result { () throws(AmountEntryError) in
+                try AmountParser.parse(text, currency: currency, maximum: maximum)
+            }
+            let expected: Result<UInt64, AmountEntryError> =
+                minor <= maximum ? .success(minor) : .failure(.tooMuch(maximum: maximum, currency: currency))
             #expect(parsed == expected, "\(text) against \(maximum)")
         }
     }
@@ -128,7 +131,8 @@ extension AmountEntryProperties {
     /// Whitespace around the amount (a paste, a trailing space) does not change its value.
     @Test func surroundingWhitespaceIsIgnored() async {
         let space = pick([" ", "\t", "\n", "\u{00A0}", "  "])
-        await propertyCheck(count: 300, input: Gen.uint64(in: 1...100_000_000), space, space, Self.currencies) { minor, before, after, currency in
+        await propertyCheck(count: 300, input: Gen.uint64(in: 1...100_000_000), space, space, Self.currencies) {
+            minor, before, after, currency in
             let text = before + AmountParser.format(minor, currency: currency, separator: ",") + after
             #expect((try? AmountParser.parse(text, currency: currency)) == minor)
         }
@@ -137,11 +141,15 @@ extension AmountEntryProperties {
     /// "Remaining" and "Insufficient balance" are exact: remaining is available − amount, short
     /// by amount − available, whatever the maximum says.
     @Test func theBalanceLineIsExact() async {
-        await propertyCheck(count: 500, input: Gen.uint64(in: 1...1_000_000_000), Gen.uint64(in: 0...1_000_000_000), Self.currencies) {
+        await propertyCheck(
+            count: 500, input: Gen.uint64(in: 1...1_000_000_000), Gen.uint64(in: 0...1_000_000_000), Self.currencies
+        ) {
             minor, available, currency in
             let entry = AmountEntry(
-                currency: currency, decimalSeparator: ".", maximum: available, text: AmountParser.format(minor, currency: currency))
-            let expected: AmountEntry.BalanceLine = minor > available ? .insufficient(shortBy: minor - available) : .remaining(available - minor)
+                currency: currency, decimalSeparator: ".", maximum: available,
+                text: AmountParser.format(minor, currency: currency))
+            let expected: AmountEntry.BalanceLine =
+                minor > available ? .insufficient(shortBy: minor - available) : .remaining(available - minor)
             #expect(entry.balanceLine(available: available) == expected)
             #expect((entry.minorUnits != nil) == (minor <= available), "valid exactly when affordable")
         }
@@ -151,10 +159,12 @@ extension AmountEntryProperties {
     /// writes reads back to the same value.
     @Test func quickAmountsUseTheLocaleSeparator() async {
         let locales = pick(["en_US", "de_DE", "fr_FR", "ja_JP", "pt_BR", "en_IN"].map { Locale(identifier: $0) })
-        await propertyCheck(count: 200, input: locales, pick(AmountEntry.quickAmounts), Self.currencies) { locale, quick, currency in
+        await propertyCheck(count: 200, input: locales, pick(AmountEntry.quickAmounts), Self.currencies) {
+            locale, quick, currency in
             var entry = AmountEntry(currency: currency, locale: locale)
             entry.applyQuickAmount(quick)
-            let expected = locale.decimalSeparator.flatMap(\.first).flatMap { AmountParser.separators.contains($0) ? $0 : nil } ?? "."
+            let expected =
+                locale.decimalSeparator.flatMap(\.first).flatMap { AmountParser.separators.contains($0) ? $0 : nil } ?? "."
             #expect(entry.decimalSeparator == expected)
             #expect(currency.minorUnitDigits == 0 || entry.text.contains(expected), "\(entry.text) in \(locale.identifier)")
             #expect(entry.minorUnits == AmountParser.minorUnits(ofMajor: quick, currency: currency))

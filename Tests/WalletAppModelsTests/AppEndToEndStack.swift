@@ -139,8 +139,9 @@ extension AppStack {
     /// on the last field generates. `frameBytes` is small enough that the request is several QR
     /// frames (so the scan goes "k of n"); `expiresIn` 0 makes a request expired at once.
     func receive(_ amount: String, frameBytes: Int = 40, expiresIn: UInt64 = 600) async throws -> ReceiveModel {
-        let screen = try #require(app.makeReceive(
-            hints: Self.hints, payeeName: name, expiresIn: expiresIn, frameBytes: frameBytes, locale: Self.locale))
+        let screen = try #require(
+            app.makeReceive(
+                hints: Self.hints, payeeName: name, expiresIn: expiresIn, frameBytes: frameBytes, locale: Self.locale))
         screen.appear()
         screen.amount.text = amount
         screen.focusNext()
@@ -159,7 +160,8 @@ extension AppStack {
             screen = SendModel(
                 currency: Self.eur, offlineSpendable: home.offlineSpendable, settled: UInt64(max(0, home.settled ?? 0)),
                 clock: clock, locale: Self.locale)
-            screen.services = SendServices(wallet: wallet.wallet, session: session, dialer: dialer, sessionOptions: WalletPair.sessionOptions)
+            screen.services = SendServices(
+                wallet: wallet.wallet, session: session, dialer: dialer, sessionOptions: WalletPair.sessionOptions)
         } else {
             screen = try #require(app.makeSend(dialer: dialer, locale: Self.locale))
         }
@@ -267,7 +269,9 @@ final class Observed<Value> {
     }
 
     private func track() {
-        withObservationTracking { _ = read() } onChange: { [weak self] in
+        withObservationTracking {
+            _ = read()
+        } onChange: { [weak self] in
             Task { @MainActor in self?.changed() }
         }
     }

@@ -57,7 +57,9 @@ struct AppEndToEndTests {
             }
             #expect(bought.amount == 20_000 && bought.offlineSpendable == 20_000 && bought.settled == 30_000)
             #expect(await untilTrue { alice.home.offlineSpendable == 20_000 && alice.home.recent.first?.direction == .purchased })
-            #expect(await untilTrue { alice.home.settled == 30_000 }, "home's settled follows the purchase (was \(alice.home.settled ?? -1))")
+            #expect(
+                await untilTrue { alice.home.settled == 30_000 },
+                "home's settled follows the purchase (was \(alice.home.settled ?? -1))")
             #expect(alice.home.total == 50_000, "bought notes are not counted twice")
 
             let request = try await bob.receive("12.50")
@@ -119,7 +121,9 @@ struct AppEndToEndTests {
 
             let request = try await bob.receive("30")
             let (send, bundle) = try await alice.payByQR(request, to: bob)
-            #expect(await untilTrue { alice.home.reserved == 3_000 && alice.home.offlineSpendable == 2_000 }, "reserved until the receipt")
+            #expect(
+                await untilTrue { alice.home.reserved == 3_000 && alice.home.offlineSpendable == 2_000 },
+                "reserved until the receipt")
             await request.receiveScanned(bundle)
             #expect(request.phase == .received && request.scanError == nil)
             #expect(request.incoming?.amount == 3_000 && request.incoming?.method == .qr)
@@ -158,7 +162,9 @@ struct AppEndToEndTests {
             #expect(try await alice.settledAtIssuer() == 2_500)
             #expect(try await bob.settledAtIssuer() == 2_500)
             #expect(await untilTrue { alice.home.recent.first?.direction == .sent && alice.home.recent.first?.online == true })
-            #expect(await untilTrue { alice.home.settled == 2_500 }, "home's settled follows the transfer (was \(alice.home.settled ?? -1))")
+            #expect(
+                await untilTrue { alice.home.settled == 2_500 },
+                "home's settled follows the transfer (was \(alice.home.settled ?? -1))")
             #expect(alice.home.offlineSpendable == 0)
 
             // Bob's phone comes online: his one sync brings the transfer to his home.
@@ -282,7 +288,8 @@ struct AppEndToEndTests {
 
             // The same request on a screen whose numbers are stale (opened before a payment).
             let stale = SendModel(currency: Self.eur, offlineSpendable: 10_000, settled: 0, locale: AppStack.locale)
-            stale.services = SendServices(wallet: alice.wallet.wallet, session: alice.session, dialer: SimulatedNetwork(.init(mtu: 185)))
+            stale.services = SendServices(
+                wallet: alice.wallet.wallet, session: alice.session, dialer: SimulatedNetwork(.init(mtu: 185)))
             guard case .send(let scanned) = try alice.scan(request.requestFrames) else {
                 Issue.record("the request's frames did not route to Send")
                 return
@@ -399,7 +406,10 @@ struct AppEndToEndTests {
             }
             await send.acceptReceipt(receipt)
             #expect(send.phase == .paid(amount: 400))
-            #expect(await untilTrue { carol.home.unsettled == 400 && alice.home.offlineSpendable == 1_600 && alice.home.reserved == 0 })
+            #expect(
+                await untilTrue {
+                    carol.home.unsettled == 400 && alice.home.offlineSpendable == 1_600 && alice.home.reserved == 0
+                })
         }
     }
 
@@ -428,7 +438,10 @@ struct AppEndToEndTests {
             }
             await second.receiveScanned(bundle)
             #expect(second.phase == .showingRequest && second.incoming == nil)
-            #expect(second.scanError == "This payment was not accepted: \(WalletError.doubleSpendDetected(try #require(try bob.wallet.wallet.fraudProofs().first)).description)")
+            #expect(
+                second.scanError
+                    == "This payment was not accepted: \(WalletError.doubleSpendDetected(try #require(try bob.wallet.wallet.fraudProofs().first)).description)"
+            )
             #expect(try bob.wallet.wallet.fraudProofs().count == 1, "the proof is kept for the issuer")
             #expect(bob.home.unsettled == 1_000 && bob.home.offlineTotal == 1_000, "the balance did not move")
             #expect(bob.app.alerts.isEmpty)

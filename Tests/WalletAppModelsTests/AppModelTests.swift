@@ -145,7 +145,8 @@ import WalletTestSupport
             _ = try bob.wallet.receive(paid.bundle, for: first.nonce)
             let spent = try #require(try PaymentBundle(decoding: paid.bundle).chains.first)
             let note = Chain(note: spent.note)
-            let (again, second) = try alice.wallet.signAgain(note, to: bob.wallet, amount: note.note.amount, now: UInt64(Date().timeIntervalSince1970))
+            let (again, second) = try alice.wallet.signAgain(
+                note, to: bob.wallet, amount: note.note.amount, now: UInt64(Date().timeIntervalSince1970))
             #expect(throws: WalletError.self) { try bob.wallet.receive(second, for: again.nonce) }
             #expect(try bob.wallet.fraudProofs().count == 1)
 
@@ -157,7 +158,9 @@ import WalletTestSupport
             #expect(report.fraudCases.count == 1, "the issuer opened a case from Bob's proof")
             // The amount at stake is the double-spent note's, from Bob's own proof.
             #expect(report.fraudCases.map { report.fraudAmounts[$0] } == [1_000])
-            let expected = report.fraudCases.map { WalletAlert.fraud(amount: 1_000, currency: report.balance.currency, caseReference: "case \($0)") }
+            let expected = report.fraudCases.map {
+                WalletAlert.fraud(amount: 1_000, currency: report.balance.currency, caseReference: "case \($0)")
+            }
             #expect(notifier.posted == expected)
             #expect(app.alerts == expected)
 

@@ -58,7 +58,9 @@ import WalletTestSupport
 
             // Send and Receive are on this wallet, with home's balances; nearby devices on the app's browser.
             let send = try #require(app.makeSend(locale: Self.locale))
-            #expect(send.offlineSpendable == 6_200 && send.settled == UInt64(home.settled ?? -1) && send.services?.session === session)
+            #expect(
+                send.offlineSpendable == 6_200 && send.settled == UInt64(home.settled ?? -1) && send.services?.session === session
+            )
             #expect(send.services?.wallet === session.wallet)
             // Money bought while the Send sheet is open counts there too (home's numbers, followed).
             let more = try #require(app.makeBuy(locale: Self.locale))

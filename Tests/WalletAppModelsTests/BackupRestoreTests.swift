@@ -28,7 +28,9 @@ final class StateRecorder {
     }
 
     private func record() {
-        let state = withObservationTracking { model.state } onChange: { [weak self] in
+        let state = withObservationTracking {
+            model.state
+        } onChange: { [weak self] in
             Task { @MainActor in self?.record() }
         }
         if states.last != state { states.append(state) }
@@ -268,7 +270,9 @@ final class StateRecorder {
             restore.passphrase = Self.strong
             await restore.restore()
             #expect(restore.state == .failed(.walletNotEmpty(amount: 1_000, currency: Currency("EUR"), pendingPayments: 0)))
-            #expect(RestoreError.walletNotEmpty(amount: 1_000, currency: Currency("EUR"), pendingPayments: 0).description.contains("10.00 EUR"))
+            #expect(
+                RestoreError.walletNotEmpty(amount: 1_000, currency: Currency("EUR"), pendingPayments: 0).description.contains(
+                    "10.00 EUR"))
             #expect(!FileManager.default.fileExists(atPath: target) && app.wallet?.publicKey == session.wallet.publicKey)
 
             // Without a login there is nothing to exchange the notes with.

@@ -42,7 +42,10 @@ struct BuyModelTests {
             let buy = BuyModel(session: session, balance: try session.wallet.balance(), locale: Self.us)
             buy.amount.text = "50"
             await buy.buy()
-            guard case .failed(.insufficientAccountFunds(let detail)) = buy.phase else { Issue.record("\(buy.phase)"); return }
+            guard case .failed(.insufficientAccountFunds(let detail)) = buy.phase else {
+                Issue.record("\(buy.phase)")
+                return
+            }
             #expect(!detail.isEmpty)
             #expect(try session.wallet.balance().spendable == 0)
             #expect(try await session.account().balance == 1_000)
@@ -68,7 +71,10 @@ struct BuyModelTests {
             first.edit()
             first.amount.text = "600"
             await first.buy()
-            guard case .bought(let bought) = first.phase else { Issue.record("\(first.phase)"); return }
+            guard case .bought(let bought) = first.phase else {
+                Issue.record("\(first.phase)")
+                return
+            }
             #expect(bought.amount == 60_000 && bought.riskBudgetLeft == 40_000 && bought.settled == 140_000)
             let request = try await AsyncWallet(bob.wallet).createRequest(amount: 50_000)
             let payment = try await AsyncWallet(alice.wallet).pay(request)

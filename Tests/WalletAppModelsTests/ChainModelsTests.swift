@@ -27,7 +27,10 @@ struct ChainModelsTests {
             let deposit = DepositModel(session: session, currency: Self.eur, locale: Self.us)
             #expect(deposit.phase == .loading && deposit.plan == nil)
             await deposit.load()
-            guard case .ready(let instructions) = deposit.phase else { Issue.record("\(deposit.phase)"); return }
+            guard case .ready(let instructions) = deposit.phase else {
+                Issue.record("\(deposit.phase)")
+                return
+            }
             let escrow = StandInChain().info.escrow, token = StandInChain().info.token
             #expect(deposit.accountReference == instructions.accountRef && deposit.escrowAddress == escrow)
             // No amount: the Ethereum wallet asks for it.
@@ -39,9 +42,12 @@ struct ChainModelsTests {
             deposit.amount.text = "12.34"
             #expect(deposit.depositURI == "ethereum:\(escrow)@31337/deposit?uint256=1234&bytes32=\(instructions.accountRef)")
             #expect(deposit.approveURI == "ethereum:\(token)@31337/approve?address=\(escrow)&uint256=1234")
-            #expect(deposit.summaryText?.contains("12.34 EUR") == true && deposit.summaryText?.contains("3 confirmations") == true)
+            #expect(
+                deposit.summaryText?.contains("12.34 EUR") == true && deposit.summaryText?.contains("3 confirmations") == true)
             let copy = try #require(deposit.copyText)
-            #expect(copy.contains(deposit.depositURI ?? "-") && copy.contains(deposit.approveURI ?? "-") && copy.contains(instructions.accountRef))
+            #expect(
+                copy.contains(deposit.depositURI ?? "-") && copy.contains(deposit.approveURI ?? "-")
+                    && copy.contains(instructions.accountRef))
 
             // Text that is not an amount makes no request (one without it would be mistaken for one with it).
             deposit.amount.text = "1.234"
@@ -66,13 +72,18 @@ struct ChainModelsTests {
             #expect(deposit.depositURI == nil && deposit.copyText == nil)
         }
         // An 18-decimal token: 12.34 EUR would be 1234 wei-like units, a fraction of a cent.
-        let scaled = StandInChain(info: ChainInfo(
-            chainID: 1, escrow: StandInChain().info.escrow, token: StandInChain().info.token, decimals: 18, confirmations: 12))
+        let scaled = StandInChain(
+            info: ChainInfo(
+                chainID: 1, escrow: StandInChain().info.escrow, token: StandInChain().info.token, decimals: 18, confirmations: 12)
+        )
         try await IssuerHarness.with(chain: scaled) { h in
             let (session, _) = try await h.loggedIn("scaled")
             let deposit = DepositModel(session: session, currency: Self.eur, locale: Self.us)
             await deposit.load()
-            guard case .failed(let message, let canRetry) = deposit.phase else { Issue.record("\(deposit.phase)"); return }
+            guard case .failed(let message, let canRetry) = deposit.phase else {
+                Issue.record("\(deposit.phase)")
+                return
+            }
             #expect(!canRetry && message.contains("18 decimals"))
             #expect(deposit.depositURI == nil)
         }
@@ -137,7 +148,10 @@ struct ChainModelsTests {
             #expect(model.focus.focused == .address)
             model.focusNext()
             #expect(model.focus.focused == nil)
-            guard case .confirming(let summary) = model.phase else { Issue.record("\(model.phase)"); return }
+            guard case .confirming(let summary) = model.phase else {
+                Issue.record("\(model.phase)")
+                return
+            }
             #expect(summary.amount == 2_500 && summary.address == Self.address && summary.remaining == 2_500)
             #expect(summary.confirmationText.contains("Withdraw 25.00 EUR to \(Self.address)?"))
             model.edit()
@@ -166,16 +180,18 @@ struct ChainModelsTests {
             #expect(try await session.account().balance == 6_000)
 
             let tx = try await h.settle(pending.id, as: .sent)
-            #expect(await untilTrue {
-                clock.advance(model.pollSeconds)
-                if case .tracking(let w) = model.phase { return w.status == .sent } else { return false }
-            })
+            #expect(
+                await untilTrue {
+                    clock.advance(model.pollSeconds)
+                    if case .tracking(let w) = model.phase { return w.status == .sent } else { return false }
+                })
             #expect(model.phaseText?.contains(tx) == true)
             try await h.settle(pending.id, as: .paid)
-            #expect(await untilTrue {
-                clock.advance(model.pollSeconds)
-                return model.phase == .finished(model.recent[0]) && model.recent[0].status == .paid
-            })
+            #expect(
+                await untilTrue {
+                    clock.advance(model.pollSeconds)
+                    return model.phase == .finished(model.recent[0]) && model.recent[0].status == .paid
+                })
             await run.value
             #expect(model.phaseText?.hasPrefix("Paid 40.00 EUR to \(Self.address)") == true)
             #expect(model.recentTexts.first?.hasPrefix("Paid 40.00 EUR") == true)
@@ -193,11 +209,15 @@ struct ChainModelsTests {
             defer { run.cancel() }
             let pending = try #require(started)
             try await h.settle(pending.id, as: .refused, reason: "paused")
-            #expect(await untilTrue {
-                clock.advance(model.pollSeconds)
-                if case .finished(let w) = model.phase { return w.status == .refused } else { return false }
-            })
-            #expect(model.phaseText == "The chain refused the payout of 10.00 EUR to \(Self.address) (paused); the amount is back on your account.")
+            #expect(
+                await untilTrue {
+                    clock.advance(model.pollSeconds)
+                    if case .finished(let w) = model.phase { return w.status == .refused } else { return false }
+                })
+            #expect(
+                model.phaseText
+                    == "The chain refused the payout of 10.00 EUR to \(Self.address) (paused); the amount is back on your account."
+            )
             #expect(try await session.account().balance == 10_000)
         }
     }
@@ -222,12 +242,15 @@ struct ChainModelsTests {
             let requests = Mutex(0)
             let (session, store) = try await h.loggedIn("lossy", funds: 1_000) { url in
                 // The third withdrawal request's answer is lost (the first two are refusals).
-                IssuerClient(serverURL: url, transport: LosingTransport { operation in
-                    operation == "requestWithdrawal" && requests.withLock { count in
-                        count += 1
-                        return count == 3
-                    }
-                })
+                IssuerClient(
+                    serverURL: url,
+                    transport: LosingTransport { operation in
+                        operation == "requestWithdrawal"
+                            && requests.withLock { count in
+                                count += 1
+                                return count == 3
+                            }
+                    })
             }
             let model = WithdrawModel(session: session, currency: Self.eur, settled: 1_000, locale: Self.us)
             // Refused by the issuer (single-case stand-in: mixed case as a wrong checksum).
@@ -235,7 +258,10 @@ struct ChainModelsTests {
             model.address = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
             model.submit()
             await model.withdraw()
-            guard case .failed(.invalidAddress(let detail)) = model.phase else { Issue.record("\(model.phase)"); return }
+            guard case .failed(.invalidAddress(let detail)) = model.phase else {
+                Issue.record("\(model.phase)")
+                return
+            }
             #expect(detail.contains("'to' is not a usable address"))
             // Not enough on the account per the issuer (the screen's balance was stale).
             model.edit()
@@ -244,7 +270,10 @@ struct ChainModelsTests {
             model.address = Self.address
             model.submit()
             await model.withdraw()
-            guard case .failed(.insufficientFunds) = model.phase else { Issue.record("\(model.phase)"); return }
+            guard case .failed(.insufficientFunds) = model.phase else {
+                Issue.record("\(model.phase)")
+                return
+            }
             #expect(try await session.account().balance == 1_000)
             // The answer is lost: kept; confirming the same again makes it once.
             model.edit()

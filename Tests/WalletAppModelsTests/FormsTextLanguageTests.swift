@@ -40,18 +40,28 @@ private struct TableLocalizer: Localizer {
 
     @Test func amountErrorsCountDigitsAndPlaceValuesWhereTheLanguageWants() {
         let decimals: [(allowed: Int, currency: Currency, english: String, french: String)] = [
-            (3, kwd, "KWD amounts have at most 3 digits after the separator.", "3 chiffres au plus après le séparateur pour les montants en KWD."),
-            (1, eur, "EUR amounts have at most 1 digit after the separator.", "1 chiffre au plus après le séparateur pour les montants en EUR."),
+            (
+                3, kwd, "KWD amounts have at most 3 digits after the separator.",
+                "3 chiffres au plus après le séparateur pour les montants en KWD."
+            ),
+            (
+                1, eur, "EUR amounts have at most 1 digit after the separator.",
+                "1 chiffre au plus après le séparateur pour les montants en EUR."
+            ),
         ]
         for d in decimals {
             let error = AmountEntryError.tooManyDecimals(allowed: d.allowed, currency: d.currency)
             #expect(error.description == d.english)
             Localization.withLocalizer(french) { #expect(error.description == d.french) }
         }
-        #expect(AmountEntryError.tooManyDecimals(allowed: 0, currency: jpy).description == "JPY amounts have no decimals; enter a whole number.")
+        #expect(
+            AmountEntryError.tooManyDecimals(allowed: 0, currency: jpy).description
+                == "JPY amounts have no decimals; enter a whole number.")
         Localization.withLocalizer(french) {
             // The maximum is money written for the language's locale.
-            #expect(AmountEntryError.tooMuch(maximum: 1_250, currency: eur).description == "Au plus 12,50 EUR ici ; saisissez un montant plus petit.")
+            #expect(
+                AmountEntryError.tooMuch(maximum: 1_250, currency: eur).description
+                    == "Au plus 12,50 EUR ici ; saisissez un montant plus petit.")
             // A text the language lacks is the English one, never an empty line.
             #expect(AmountEntryError.empty.description == "Enter an amount.")
         }

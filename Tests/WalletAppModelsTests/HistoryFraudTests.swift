@@ -21,7 +21,8 @@ struct HistoryFraudTests {
             let paid = try alice.wallet.pay(first, amount: 1_000)
             _ = try bob.wallet.receive(paid.bundle, for: first.nonce)
             let note = Chain(note: try #require(try PaymentBundle(decoding: paid.bundle).chains.first).note)
-            let (again, second) = try alice.wallet.signAgain(note, to: carol.wallet, amount: note.note.amount, now: UInt64(Date().timeIntervalSince1970))
+            let (again, second) = try alice.wallet.signAgain(
+                note, to: carol.wallet, amount: note.note.amount, now: UInt64(Date().timeIntervalSince1970))
             _ = try carol.wallet.receive(second, for: again.nonce)
             _ = try await bob.sync(refreshWithin: 0)
             let carolReport = try await carol.sync(refreshWithin: 0)

@@ -65,7 +65,9 @@ struct HistoryModelTests {
             #expect(detail.receiptAt != nil)
             #expect(detail.counterpartyKey == "\(bob.wallet.publicKey.keyID)")
             let issuerKeys = try PaymentBundle(decoding: p1.bundle).chains.map { "\($0.note.issuerKeyID)" }
-            #expect(!issuerKeys.isEmpty && detail.issuerKeys == Array(Set(issuerKeys)).sorted(), "the proof's root: \(detail.issuerKeys)")
+            #expect(
+                !issuerKeys.isEmpty && detail.issuerKeys == Array(Set(issuerKeys)).sorted(),
+                "the proof's root: \(detail.issuerKeys)")
             #expect(detail.settlement == HistoryDetail.Settlement.none && detail.fraudCases.isEmpty)
             history.closeDetail()
             #expect(history.detail == nil)

@@ -33,7 +33,10 @@ struct HomeModelTests {
             let buy = BuyModel(session: bob, balance: try #require(home.snapshot).balance, locale: Locale(identifier: "en_US"))
             buy.amount.text = "120"
             await buy.buy()
-            guard case .bought(let result) = buy.phase else { Issue.record("buy: \(buy.phase)"); return }
+            guard case .bought(let result) = buy.phase else {
+                Issue.record("buy: \(buy.phase)")
+                return
+            }
             #expect(result == .init(amount: 12_000, offlineSpendable: 12_000, settled: 8_000, riskBudgetLeft: 88_000))
             #expect(await untilTrue { home.offlineSpendable == 12_000 })
             #expect(home.riskBudgetLeft == 88_000)
@@ -119,7 +122,10 @@ struct HomeModelTests {
         #expect(await untilTrue { home.snapshot != nil && home.problem != nil })
         #expect(home.settled == nil)
         await home.refresh()
-        guard case .failed(let message) = home.refreshState else { Issue.record("\(home.refreshState)"); return }
+        guard case .failed(let message) = home.refreshState else {
+            Issue.record("\(home.refreshState)")
+            return
+        }
         #expect(message.contains("Cannot reach the issuer"))
         #expect(home.freshness == .neverSynced)
     }

@@ -30,7 +30,8 @@ import WalletTestSupport
             let store = MemoryFlowStore()
             let directory = h.dir + "/phone-wallet"
             let app = Self.app(enclave)
-            let onboarding = app.makeOnboarding(walletDirectory: directory, credentials: store, flowState: store, keyCost: .testing)
+            let onboarding = app.makeOnboarding(
+                walletDirectory: directory, credentials: store, flowState: store, keyCost: .testing)
             #expect(!onboarding.hasWalletStep)
             onboarding.server = h.baseURL.absoluteString
             await onboarding.submitStep()

@@ -28,7 +28,8 @@ import WalletTestSupport
         for (path, text) in try sources("Sources/Wallet/WalletAppModels") {
             for match in text.matches(of: /localized\(\s*"([^"\\]+)"/) { keys[String(match.1)] = path }
         }
-        let viewCall = /(?:^|[^\w.])\.?(?:Text|Button|Label|Toggle|TextField|SecureField|Section|Picker|LabeledContent|ProgressView|Link|ContentUnavailableView|navigationTitle|accessibilityLabel|accessibilityHint|accessibilityValue|confirmationDialog|alert|help|FormTextField|CurrencyField|FieldTitle|BusyLabel|messageAlert|SummaryRow|row)\(\s*"((?:[^"\\\n]|\\.)*)"|(?:title|caption|prompt):\s*"((?:[^"\\\n]|\\.)*)"/
+        let viewCall =
+            /(?:^|[^\w.])\.?(?:Text|Button|Label|Toggle|TextField|SecureField|Section|Picker|LabeledContent|ProgressView|Link|ContentUnavailableView|navigationTitle|accessibilityLabel|accessibilityHint|accessibilityValue|confirmationDialog|alert|help|FormTextField|CurrencyField|FieldTitle|BusyLabel|messageAlert|SummaryRow|row)\(\s*"((?:[^"\\\n]|\\.)*)"|(?:title|caption|prompt):\s*"((?:[^"\\\n]|\\.)*)"/
         for (path, text) in try sources("App/Sources") {
             let code = text.split(separator: "\n", omittingEmptySubsequences: false)
                 .map { line in line.firstRange(of: "//").map { String(line[..<$0.lowerBound]) } ?? String(line) }
@@ -56,8 +57,12 @@ import WalletTestSupport
 
     @Test func noModelTextIsGluedFromTranslatedPieces() throws {
         for (path, text) in try Self.sources("Sources/Wallet/WalletAppModels") {
-            #expect(text.firstMatch(of: /\+\s*localized\(|\\\(\s*localized\(/) == nil, "\(path) joins a localized text to another piece")
-            #expect(text.firstMatch(of: /localized\([^()]*(\([^()]*\)[^()]*)*\)\s*\+/) == nil, "\(path) joins a localized text to another piece")
+            #expect(
+                text.firstMatch(of: /\+\s*localized\(|\\\(\s*localized\(/) == nil,
+                "\(path) joins a localized text to another piece")
+            #expect(
+                text.firstMatch(of: /localized\([^()]*(\([^()]*\)[^()]*)*\)\s*\+/) == nil,
+                "\(path) joins a localized text to another piece")
         }
     }
 
@@ -102,7 +107,9 @@ import WalletTestSupport
             #expect(texts.allSatisfy { !$0.isEmpty }, "\(language): \(texts)")
             #expect(texts[0].hasPrefix("0 ") && texts[1].hasPrefix("1 ") && texts[2].hasPrefix("2 "))
             if language == "fr" {
-                #expect(texts[0].dropFirst(2) == texts[1].dropFirst(2) && texts[1] != texts[2].replacingOccurrences(of: "2", with: "1"))
+                #expect(
+                    texts[0].dropFirst(2) == texts[1].dropFirst(2)
+                        && texts[1] != texts[2].replacingOccurrences(of: "2", with: "1"))
             } else {
                 #expect(texts[0].dropFirst(2) == texts[2].dropFirst(2) && texts[1].dropFirst(2) != texts[2].dropFirst(2))
             }
@@ -137,7 +144,11 @@ import WalletTestSupport
                 #expect(sent.directionText == german.format(forKey: "history.direction.sent"))
                 let format = try #require(german.format(forKey: "history.summary.outgoing"))
                 let expected = PlaceholderFormat.fill(
-                    format, with: [sent.directionText, "Bob", String(sent.amountText.dropFirst()), sent.statusText, sent.method, sent.relativeTime])
+                    format,
+                    with: [
+                        sent.directionText, "Bob", String(sent.amountText.dropFirst()), sent.statusText, sent.method,
+                        sent.relativeTime,
+                    ])
                 #expect(sent.accessibilitySummary == expected && !expected.contains(" to "), "\(sent.accessibilitySummary)")
                 #expect(history.detail?.chainText == german.plural(forKey: "history.transfersSinceIssue", count: 1))
             }

@@ -40,7 +40,9 @@ import WalletTestSupport
         let row = try #require(model.devices.first)
         #expect(model.state == .found([row]))
         #expect(row.name == "Bob's phone" && row.keyText == "key \(key.keyID.hex)" && row.match == .noRequest)
-        #expect(NearbyDevicesModel.Device(peer: NearbyPeer(address: "x", name: "", keyID: "ab"), match: .noRequest).name == "Unnamed device")
+        #expect(
+            NearbyDevicesModel.Device(peer: NearbyPeer(address: "x", name: "", keyID: "ab"), match: .noRequest).name
+                == "Unnamed device")
 
         browser.withdraw(bob.address)
         #expect(await untilTrue { model.state == .nothingFound }, "the only device left")
@@ -93,7 +95,8 @@ import WalletTestSupport
         browser.announce(Self.peer("Bob", mallory.publicKey, address: "ble:mallory"), dialer: SimulatedNetwork(.init(mtu: 185)))
         // A device advertising a key id too short to check never matches.
         browser.announce(
-            NearbyPeer(address: "ble:short", name: "Short", keyID: String(pair.payee.publicKey.keyID.hex.prefix(6))), dialer: network)
+            NearbyPeer(address: "ble:short", name: "Short", keyID: String(pair.payee.publicKey.keyID.hex.prefix(6))),
+            dialer: network)
 
         let nearby = NearbyDevicesModel(browser: browser, clock: TestClock(1_000))
         nearby.useRequest(request)

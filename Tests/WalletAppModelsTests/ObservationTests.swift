@@ -10,7 +10,11 @@ import WalletAppModels
     /// Whether `change` changes anything `read` reads.
     func changes(_ read: @escaping @MainActor () -> Void, when change: () -> Void) -> Bool {
         let fired = Mutex(false)
-        withObservationTracking { read() } onChange: { fired.withLock { $0 = true } }
+        withObservationTracking {
+            read()
+        } onChange: {
+            fired.withLock { $0 = true }
+        }
         change()
         return fired.withLock { $0 }
     }

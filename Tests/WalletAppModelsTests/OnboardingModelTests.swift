@@ -9,7 +9,8 @@ import WalletTestSupport
 /// Onboarding against a real issuer on loopback: every step, and the errors a person can reach.
 @MainActor
 @Suite struct OnboardingModelTests {
-    static func model(_ h: IssuerHarness, store: MemoryFlowStore = MemoryFlowStore(), directory: String? = nil) -> OnboardingModel {
+    static func model(_ h: IssuerHarness, store: MemoryFlowStore = MemoryFlowStore(), directory: String? = nil) -> OnboardingModel
+    {
         OnboardingModel(
             walletDirectory: directory ?? h.dir + "/onboard-" + UUID().uuidString.prefix(6), credentials: store, flowState: store,
             keyCost: .testing)
@@ -65,7 +66,8 @@ import WalletTestSupport
 
     @Test func anUnreachableServerStopsAtTheServerStep() async throws {
         let store = MemoryFlowStore()
-        let model = OnboardingModel(walletDirectory: NSTemporaryDirectory() + "unused-" + UUID().uuidString, credentials: store, flowState: store)
+        let model = OnboardingModel(
+            walletDirectory: NSTemporaryDirectory() + "unused-" + UUID().uuidString, credentials: store, flowState: store)
         model.server = "not a url"
         #expect(model.validationMessages[.server] != nil && !model.canSubmit)
         await model.submitStep()

@@ -61,10 +61,13 @@ import WalletAppModels
         let frames = try fixture.frames(request, count: 4)
         let scan = ScanAssembler()
         #expect(scan.enter("  \n \n") == .failed(.nothingEntered))
-        #expect(scan.enter(frames.dropLast().joined(separator: "\r\n"))
-            == .failed(.incomplete(received: frames.count - 1, expected: frames.count)))
+        #expect(
+            scan.enter(frames.dropLast().joined(separator: "\r\n"))
+                == .failed(.incomplete(received: frames.count - 1, expected: frames.count)))
         #expect(scan.error == .incomplete(received: frames.count - 1, expected: frames.count))
-        #expect(scan.enter("  \(frames.last!)  \n") == .complete(.send(request)), "pasted rest completes the camera's and paste's frames")
+        #expect(
+            scan.enter("  \(frames.last!)  \n") == .complete(.send(request)),
+            "pasted rest completes the camera's and paste's frames")
         #expect(scan.error == nil)
 
         let pasted = ScanAssembler()

@@ -12,7 +12,9 @@ import WalletTestSupport
 /// failure and button state, and the alerts' words.
 @MainActor
 @Suite struct ScreenActionsTests {
-    static func app(settings: InMemorySettingsStore = InMemorySettingsStore(), restoreInto: (@Sendable () -> String)? = nil) -> AppModel {
+    static func app(
+        settings: InMemorySettingsStore = InMemorySettingsStore(), restoreInto: (@Sendable () -> String)? = nil
+    ) -> AppModel {
         AppModel(
             settings: settings, connectivity: ManualConnectivity(.offline), scheduler: RecordingScheduler(),
             notifier: RecordingNotifier(), lock: LockModel(gate: NoBiometrics(), settings: settings),
@@ -59,7 +61,8 @@ import WalletTestSupport
         try await IssuerHarness.with { h in
             let store = MemoryFlowStore()
             let onboarding = OnboardingModel(
-                walletDirectory: h.dir + "/finish-" + UUID().uuidString.prefix(6), credentials: store, flowState: store, keyCost: .testing)
+                walletDirectory: h.dir + "/finish-" + UUID().uuidString.prefix(6), credentials: store, flowState: store,
+                keyCost: .testing)
             let app = Self.app()
             #expect(app.finishOnboarding(onboarding) == false && app.wallet == nil, "not done: nothing starts")
             onboarding.server = h.baseURL.absoluteString
@@ -204,7 +207,9 @@ import WalletTestSupport
         try await Self.withAliceHistory { history in
             let sent = try #require(history.rows.first { $0.direction == .sent })
             #expect(sent.directionText == "Sent" && sent.statusText == "Pending" && sent.counterpartyText == "Bob")
-            #expect(sent.accessibilitySummary.hasPrefix("Sent to Bob, minus 12.50 EUR, Pending, by QR"), "\(sent.accessibilitySummary)")
+            #expect(
+                sent.accessibilitySummary.hasPrefix("Sent to Bob, minus 12.50 EUR, Pending, by QR"),
+                "\(sent.accessibilitySummary)")
             let bought = try #require(history.rows.first { $0.direction == .purchased })
             #expect(bought.directionText == "Bought" && bought.accessibilitySummary.contains("plus 50.00 EUR"))
             await history.open(sent.id)

@@ -26,7 +26,8 @@ import WalletTestSupport
     }
 
     @Test func sendSaysWhatIsAvailableWhatRemainsAndWhereThePaymentIs() throws {
-        let send = SendModel(currency: fixture.eur, offlineSpendable: 10_000, settled: 3_000, clock: clock, locale: Locale(identifier: "en_US"))
+        let send = SendModel(
+            currency: fixture.eur, offlineSpendable: 10_000, settled: 3_000, clock: clock, locale: Locale(identifier: "en_US"))
         #expect(send.availableText == "100.00 EUR")
         #expect(send.balanceLineText == "Remaining: 100.00 EUR" && !send.isInsufficient && send.usage == 0)
         #expect(send.requestText == nil && send.phaseText == nil && send.sendingFraction == nil)

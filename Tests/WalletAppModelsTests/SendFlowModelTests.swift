@@ -39,7 +39,8 @@ import WalletTestSupport
 
     /// Alice's Send screen prefilled with the request Bob shows, confirmed.
     static func alicesConfirmedSend(
-        _ pair: WalletPair, bob: ReceiveModel, dialer: (any LinkDialer)?, method: SendMethod? = nil, clock: any AppClock = SystemClock(),
+        _ pair: WalletPair, bob: ReceiveModel, dialer: (any LinkDialer)?, method: SendMethod? = nil,
+        clock: any AppClock = SystemClock(),
         believedSpendable: UInt64 = 10_000
     ) throws -> SendModel {
         guard case .send(let request) = try scan(bob.requestFrames) else { throw ScanError.notAPaymentMessage(type: nil) }
@@ -145,7 +146,8 @@ import WalletTestSupport
         let pair = try WalletPair(funds: 1_000)
         let bob = try await Self.bobsRequest(pair, amount: "50")
         // The screen's balance is stale (as between two snapshots); the wallet knows better.
-        let alice = try Self.alicesConfirmedSend(pair, bob: bob, dialer: SimulatedNetwork(.init(mtu: 185)), believedSpendable: 10_000)
+        let alice = try Self.alicesConfirmedSend(
+            pair, bob: bob, dialer: SimulatedNetwork(.init(mtu: 185)), believedSpendable: 10_000)
         await alice.send()
         guard case .failed(let message, let canTryAgain) = alice.phase else {
             Issue.record("expected a failure, got \(alice.phase)")
@@ -258,7 +260,8 @@ import WalletTestSupport
             sessionKey: pair.payee.publicKey)
         // A screen that believes it holds dollars: the checklist passes, the wallet knows better.
         let alice = SendModel(currency: usd, offlineSpendable: 10_000, settled: 0, locale: Self.locale)
-        alice.services = SendServices(wallet: pair.payer, dialer: SimulatedNetwork(.init(mtu: 185)), sessionOptions: WalletPair.sessionOptions)
+        alice.services = SendServices(
+            wallet: pair.payer, dialer: SimulatedNetwork(.init(mtu: 185)), sessionOptions: WalletPair.sessionOptions)
         alice.useRequest(request)
         alice.submit()
         await alice.send()
@@ -279,7 +282,8 @@ import WalletTestSupport
         guard case .send(let request) = try Self.scan(bob.requestFrames) else { throw ScanError.nothingEntered }
         let alice = SendModel(currency: Self.eur, offlineSpendable: 10_000, settled: 0, locale: Self.locale)
         alice.services = SendServices(
-            wallet: pair.payer, dialer: silent, sessionOptions: SessionOptions(retransmitAfter: .milliseconds(30), timeout: .milliseconds(200)))
+            wallet: pair.payer, dialer: silent,
+            sessionOptions: SessionOptions(retransmitAfter: .milliseconds(30), timeout: .milliseconds(200)))
         alice.useRequest(request)
         alice.amountText = "5"
         alice.submit()

@@ -25,9 +25,11 @@ import WalletAppModels
         #expect(send.focus.focused == .description, "a quick amount moves on to the description")
         send.note = "Coffee"
         send.focusNext()  // Return on the last field submits
-        #expect(send.confirmation == SendModel.Summary(
-            recipientName: "Bob's Café", amount: 2_500, currency: fixture.eur, method: .qr, description: "Coffee",
-            remaining: 7_500, payeeKeyID: "\(try fixture.request(0).payee.keyID)"))
+        #expect(
+            send.confirmation
+                == SendModel.Summary(
+                    recipientName: "Bob's Café", amount: 2_500, currency: fixture.eur, method: .qr, description: "Coffee",
+                    remaining: 7_500, payeeKeyID: "\(try fixture.request(0).payee.keyID)"))
         #expect(send.confirmation?.payeeKeyID?.count == 16, "the whole key id, not the 8 digits a device advertises")
         #expect(send.focus.focused == nil)
     }

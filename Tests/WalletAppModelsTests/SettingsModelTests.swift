@@ -27,7 +27,8 @@ struct SettingsModelTests {
             #expect(await untilTrue { home.snapshot != nil && home.settled == 50_000 })
             let file = settingsFile()
             let settings = SettingsModel(
-                session: session, home: home, settings: try FileSettingsStore(url: file), biometrics: ScriptedBiometricGate([true]))
+                session: session, home: home, settings: try FileSettingsStore(url: file),
+                biometrics: ScriptedBiometricGate([true]))
             #expect(!settings.autoRechargeOn && settings.threshold == 20 && settings.target == 100)
             #expect(settings.preview == .off && settings.appearance == .system && !settings.biometricLock)
 
@@ -132,7 +133,8 @@ struct SettingsModelTests {
         try await IssuerHarness.with { h in
             let (session, store) = try await h.loggedIn("server")
             let home = HomeModel(session: session, connectivity: ManualConnectivity(.online))
-            let settings = SettingsModel(session: session, home: home, settings: InMemorySettingsStore(), biometrics: NoBiometrics())
+            let settings = SettingsModel(
+                session: session, home: home, settings: InMemorySettingsStore(), biometrics: NoBiometrics())
             #expect(settings.serverText == h.baseURL.absoluteString && settings.serverProblem == nil)
             #expect(!settings.saveServer())  // unchanged: the login stays
             #expect(try store.loadLogin().refreshToken != nil)

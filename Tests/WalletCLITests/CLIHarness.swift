@@ -99,7 +99,9 @@ final class TestServer: Sendable {
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
         }
         guard bound else { throw HarnessError("no free port") }
         return Int(UInt16(bigEndian: address.sin_port))
@@ -113,7 +115,8 @@ extension CLI {
         let directory = path(name)
         let created = try run(["init", "--json", "--wallet", directory, "--server", server.url], env: env)
         #expect(created.status == 0, "init: \(created.errorMessage)")
-        let registered = try run(["register", "--json", "--wallet", directory, "\(name)-\(UUID().uuidString.prefix(6))@cli.test"], env: env)
+        let registered = try run(
+            ["register", "--json", "--wallet", directory, "\(name)-\(UUID().uuidString.prefix(6))@cli.test"], env: env)
         #expect(registered.status == 0, "register: \(registered.errorMessage)")
         return directory
     }

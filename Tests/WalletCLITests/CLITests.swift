@@ -53,8 +53,12 @@ struct CLITests {
     /// Every error code the command line can print maps to one exit status, whichever command
     /// meets it (checked over the source of every `CLIError(…)` with a literal code).
     @Test func everyErrorCodeHasOneExitStatus() throws {
-        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/Clients/WalletCLI").standardized
-        let files = FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../Sources/Clients/WalletCLI"
+        ).standardized
+        let files =
+            FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+            ?? []
         #expect(!files.isEmpty)
         let pattern = try Regex(#"CLIError\(\s*"([a-z_]+)"(?:[^()]|\((?:[^()]|\([^()]*\))*\))*?exit:\s*\.(\w+)\s*\)"#)
         var exits: [String: Set<String>] = [:]
@@ -110,7 +114,10 @@ struct CLITests {
         let server = try TestServer(cli)
         defer { server.stop() }
         let wallet = try cli.registeredWallet("busy", server: server)
-        for (count, arguments) in [(20, ["status", "--json", "--wallet", wallet]), (12, ["sync", "--json", "--wallet", wallet]), (20, ["status", "--offline", "--json", "--wallet", wallet])] {
+        for (count, arguments) in [
+            (20, ["status", "--json", "--wallet", wallet]), (12, ["sync", "--json", "--wallet", wallet]),
+            (20, ["status", "--offline", "--json", "--wallet", wallet]),
+        ] {
             let results = try await cli.runConcurrently(count, arguments)
             let failed = results.filter { $0.status != 0 }
             #expect(failed.isEmpty, "\(arguments[0]): \(failed.count) of \(count) failed: \(failed.map(\.errorMessage))")
@@ -169,7 +176,8 @@ struct CLITests {
         #expect(after.status == 8)
         #expect(after.errorCode == "not_logged_in")
         // The old token is dead at the issuer too.
-        _ = FileManager.default.createFile(atPath: wallet + "/config.json", contents: saved, attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(
+            atPath: wallet + "/config.json", contents: saved, attributes: [.posixPermissions: 0o600])
         let replayed = try cli.run(["sync", "--json", "--wallet", wallet])
         #expect(replayed.status == 8)
         #expect(replayed.errorCode == "login_expired")
@@ -255,27 +263,38 @@ struct CLITests {
         // 8 or 12 hex digits; only the whole id (16) or the whole key is taken.
         let port = try TestServer.freePort()
         for prefix in ["01234567", "0123456789ab", "0123456789abcdef0", "0123456789abcdeg"] {
-            let refused = try cli.run(["pay", "--json", "--wallet", payer, "127.0.0.1:\(port)", "--payee", prefix, "--timeout", "2"])
-            #expect(refused.status == 2 && refused.errorCode == "payee_required", "--payee \(prefix): \(refused.status) \(refused.errorMessage)")
+            let refused = try cli.run([
+                "pay", "--json", "--wallet", payer, "127.0.0.1:\(port)", "--payee", prefix, "--timeout", "2",
+            ])
+            #expect(
+                refused.status == 2 && refused.errorCode == "payee_required",
+                "--payee \(prefix): \(refused.status) \(refused.errorMessage)")
             #expect(refused.errorMessage.contains("16 hex digits"))
         }
 
         // Nobody listens at the address: the request is never fetched, nothing is signed.
-        let unfetched = try cli.run(["pay", "--json", "--wallet", payer, "127.0.0.1:\(port)", "--payee", "0123456789abcdef", "--timeout", "2"])
+        let unfetched = try cli.run([
+            "pay", "--json", "--wallet", payer, "127.0.0.1:\(port)", "--payee", "0123456789abcdef", "--timeout", "2",
+        ])
         #expect(unfetched.status == 7, "\(unfetched.errorMessage)")
         #expect(unfetched.errorMessage.hasSuffix("Nothing was signed; nothing left this wallet."))
 
         // A nearby request whose listener is gone: signed and kept, the same bytes on retry.
         let requestFile = cli.path("nearby-request.txt")
         let listener = try cli.run(
-            ["receive", "--json", "--wallet", payee, "--listen", "127.0.0.1:\(port)", "1.50", "--request-out", requestFile, "--timeout", "1"])
+            [
+                "receive", "--json", "--wallet", payee, "--listen", "127.0.0.1:\(port)", "1.50", "--request-out", requestFile,
+                "--timeout", "1",
+            ])
         #expect(listener.status == 7)
         #expect(listener.errorMessage.contains("Nothing was received"))
         var hashes: [String] = []
         for _ in 0..<2 {
             let failed = try cli.run(["pay", "--json", "--wallet", payer, requestFile, "--via", "nearby", "--timeout", "2"])
             #expect(failed.status == 7, "\(failed.errorMessage)")
-            #expect(failed.errorMessage.hasSuffix("The payment was signed and kept: run the same `wallet pay` again to resend the same bytes."))
+            #expect(
+                failed.errorMessage.hasSuffix(
+                    "The payment was signed and kept: run the same `wallet pay` again to resend the same bytes."))
             if let hash = failed.stderr.firstMatch(of: /sha256 ([0-9a-f]{64})/)?.1 { hashes.append(String(hash)) }
         }
         #expect(hashes.count == 2 && hashes[0] == hashes[1])

@@ -18,7 +18,9 @@ struct ChainCLITests {
         let wallet = try cli.registeredWallet("nochain", server: server)
         #expect(try cli.run(["fund", "--json", "--wallet", wallet, "50.00"]).status == 0)
 
-        for arguments in [["deposit"], ["deposit", "--amount", "12.34"], ["withdraw", "5.00", "--to", Self.address], ["withdrawals"]] {
+        for arguments in [
+            ["deposit"], ["deposit", "--amount", "12.34"], ["withdraw", "5.00", "--to", Self.address], ["withdrawals"],
+        ] {
             let json = try cli.run(arguments + ["--json", "--wallet", wallet])
             #expect(json.status == 5, "\(arguments): \(json.status) \(json.stdout) \(json.stderr)")
             #expect(json.errorCode == "chain_not_configured", "\(arguments)")
@@ -99,7 +101,9 @@ struct ChainCLITests {
         let url = "http://127.0.0.1:\(server.port)"
         let wallet = cli.path("chainer")
         #expect(try cli.run(["init", "--json", "--wallet", wallet, "--server", url]).status == 0)
-        #expect(try cli.run(["register", "--json", "--wallet", wallet, "chainer-\(UUID().uuidString.prefix(6))@cli.test"]).status == 0)
+        #expect(
+            try cli.run(["register", "--json", "--wallet", wallet, "chainer-\(UUID().uuidString.prefix(6))@cli.test"]).status == 0
+        )
 
         let png = cli.path("deposit.png")
         let deposit = try cli.run(["deposit", "--json", "--wallet", wallet, "--amount", "12.34", "--qr", png])
@@ -126,7 +130,9 @@ struct ChainCLITests {
         }
         #expect(settled == 1_234)
 
-        let to = try #require(try cli.run(["address", "--json", "--key-file", keys + "/user2.key"], product: "wallet-chain").json["address"] as? String)
+        let to = try #require(
+            try cli.run(["address", "--json", "--key-file", keys + "/user2.key"], product: "wallet-chain").json["address"]
+                as? String)
         // A mistyped checksum (one letter's case flipped) is the issuer's to refuse: nothing is debited.
         let flipped = Self.flipCase(of: to)
         let typo = try cli.run(["withdraw", "--json", "--wallet", wallet, "1.00", "--to", flipped])
@@ -151,11 +157,12 @@ struct ChainCLITests {
     /// `address` with the case of its first letter digit flipped: same bytes, wrong EIP-55 checksum.
     static func flipCase(of address: String) -> String {
         var flipped = false
-        return String(address.enumerated().map { i, c -> Character in
-            guard i >= 2, !flipped, c.isLetter else { return c }
-            flipped = true
-            return Character(c.isUppercase ? c.lowercased() : c.uppercased())
-        })
+        return String(
+            address.enumerated().map { i, c -> Character in
+                guard i >= 2, !flipped, c.isLetter else { return c }
+                flipped = true
+                return Character(c.isUppercase ? c.lowercased() : c.uppercased())
+            })
     }
 }
 #endif

@@ -36,7 +36,8 @@ struct CodeInputTests {
         defer { cli.remove() }
         let frames = try QRFrames.encode(message)
         let file = cli.path("frames.txt")
-        try Data(([0xEF, 0xBB, 0xBF] as [UInt8]) + Array(frames.joined(separator: "\r\n").utf8)).write(to: URL(fileURLWithPath: file))
+        try Data(([0xEF, 0xBB, 0xBF] as [UInt8]) + Array(frames.joined(separator: "\r\n").utf8)).write(
+            to: URL(fileURLWithPath: file))
         #expect(try Codes.read([file]) == message)
     }
 

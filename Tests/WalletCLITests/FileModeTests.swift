@@ -17,7 +17,9 @@ struct FileModeTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
         try FileManager.default.setAttributes([.posixPermissions: folderMode], ofItemAtPath: directory)
         #expect(try cli.run(["init", "--json", "--wallet", directory, "--server", server.url]).status == 0)
-        #expect(try cli.run(["register", "--json", "--wallet", directory, "modes-\(UUID().uuidString.prefix(6))@cli.test"]).status == 0)
+        #expect(
+            try cli.run(["register", "--json", "--wallet", directory, "modes-\(UUID().uuidString.prefix(6))@cli.test"]).status
+                == 0)
         #expect(try cli.run(["status", "--json", "--wallet", directory]).status == 0)
 
         let folder = try mode(directory)

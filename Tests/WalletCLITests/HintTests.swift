@@ -33,7 +33,9 @@ struct HintTests {
         let paid = try cli.run(["pay", "--json", "--wallet", payer, "--timeout", "2"] + frames)
         #expect(paid.errorCode != "not_nearby_request", "\(paid.errorMessage)")
         #expect(paid.status == 7, "\(paid.errorMessage)")
-        #expect(paid.errorMessage.hasSuffix("The payment was signed and kept: run the same `wallet pay` again to resend the same bytes."))
+        #expect(
+            paid.errorMessage.hasSuffix(
+                "The payment was signed and kept: run the same `wallet pay` again to resend the same bytes."))
     }
 }
 #endif

@@ -32,7 +32,8 @@ struct LostDatabaseTests {
         let before = try files(in: wallet)
 
         let commands: [[String]] = [
-            ["status", "--offline"], ["status"], ["request", "1.00"], ["history"], ["sync"], ["backup", cli.path("again.backup")],
+            ["status", "--offline"], ["status"], ["request", "1.00"], ["history"], ["sync"],
+            ["backup", cli.path("again.backup")],
             ["login", "--server", "http://127.0.0.1:9", "someone@cli.test"], ["logout"], ["settings"],
             ["init"], ["init", "--server", "http://127.0.0.1:9"], ["restore", backup],
         ]
@@ -47,7 +48,9 @@ struct LostDatabaseTests {
         // The human text says the same on stderr.
         let human = try cli.run(["status", "--offline", "--wallet", wallet])
         #expect(human.status == 9)
-        #expect(human.stderr.contains(damage == .missing ? "is missing" : damage == .empty ? "is empty (0 bytes)" : "is not a wallet database"))
+        #expect(
+            human.stderr.contains(
+                damage == .missing ? "is missing" : damage == .empty ? "is empty (0 bytes)" : "is not a wallet database"))
 
         // The printed way out works: the backup restores into a new directory.
         let restored = try cli.run(["restore", "--json", "--wallet", cli.path("new-dir"), backup])

@@ -19,7 +19,8 @@ struct MessageTests {
         defer { server.stop() }
         let (payer, payee) = try cli.payerAndPayee(server)
 
-        let other = try cli.run(["pay", "--json", "--wallet", payer, "--via", "qr", "--amount", "50.00"] + request(cli, payee, "1.00"))
+        let other = try cli.run(
+            ["pay", "--json", "--wallet", payer, "--via", "qr", "--amount", "50.00"] + request(cli, payee, "1.00"))
         #expect(other.status == 3)
         #expect(other.errorMessage.contains("the request asks for 1.00 EUR, not 50.00 EUR"), "\(other.errorMessage)")
 
@@ -43,10 +44,14 @@ struct MessageTests {
 
         let unchecked = try cli.run(["pay", "--json", "--wallet", restored, "--via", "qr"] + request(cli, payee, "1.00"))
         #expect(unchecked.errorCode == "needs_online_check")
-        #expect(unchecked.errorMessage.hasSuffix("Go online and run: wallet sync\nNothing was signed; nothing left this wallet."), "\(unchecked.errorMessage)")
+        #expect(
+            unchecked.errorMessage.hasSuffix("Go online and run: wallet sync\nNothing was signed; nothing left this wallet."),
+            "\(unchecked.errorMessage)")
 
         let port = try TestServer.freePort()
-        let unfetched = try cli.run(["pay", "--json", "--wallet", payer, "127.0.0.1:\(port)", "--payee", "0123456789abcdef", "--timeout", "2"])
+        let unfetched = try cli.run([
+            "pay", "--json", "--wallet", payer, "127.0.0.1:\(port)", "--payee", "0123456789abcdef", "--timeout", "2",
+        ])
         #expect(unfetched.status == 7)
         #expect(unfetched.errorMessage.hasSuffix("Nothing was signed; nothing left this wallet."))
         #expect(!unfetched.errorMessage.contains("kept"), "\(unfetched.errorMessage)")
@@ -64,7 +69,9 @@ struct MessageTests {
             #expect(result.status == 2, "\(result.errorMessage)")
             #expect(result.errorCode == "usage")
             #expect(result.errorMessage.contains("--name must be at most 64 bytes of UTF-8"))
-            let listen = try cli.run(["receive", "--json", "--wallet", cli.path("none"), "--listen", "127.0.0.1:0", "--name", name])
+            let listen = try cli.run([
+                "receive", "--json", "--wallet", cli.path("none"), "--listen", "127.0.0.1:0", "--name", name,
+            ])
             #expect(listen.status == 2)
         }
         #expect(!FileManager.default.fileExists(atPath: cli.path("none")))
@@ -76,7 +83,8 @@ struct MessageTests {
         let json = try cli.run(["frobnicate", "--json"])
         #expect(json.status == 2)
         #expect(json.errorCode == "usage")
-        #expect(json.errorMessage.hasPrefix("Unknown command 'frobnicate'. Commands: init, register, login"), "\(json.errorMessage)")
+        #expect(
+            json.errorMessage.hasPrefix("Unknown command 'frobnicate'. Commands: init, register, login"), "\(json.errorMessage)")
         #expect(!json.errorMessage.contains("debug"))
         let human = try cli.run(["frobnicate"])
         #expect(human.status == 2)
@@ -107,7 +115,10 @@ struct MessageTests {
         server.stop()
         let logout = try cli.run(["logout", "--wallet", wallet])
         #expect(logout.status == 0)
-        #expect(logout.stdout.contains("the saved login was removed from this wallet, but the issuer at \(server.url) could not be reached"), "\(logout.stdout)")
+        #expect(
+            logout.stdout.contains(
+                "the saved login was removed from this wallet, but the issuer at \(server.url) could not be reached"),
+            "\(logout.stdout)")
         for noise in ["NIO", "errno", "descriptor", "Error("] { #expect(!logout.stdout.contains(noise), "\(logout.stdout)") }
         #expect(cli.config(wallet)["refreshToken"] == nil)
         // Other commands name the failure plainly too.
@@ -151,9 +162,10 @@ struct MessageTests {
         let status = try cli.run(["status", "--offline", "--wallet", restored])
         let rows = status.stdout.split(separator: "\n").dropFirst().map(String.init)
         #expect(rows.contains { $0.hasPrefix("  needs online check") }, "\(status.stdout)")
-        let valueColumns = Set(rows.filter { !$0.hasPrefix("last sync") && !$0.hasPrefix("settled") }.compactMap { row in
-            row.firstIndex(where: \.isNumber).map { row.distance(from: row.startIndex, to: $0) }
-        })
+        let valueColumns = Set(
+            rows.filter { !$0.hasPrefix("last sync") && !$0.hasPrefix("settled") }.compactMap { row in
+                row.firstIndex(where: \.isNumber).map { row.distance(from: row.startIndex, to: $0) }
+            })
         #expect(valueColumns.count == 1, "\(status.stdout)")
 
         let email = try #require(cli.config(payer)["email"] as? String)

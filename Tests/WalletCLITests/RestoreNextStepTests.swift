@@ -24,8 +24,11 @@ struct RestoreNextStepTests {
         let restored = try cli.run(["restore", "--wallet", directory, file])
         #expect(restored.status == 0, "\(restored.stderr)")
         // The lines of the human output that are commands to run (indented `wallet …`).
-        let next = restored.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.hasPrefix("wallet ") }
-        #expect(next == ["wallet login --wallet \(directory) \(login)", "wallet sync --wallet \(directory)"], "\(restored.stdout)")
+        let next = restored.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+            $0.hasPrefix("wallet ")
+        }
+        #expect(
+            next == ["wallet login --wallet \(directory) \(login)", "wallet sync --wallet \(directory)"], "\(restored.stdout)")
         for line in next {
             let result = try paste(line, cli, email: email, server: server)
             #expect(result.status == 0, "\(line): \(result.stderr)")

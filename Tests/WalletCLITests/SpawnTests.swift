@@ -1,12 +1,13 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `Spawn`, which the harnesses use instead of Foundation's `Process` (see its doc comment).
 @Suite struct SpawnTests {
     @Test func statusOutputDirectoryAndEnvironmentAreTheChildsOwn() throws {
         let dir = try TemporaryDirectory("spawn")
-        let run = try ProgramRun.run("/bin/sh", ["-c", "echo \"$GREETING\"; pwd; echo oops >&2; exit 3"], environment: ["GREETING": "hello"], in: dir.path)
+        let run = try ProgramRun.run(
+            "/bin/sh", ["-c", "echo \"$GREETING\"; pwd; echo oops >&2; exit 3"], environment: ["GREETING": "hello"], in: dir.path)
         #expect(run.status == 3)
         #expect(run.stdout == "hello\n" + URL(fileURLWithPath: dir.path).resolvingSymlinksInPath().path + "\n")
         #expect(run.stderr == "oops\n")

@@ -38,13 +38,19 @@ struct TerminalFitTests {
     }
 
     @Test func aLargeTerminalKeepsTheProtocolsFrames() {
-        #expect(TerminalFit.fit(messageBytes: 1500, in: TerminalSize(columns: 200, lines: 100)) == .fits(version: 40, chunkSize: 600, frames: 3))
+        #expect(
+            TerminalFit.fit(messageBytes: 1500, in: TerminalSize(columns: 200, lines: 100))
+                == .fits(version: 40, chunkSize: 600, frames: 3))
     }
 
     @Test func aTerminalTooSmallForAnySymbolSaysTheSizeNeeded() {
-        #expect(TerminalFit.fit(messageBytes: 300, in: TerminalSize(columns: 20, lines: 10)) == .tooSmall(needed: TerminalSize(columns: 29, lines: 17)))
+        #expect(
+            TerminalFit.fit(messageBytes: 300, in: TerminalSize(columns: 20, lines: 10))
+                == .tooSmall(needed: TerminalSize(columns: 29, lines: 17)))
         // Wide but short: version 1 needs 17 lines with its heading and prompt.
-        #expect(TerminalFit.fit(messageBytes: 300, in: TerminalSize(columns: 300, lines: 16)) == .tooSmall(needed: TerminalSize(columns: 29, lines: 17)))
+        #expect(
+            TerminalFit.fit(messageBytes: 300, in: TerminalSize(columns: 300, lines: 16))
+                == .tooSmall(needed: TerminalSize(columns: 29, lines: 17)))
     }
 
     @Test func columnsAndLinesComeFromTheEnvironmentFirst() {
@@ -63,9 +69,12 @@ struct TerminalFitTests {
         var environment = cli.environment
         environment["COLUMNS"] = "80"
         environment["LINES"] = "24"
-        let run = try ProgramRun.run("/usr/bin/script", ["-qec", command, "/dev/null"], environment: environment, in: cli.scratch)
+        let run = try ProgramRun.run(
+            "/usr/bin/script", ["-qec", command, "/dev/null"], environment: environment, in: cli.scratch)
         // A terminal ends lines with CR LF, which Swift reads as one character.
-        let lines = run.stdout.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false).map { String($0) }
+        let lines = run.stdout.replacingOccurrences(of: "\r\n", with: "\n").split(
+            separator: "\n", omittingEmptySubsequences: false
+        ).map { String($0) }
         let headings = lines.indices.filter { lines[$0].contains("Nearby payment request — frame ") }
         #expect(headings.count > 1, "\(run.stdout)")
         for start in headings {

@@ -50,20 +50,24 @@ struct TwoProcessPayTests {
             }
         }
         #expect(paid.count == 10, "\(paid.count) payments signed; refusals: \(refused.map(\.errorMessage))")
-        #expect(refused.count == 2 && refused.allSatisfy { $0.status == 3 && $0.errorCode == "insufficient_funds" },
-                "\(refused.map { "\($0.status) \($0.errorMessage)" })")
+        #expect(
+            refused.count == 2 && refused.allSatisfy { $0.status == 3 && $0.errorCode == "insufficient_funds" },
+            "\(refused.map { "\($0.status) \($0.errorMessage)" })")
 
         // No state is spent by two of the printed payments.
         let inputs = paid.flatMap { $0.bundle.chains.compactMap { $0.transfers.last?.input } }
         #expect(inputs.count == paid.map(\.bundle.chains.count).reduce(0, +))
-        #expect(Set(inputs).count == inputs.count, "a note state was signed over twice: \(inputs.count - Set(inputs).count) repeats")
+        #expect(
+            Set(inputs).count == inputs.count, "a note state was signed over twice: \(inputs.count - Set(inputs).count) repeats")
 
         // The wallet's own records agree: the 10 payments and their bytes, each input reserved once.
         let wallet = try Wallet.open(directory: payer)
         let pending = try wallet.pendingPayments()
         #expect(Set(pending.map(\.id.hex)) == Set(paid.map(\.id)))
         for payment in pending {
-            #expect(paid.first { $0.id == payment.id.hex }?.bundle.encoded == payment.bundle, "payment \(payment.id.hex) differs from what was printed")
+            #expect(
+                paid.first { $0.id == payment.id.hex }?.bundle.encoded == payment.bundle,
+                "payment \(payment.id.hex) differs from what was printed")
         }
         let reserved = try wallet.states(.reserved)
         #expect(Set(reserved.map(\.ref)) == Set(inputs))

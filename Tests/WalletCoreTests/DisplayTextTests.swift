@@ -18,7 +18,10 @@ import WalletCore
     }
 
     /// Letters, marks and symbols of any script, emoji (joined with U+200D), Persian with U+200C.
-    @Test(arguments: ["Bob's Café", "Étal de Zoé — 3 € le kilo", "東京の屋台", "محل", "\u{1F469}\u{1F3FD}\u{200D}\u{1F373} Kitchen", "می\u{200C}خواهم", "a  b", ""])
+    @Test(arguments: [
+        "Bob's Café", "Étal de Zoé — 3 € le kilo", "東京の屋台", "محل", "\u{1F469}\u{1F3FD}\u{200D}\u{1F373} Kitchen",
+        "می\u{200C}خواهم", "a  b", "",
+    ])
     func ordinaryTextIsUnchanged(text: String) {
         #expect(DisplayText.visible(text) == text)
     }

@@ -16,7 +16,8 @@ final class Harness: @unchecked Sendable {
     init(maxHops: Int = 8, maxOfflineHolding: UInt64 = 10_000_000) throws {
         root = NSTemporaryDirectory() + "wallet-tests-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        issuer = try DevIssuer(currency: Currency("EUR")!, now: Harness.start, maxHops: maxHops, maxOfflineHolding: maxOfflineHolding)
+        issuer = try DevIssuer(
+            currency: Currency("EUR")!, now: Harness.start, maxHops: maxHops, maxOfflineHolding: maxOfflineHolding)
     }
 
     deinit { try? FileManager.default.removeItem(atPath: root) }
@@ -28,7 +29,9 @@ final class Harness: @unchecked Sendable {
 
     func path(_ name: String) -> String { root + "/" + name }
 
-    func wallet(_ name: String, funds: [UInt64] = [], failpoint: @escaping @Sendable (FailurePoint) throws -> Void = { _ in })
+    func wallet(
+        _ name: String, funds: [UInt64] = [], failpoint: @escaping @Sendable (FailurePoint) throws -> Void = { _ in }
+    )
         throws -> Wallet
     {
         let w = try Wallet.create(directory: path(name), keyCost: .testing, environment: environment(failpoint: failpoint))

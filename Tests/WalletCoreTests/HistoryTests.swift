@@ -7,7 +7,9 @@ import WalletCore
 /// and the times `--since` / `--until` accept.
 @Suite struct HistoryTests {
     /// A journal entry at the harness clock (issuer time), id `id`.
-    static func entry(_ id: Int64, _ kind: String, _ amount: Int64, _ reference: [UInt8]? = nil, at time: Timestamp) -> AccountJournalEntry {
+    static func entry(
+        _ id: Int64, _ kind: String, _ amount: Int64, _ reference: [UInt8]? = nil, at time: Timestamp
+    ) -> AccountJournalEntry {
         AccountJournalEntry(id: id, kind: kind, amount: amount, reference: reference, createdAt: Int64(time))
     }
 
@@ -48,7 +50,8 @@ import WalletCore
 
         // Alice: her expired note is refunded; her purchases add nothing to her own lines.
         let purchases = try alice.states().filter { $0.chain.hops == 0 }.map { $0.chain.note.noteID.bytes }
-        let aliceJournal = [Self.entry(20, "expiry_refund", 700, expiring.note.noteID.bytes, at: t)]
+        let aliceJournal =
+            [Self.entry(20, "expiry_refund", 700, expiring.note.noteID.bytes, at: t)]
             + purchases.enumerated().map { Self.entry(21 + Int64($0.offset), "purchase", -1, $0.element, at: t) }
         let before = try alice.history().count
         #expect(try alice.balance().expired == 700)
@@ -79,7 +82,10 @@ import WalletCore
         #expect(try w.importAccountEntries(journal) == AccountHistoryImport())
         let lines = try w.history().sorted { $0.id < $1.id }
         #expect(lines.map(\.direction) == [.funded, .sent, .sent, .refunded, .funded])
-        #expect(lines.map(\.counterparty) == ["chain deposit", "your address on chain", "your address on chain", "refused chain withdrawal", "chain deposit"])
+        #expect(
+            lines.map(\.counterparty) == [
+                "chain deposit", "your address on chain", "your address on chain", "refused chain withdrawal", "chain deposit",
+            ])
         #expect(lines.map(\.amount) == [10_000, 3_000, 500, 500, 700])
     }
 
@@ -92,7 +98,9 @@ import WalletCore
         try w.recordOnlineTransfer(to: "b@example.com", amount: 100)
         let t = h.clock.now
         try w.importAccountEntries([Self.entry(5, "send", -100, at: t)])
-        try w.importAccountEntries([Self.entry(5, "send", -100, at: t), Self.entry(6, "send", -100, at: t), Self.entry(7, "send", -100, at: t)])
+        try w.importAccountEntries([
+            Self.entry(5, "send", -100, at: t), Self.entry(6, "send", -100, at: t), Self.entry(7, "send", -100, at: t),
+        ])
         let sent = try w.history(HistoryFilter(direction: .sent)).sorted { $0.id < $1.id }
         #expect(sent.map(\.counterparty) == ["a@example.com", "b@example.com", "another account"])
         let details = try sent.map { try #require(try w.historyDetail($0.id)) }
@@ -177,7 +185,10 @@ import WalletCore
         #expect(HistoryTime.parse("2026-11-23T10:00:00.250Z")! == (1_795_392_000 + 36_000, false))
         #expect(HistoryTime.parse("1795392000")! == (1_795_392_000, false))
         #expect(HistoryTime.parse("0")! == (0, false))
-        for bad in ["", "yesterday", "2026-02-30", "2026-13-01", "2026-11-23T10:00:00", "26-11-23", "-5", "1e9", "2026/11/23", "1969-12-31"] {
+        for bad in [
+            "", "yesterday", "2026-02-30", "2026-13-01", "2026-11-23T10:00:00", "26-11-23", "-5", "1e9", "2026/11/23",
+            "1969-12-31",
+        ] {
             #expect(HistoryTime.parse(bad) == nil, "\(bad) must be refused")
         }
     }
@@ -189,7 +200,8 @@ import WalletCore
         let w = try h.wallet("w")
         let t = h.clock.now
         try w.importAccountEntries([
-            Self.entry(1, "funding", 100, at: t - 86_400), Self.entry(2, "funding", 200, at: t), Self.entry(3, "funding", 300, at: t + 86_400),
+            Self.entry(1, "funding", 100, at: t - 86_400), Self.entry(2, "funding", 200, at: t),
+            Self.entry(3, "funding", 300, at: t + 86_400),
         ])
         #expect(try w.history(HistoryFilter(since: t)).map(\.amount) == [300, 200])
         #expect(try w.history(HistoryFilter(until: t)).map(\.amount) == [100])

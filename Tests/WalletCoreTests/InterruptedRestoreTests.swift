@@ -25,11 +25,13 @@ import WalletCore
         let backup = try alice.exportBackup(passphrase: "correct horse", cost: .testing)
         let directory = h.path("alice2")
         #expect(throws: WalletError.self) {
-            try Wallet.restore(backup, passphrase: "correct horse", into: directory, keyStore: FailingKeyStore(), environment: h.environment())
+            try Wallet.restore(
+                backup, passphrase: "correct horse", into: directory, keyStore: FailingKeyStore(), environment: h.environment())
         }
         #expect(FileManager.default.fileExists(atPath: directory + "/" + Wallet.databaseFileName))
 
-        let restored = try Wallet.restore(backup, passphrase: "correct horse", into: directory, keyCost: .testing, environment: h.environment())
+        let restored = try Wallet.restore(
+            backup, passphrase: "correct horse", into: directory, keyCost: .testing, environment: h.environment())
         #expect(restored.publicKey != alice.publicKey)
         #expect(try restored.balance().needsOnlineCheck == 10_000)
         #expect(try restored.balance().spendable == 0)
@@ -43,7 +45,8 @@ import WalletCore
         let backup = try alice.exportBackup(passphrase: "correct horse", cost: .testing)
         let directory = h.path("alice2")
         let firstKey = try Wallet.restore(
-            backup, passphrase: "correct horse", into: directory, keyCost: .testing, environment: h.environment()).publicKey
+            backup, passphrase: "correct horse", into: directory, keyCost: .testing, environment: h.environment()
+        ).publicKey
         // The state a crash between the new key and the marking commit leaves: the marker is
         // still there (the marking is one transaction; it is either all there or not at all).
         #expect(FileManager.default.createFile(atPath: directory + "/" + Self.marker, contents: Data()))
@@ -55,13 +58,16 @@ import WalletCore
         }
         #expect(why.contains("restore"))
 
-        let again = try Wallet.restore(backup, passphrase: "correct horse", into: directory, keyCost: .testing, environment: h.environment())
+        let again = try Wallet.restore(
+            backup, passphrase: "correct horse", into: directory, keyCost: .testing, environment: h.environment())
         #expect(again.publicKey != firstKey)
         #expect(try again.balance().needsOnlineCheck == 10_000)
         #expect(try Wallet.open(directory: directory, environment: h.environment()).publicKey == again.publicKey)
         // A finished restore is a wallet: restoring over it is refused.
-        #expect(walletError {
-            _ = try Wallet.restore(backup, passphrase: "correct horse", into: directory, keyCost: .testing, environment: h.environment())
-        } == .walletExists(directory))
+        #expect(
+            walletError {
+                _ = try Wallet.restore(
+                    backup, passphrase: "correct horse", into: directory, keyCost: .testing, environment: h.environment())
+            } == .walletExists(directory))
     }
 }

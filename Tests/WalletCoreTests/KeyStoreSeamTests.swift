@@ -15,7 +15,8 @@ import WalletTestSupport
         let alice = try Wallet.create(
             directory: directory, passphrase: "ignored with a key store", keyStore: enclave.store(for: directory),
             environment: h.environment())
-        try alice.installTrust(authority: h.issuer.authority.publicKey, keyset: h.issuer.keyset.encoded, limits: h.issuer.limits.encoded)
+        try alice.installTrust(
+            authority: h.issuer.authority.publicKey, keyset: h.issuer.keyset.encoded, limits: h.issuer.limits.encoded)
         try h.fund(alice, [5_000])
         #expect(enclave.calls == [.create(directory)])
         #expect(alice.publicKey == enclave.publicKey(for: directory))
@@ -27,7 +28,8 @@ import WalletTestSupport
         try h.transfer(500, from: bob, to: alice)
         #expect(try alice.balance().total == 3_500)
 
-        let reopened = try Wallet.open(directory: directory, keyStore: enclave.store(for: directory), environment: h.environment())
+        let reopened = try Wallet.open(
+            directory: directory, keyStore: enclave.store(for: directory), environment: h.environment())
         #expect(reopened.publicKey == alice.publicKey && enclave.calls.last == .load(directory))
         #expect(try reopened.balance().total == 3_500)
         try h.transfer(1_000, from: reopened, to: bob)
@@ -47,14 +49,16 @@ import WalletTestSupport
         let h = try Harness()
         let enclave = SimulatedEnclave()
         let directory = h.path("alice")
-        let alice = try await AsyncWallet.create(directory: directory, keyStore: enclave.store(for: directory), environment: h.environment())
+        let alice = try await AsyncWallet.create(
+            directory: directory, keyStore: enclave.store(for: directory), environment: h.environment())
         try alice.wallet.installTrust(
             authority: h.issuer.authority.publicKey, keyset: h.issuer.keyset.encoded, limits: h.issuer.limits.encoded)
         try h.fund(alice.wallet, [4_000])
         let backup = try alice.wallet.exportBackup(passphrase: "pw", cost: .testing)
         let restoredDirectory = h.path("restored")
         let restored = try await AsyncWallet.restore(
-            backup, passphrase: "pw", into: restoredDirectory, keyPassphrase: "ignored", keyStore: enclave.store(for: restoredDirectory),
+            backup, passphrase: "pw", into: restoredDirectory, keyPassphrase: "ignored",
+            keyStore: enclave.store(for: restoredDirectory),
             environment: h.environment())
         #expect(enclave.calls == [.create(directory), .create(restoredDirectory)])
         #expect(restored.publicKey != alice.publicKey && restored.publicKey == enclave.publicKey(for: restoredDirectory))

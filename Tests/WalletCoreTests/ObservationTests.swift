@@ -3,6 +3,7 @@ import Foundation
 import OfflineNotes
 import Synchronization
 import Testing
+
 @testable import WalletCore
 
 /// Consumes a snapshot stream in its own task and hands the elements out one by one, each wait
@@ -50,7 +51,8 @@ final class SnapshotProbe: Sendable {
         while true {
             if let item = state.withLock({ s in s.items.isEmpty ? nil : s.items.removeFirst() }) { return item }
             if state.withLock({ $0.ended }) || ContinuousClock.now >= deadline {
-                Issue.record("no snapshot within \(seconds)s (ended: \(state.withLock { $0.ended }))", sourceLocation: sourceLocation)
+                Issue.record(
+                    "no snapshot within \(seconds)s (ended: \(state.withLock { $0.ended }))", sourceLocation: sourceLocation)
                 return nil
             }
             await waitForChange(until: deadline)
@@ -104,7 +106,10 @@ final class SnapshotProbe: Sendable {
         let bob = try h.wallet("bob")
         let aliceSeen = SnapshotProbe(alice.snapshots())
         let bobSeen = SnapshotProbe(bob.snapshots())
-        defer { aliceSeen.cancel(); bobSeen.cancel() }
+        defer {
+            aliceSeen.cancel()
+            bobSeen.cancel()
+        }
 
         let initial = try #require(await aliceSeen.next())
         #expect(initial.balance.total == 0)
@@ -197,7 +202,8 @@ final class SnapshotProbe: Sendable {
 
         // Commits to the observed tables that change nothing a snapshot shows: the same trust
         // again (rewrites `setting`), the same notes again (a no-op deposit), and a wake-up.
-        try alice.installTrust(authority: h.issuer.authority.publicKey, keyset: h.issuer.keyset.encoded, limits: h.issuer.limits.encoded)
+        try alice.installTrust(
+            authority: h.issuer.authority.publicKey, keyset: h.issuer.keyset.encoded, limits: h.issuer.limits.encoded)
         let chain = try h.issuer.issue(500, to: alice.publicKey, now: h.clock.now)
         alice.refreshSnapshots()
         // Then a real change: the next element must be it, not a repeat of `first`.
@@ -245,7 +251,8 @@ final class SnapshotProbe: Sendable {
         let seen = SnapshotProbe(fresh.snapshots())
         defer { seen.cancel() }
         #expect(throws: WalletError.notConfigured) { try fresh.snapshot() }
-        try fresh.installTrust(authority: h.issuer.authority.publicKey, keyset: h.issuer.keyset.encoded, limits: h.issuer.limits.encoded)
+        try fresh.installTrust(
+            authority: h.issuer.authority.publicKey, keyset: h.issuer.keyset.encoded, limits: h.issuer.limits.encoded)
         let first = try #require(await seen.next())
         #expect(first.balance.currency == h.eur)
         #expect(first.balance.total == 0)
@@ -292,9 +299,10 @@ func mainActorIsFree(within seconds: Double = 10) -> Bool {
     @MainActor @Test func payFromTheMainActorSignsOffTheMainActor() async throws {
         let freeWhileSigning = Mutex<Bool?>(nil)
         let h = try Harness()
-        let alice = AsyncWallet(try h.wallet("alice", funds: [5_000]) { point in
-            if point == .paySigned { freeWhileSigning.withLock { $0 = mainActorIsFree() } }
-        })
+        let alice = AsyncWallet(
+            try h.wallet("alice", funds: [5_000]) { point in
+                if point == .paySigned { freeWhileSigning.withLock { $0 = mainActorIsFree() } }
+            })
         let bob = AsyncWallet(try h.wallet("bob"))
         let request = try await bob.createRequest(amount: 1_200)
         let sent = try await alice.pay(request, method: .qr)
@@ -316,7 +324,10 @@ func mainActorIsFree(within seconds: Double = 10) -> Bool {
     /// Scrypt for the key file runs while the main actor keeps serving other work.
     @MainActor @Test func createWithPassphraseLeavesTheMainActorFree() async throws {
         let h = try Harness()
-        @MainActor final class Seen { var createReturned = false; var createInFlight: Bool? }
+        @MainActor final class Seen {
+            var createReturned = false
+            var createInFlight: Bool?
+        }
         let seen = Seen()
         // Queued on the main actor before create starts: it runs at once if create leaves the
         // main actor, and only after create returns if create blocks it.
@@ -326,7 +337,8 @@ func mainActorIsFree(within seconds: Double = 10) -> Bool {
         seen.createReturned = true
         await probe.value
         #expect(seen.createInFlight == true)
-        let reopened = try await AsyncWallet.open(directory: h.path("slow"), passphrase: "correct horse", environment: h.environment())
+        let reopened = try await AsyncWallet.open(
+            directory: h.path("slow"), passphrase: "correct horse", environment: h.environment())
         #expect(reopened.publicKey == wallet.publicKey)
         await #expect(throws: WalletError.self) {
             try await AsyncWallet.open(directory: h.path("slow"), passphrase: "wrong", environment: h.environment())
@@ -343,7 +355,8 @@ func mainActorIsFree(within seconds: Double = 10) -> Bool {
             freeWhileRestoring.withLock { $0 = mainActorIsFree() }
             return clock.now
         })
-        let restored = try await AsyncWallet.restore(backup, passphrase: "pw", into: h.path("restored"), keyCost: .testing, environment: env)
+        let restored = try await AsyncWallet.restore(
+            backup, passphrase: "pw", into: h.path("restored"), keyCost: .testing, environment: env)
         #expect(freeWhileRestoring.withLock { $0 } == true)
         #expect(try await restored.balance().needsOnlineCheck == 700)
         await #expect(throws: WalletError.walletExists(h.path("restored"))) {

@@ -17,8 +17,11 @@ import WalletCore
     @Test func costsAboveFourTimesTheInteractiveWorkAreRefusedBeforeDeriving() {
         let refused = WalletError.corruptFile("unreasonable key-derivation cost")
         for (log2N, r, p) in [(UInt8(17), UInt8(16), UInt8(1)), (20, 16, 4), (16, 8, 4), (18, 8, 1)] {
-            #expect(walletError { try PassphraseBox.open(header(log2N: log2N, r: r, p: p), magic: Array("OWB1".utf8), passphrase: "pw") } == refused,
-                    "N = 2^\(log2N), r = \(r), p = \(p)")
+            #expect(
+                walletError {
+                    try PassphraseBox.open(header(log2N: log2N, r: r, p: p), magic: Array("OWB1".utf8), passphrase: "pw")
+                } == refused,
+                "N = 2^\(log2N), r = \(r), p = \(p)")
         }
     }
 
@@ -26,8 +29,11 @@ import WalletCore
     /// are still read: they reach the decryption, which refuses the zero tag as a wrong passphrase.
     @Test func theCostsWritersUseAreStillAccepted() {
         for (log2N, r, p) in [(UInt8(10), UInt8(8), UInt8(1)), (10, 1, 1), (15, 8, 1)] {
-            #expect(walletError { try PassphraseBox.open(header(log2N: log2N, r: r, p: p), magic: Array("OWB1".utf8), passphrase: "pw") } == .wrongPassphrase,
-                    "N = 2^\(log2N), r = \(r), p = \(p)")
+            #expect(
+                walletError {
+                    try PassphraseBox.open(header(log2N: log2N, r: r, p: p), magic: Array("OWB1".utf8), passphrase: "pw")
+                } == .wrongPassphrase,
+                "N = 2^\(log2N), r = \(r), p = \(p)")
         }
     }
 }

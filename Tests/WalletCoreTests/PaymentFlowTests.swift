@@ -98,9 +98,12 @@ import WalletCore
         let otherPayment = try alice.pay(otherRequest)
         let before = try WalletState(bob)
         #expect(walletError { try bob.receive(otherPayment.bundle, for: request.nonce) } == .requestAlreadyPaid)
-        #expect(walletError { try bob.receive([1, 2, 3], for: request.nonce) } == .rejected(.unexpectedMessageType(expected: 0x05, found: 1)))
-        #expect(walletError { try bob.receive(sent.bundle, for: Nonce(uncheckedBytes: Array(repeating: 0, count: 16))) }
-            == .unknownRequest(Nonce(uncheckedBytes: Array(repeating: 0, count: 16))))
+        #expect(
+            walletError { try bob.receive([1, 2, 3], for: request.nonce) }
+                == .rejected(.unexpectedMessageType(expected: 0x05, found: 1)))
+        #expect(
+            walletError { try bob.receive(sent.bundle, for: Nonce(uncheckedBytes: Array(repeating: 0, count: 16))) }
+                == .unknownRequest(Nonce(uncheckedBytes: Array(repeating: 0, count: 16))))
         #expect(try WalletState(bob) == before, "a refused payment changed the payee's wallet")
         // The good path still works: the other payment, for its own request.
         #expect(try bob.receive(otherPayment.bundle, for: otherRequest.nonce).amount == 1_000)
@@ -161,8 +164,9 @@ import WalletCore
         #expect(try bob.balance().spendable == 0)
         // Alice's change has also used its hop; with nothing held at all the error says to buy.
         #expect(walletError { try alice.pay(try carol.createRequest(amount: 100)) } == .needsRefresh(1_400, currency: h.eur))
-        #expect(walletError { try carol.pay(try bob.createRequest(amount: 100)) }
-            == .insufficientFunds(available: 0, requested: 100, currency: h.eur))
+        #expect(
+            walletError { try carol.pay(try bob.createRequest(amount: 100)) }
+                == .insufficientFunds(available: 0, requested: 100, currency: h.eur))
     }
 
     /// "Risk budget left" is exactly what `receive` still accepts (received
@@ -171,9 +175,9 @@ import WalletCore
         let h = try Harness(maxOfflineHolding: 10_000)
         let alice = try h.wallet("alice", funds: [4_000, 8_000])
         let bob = try h.wallet("bob", funds: [2_000])
-        try h.transfer(3_000, from: alice, to: bob)            // bob holds 5_000, 3_000 of it received
+        try h.transfer(3_000, from: alice, to: bob)  // bob holds 5_000, 3_000 of it received
         let carol = try h.wallet("carol")
-        _ = try bob.pay(try carol.createRequest(amount: 1_000))   // 1_000 reserved, never receipted
+        _ = try bob.pay(try carol.createRequest(amount: 1_000))  // 1_000 reserved, never receipted
         let balance = try bob.balance()
         #expect(balance.holding == 4_000)
         #expect(balance.riskBudgetLeft == 6_000)
@@ -181,8 +185,9 @@ import WalletCore
         // Exactly the budget is accepted; one cent more is refused.
         let tooMuch = try bob.createRequest(amount: balance.riskBudgetLeft + 1)
         let sentTooMuch = try alice.pay(tooMuch)
-        #expect(walletError { try bob.receive(sentTooMuch.bundle, for: tooMuch.nonce) }
-            == .holdingLimitExceeded(limit: 10_000, wouldHold: 10_001, currency: h.eur))
+        #expect(
+            walletError { try bob.receive(sentTooMuch.bundle, for: tooMuch.nonce) }
+                == .holdingLimitExceeded(limit: 10_000, wouldHold: 10_001, currency: h.eur))
         let exact = try bob.createRequest(amount: balance.riskBudgetLeft)
         let dave = try h.wallet("dave", funds: [6_000])
         #expect(try bob.receive(try dave.pay(exact).bundle, for: exact.nonce).amount == 6_000)
@@ -229,7 +234,9 @@ import WalletCore
         let request = try bob.createRequest(amount: 3_000)
         let sent = try carol.pay(request)
         let before = try WalletState(bob)
-        #expect(walletError { try bob.receive(sent.bundle, for: request.nonce) } == .holdingLimitExceeded(limit: 5_000, wouldHold: 6_000, currency: Currency("EUR")!))
+        #expect(
+            walletError { try bob.receive(sent.bundle, for: request.nonce) }
+                == .holdingLimitExceeded(limit: 5_000, wouldHold: 6_000, currency: Currency("EUR")!))
         #expect(try WalletState(bob) == before, "a payment over the holding limit changed the wallet")
         // Within the limit the same wallet still accepts.
         let fits = try bob.createRequest(amount: 2_000)
@@ -251,8 +258,9 @@ import WalletCore
         #expect(walletError { try bob.deposit([note]) } == .notOwnedByWallet)
         #expect(try WalletState(bob) == bobBefore)
         let stranger = try DevIssuer(currency: h.eur, now: h.clock.now)
-        #expect(walletError { try alice.deposit([try stranger.issue(5, to: alice.publicKey, now: h.clock.now)]) }
-            == .rejected(.unknownIssuerKey(stranger.issuingKey.publicKey.keyID)))
+        #expect(
+            walletError { try alice.deposit([try stranger.issue(5, to: alice.publicKey, now: h.clock.now)]) }
+                == .rejected(.unknownIssuerKey(stranger.issuingKey.publicKey.keyID)))
         #expect(try WalletState(alice) == deposited, "a refused deposit changed the wallet")
         // The good path still works for both.
         #expect(try bob.deposit([try h.issuer.issue(300, to: bob.publicKey, now: h.clock.now)]) == 300)
@@ -269,20 +277,27 @@ import WalletCore
         // A rogue issuer with other limits, so a leaked install would show in every balance.
         let rogue = try DevIssuer(currency: h.eur, now: h.clock.now, maxHops: 2, maxOfflineHolding: 4_000)
         let before = try WalletState(alice)
-        #expect(walletError {
-            try alice.installTrust(authority: rogue.authority.publicKey, keyset: rogue.keyset.encoded, limits: rogue.limits.encoded)
-        } == .authorityMismatch)
-        #expect(walletError {
-            try alice.installTrust(authority: h.issuer.authority.publicKey, keyset: rogue.keyset.encoded, limits: h.issuer.limits.encoded)
-        } == .rejected(.badAuthoritySignature))
-        #expect(walletError {
-            try alice.installTrust(authority: h.issuer.authority.publicKey, keyset: h.issuer.keyset.encoded, limits: rogue.limits.encoded)
-        } == .rejected(.badAuthoritySignature))
+        #expect(
+            walletError {
+                try alice.installTrust(
+                    authority: rogue.authority.publicKey, keyset: rogue.keyset.encoded, limits: rogue.limits.encoded)
+            } == .authorityMismatch)
+        #expect(
+            walletError {
+                try alice.installTrust(
+                    authority: h.issuer.authority.publicKey, keyset: rogue.keyset.encoded, limits: h.issuer.limits.encoded)
+            } == .rejected(.badAuthoritySignature))
+        #expect(
+            walletError {
+                try alice.installTrust(
+                    authority: h.issuer.authority.publicKey, keyset: h.issuer.keyset.encoded, limits: rogue.limits.encoded)
+            } == .rejected(.badAuthoritySignature))
         #expect(try WalletState(alice) == before, "a refused trust install changed the wallet")
         #expect(try alice.limits() == h.issuer.limits)
         // Trust unchanged: the rogue's notes are still foreign, the issuer's still pay.
-        #expect(walletError { try alice.deposit([try rogue.issue(500, to: alice.publicKey, now: h.clock.now)]) }
-            == .rejected(.unknownIssuerKey(rogue.issuingKey.publicKey.keyID)))
+        #expect(
+            walletError { try alice.deposit([try rogue.issue(500, to: alice.publicKey, now: h.clock.now)]) }
+                == .rejected(.unknownIssuerKey(rogue.issuingKey.publicKey.keyID)))
         try h.transfer(4_500, from: alice, to: bob)
         #expect(try alice.balance().spendable == 500)
         #expect(try bob.balance().spendable == 4_500)
@@ -313,20 +328,30 @@ import WalletCore
         let before = try WalletState(alice)
         // A receipt signed by someone else for the same nonce and payment id.
         let mallory = SoftwareSigner()
-        let fake = try Receipt.sign(paymentID: p1.id, nonce: r1.nonce, currency: h.eur, amount: 100, receivedAt: 0, payee: mallory)
-        #expect(walletError { try alice.confirm(receipt: fake.encoded) } == .rejected(.badReceipt("signed by another key than the payee's")))
+        let fake = try Receipt.sign(
+            paymentID: p1.id, nonce: r1.nonce, currency: h.eur, amount: 100, receivedAt: 0, payee: mallory)
+        #expect(
+            walletError { try alice.confirm(receipt: fake.encoded) }
+                == .rejected(.badReceipt("signed by another key than the payee's")))
         // Signed by the payee, but for another payment, another amount or another currency.
         let otherID = Digest32(uncheckedBytes: Array(repeating: 0x42, count: 32))
-        let forOther = try Receipt.sign(paymentID: otherID, nonce: r1.nonce, currency: h.eur, amount: 100, receivedAt: 0, payee: bob.identity.signer)
+        let forOther = try Receipt.sign(
+            paymentID: otherID, nonce: r1.nonce, currency: h.eur, amount: 100, receivedAt: 0, payee: bob.identity.signer)
         #expect(walletError { try alice.confirm(receipt: forOther.encoded) } == .rejected(.badReceipt("for another payment")))
-        let tooLittle = try Receipt.sign(paymentID: p1.id, nonce: r1.nonce, currency: h.eur, amount: 99, receivedAt: 0, payee: bob.identity.signer)
-        #expect(walletError { try alice.confirm(receipt: tooLittle.encoded) } == .rejected(.badReceipt("amount or currency differs from the payment")))
+        let tooLittle = try Receipt.sign(
+            paymentID: p1.id, nonce: r1.nonce, currency: h.eur, amount: 99, receivedAt: 0, payee: bob.identity.signer)
+        #expect(
+            walletError { try alice.confirm(receipt: tooLittle.encoded) }
+                == .rejected(.badReceipt("amount or currency differs from the payment")))
         let inDollars = try Receipt.sign(
             paymentID: p1.id, nonce: r1.nonce, currency: Currency("USD")!, amount: 100, receivedAt: 0, payee: bob.identity.signer)
-        #expect(walletError { try alice.confirm(receipt: inDollars.encoded) } == .rejected(.badReceipt("amount or currency differs from the payment")))
+        #expect(
+            walletError { try alice.confirm(receipt: inDollars.encoded) }
+                == .rejected(.badReceipt("amount or currency differs from the payment")))
         // For a request alice never paid.
         let stray = Nonce(uncheckedBytes: Array(repeating: 0x77, count: 16))
-        let unknown = try Receipt.sign(paymentID: p1.id, nonce: stray, currency: h.eur, amount: 100, receivedAt: 0, payee: bob.identity.signer)
+        let unknown = try Receipt.sign(
+            paymentID: p1.id, nonce: stray, currency: h.eur, amount: 100, receivedAt: 0, payee: bob.identity.signer)
         #expect(walletError { try alice.confirm(receipt: unknown.encoded) } == .unknownPayment(stray))
         // The genuine receipt with its signature altered.
         var altered = got1.receipt.encoded

@@ -109,12 +109,16 @@ import WalletCore
                 var rng = SplitMix64(seed: seed)
                 let h = try Harness(maxHops: 1, maxOfflineHolding: 1_000_000)
                 let alice = try h.wallet("alice")
-                let bob = try h.wallet("bob", funds: [20_000, 20_000, 10_000])  // one fresh note per transfer: change is at the hop limit
+                // One fresh note per transfer: change is at the hop limit.
+                let bob = try h.wallet("bob", funds: [20_000, 20_000, 10_000])
                 let carol = try h.wallet("carol")
                 // Notes with long lives, inside the no-spend window, and about to expire outright.
                 for _ in 0..<Int.random(in: 0...6, using: &rng) {
                     let lifetime: UInt64 = [86_400, 250, 90].randomElement(using: &rng) ?? 86_400
-                    try alice.deposit([try h.issuer.issue(UInt64.random(in: 1...5_000, using: &rng), to: alice.publicKey, now: h.clock.now, lifetime: lifetime)])
+                    try alice.deposit([
+                        try h.issuer.issue(
+                            UInt64.random(in: 1...5_000, using: &rng), to: alice.publicKey, now: h.clock.now, lifetime: lifetime)
+                    ])
                 }
                 // Received notes: at the hop limit (maxHops 1), so they need a refresh.
                 for _ in 0..<Int.random(in: 0...2, using: &rng) {
@@ -129,7 +133,8 @@ import WalletCore
 
                 let b = try alice.balance()
                 #expect(b.spendable + b.needsRefresh + b.needsOnlineCheck + b.expired + b.reserved == b.total)
-                let held = try alice.states().filter { $0.status == .available || $0.status == .received }.map(\.amount).reduce(0, +)
+                let held = try alice.states().filter { $0.status == .available || $0.status == .received }.map(\.amount).reduce(
+                    0, +)
                 let inFlight = try alice.pendingPayments().map(\.amount).reduce(0, +)
                 #expect(b.total == held + inFlight)
                 #expect(b.largestPayment <= b.spendable)

@@ -51,7 +51,9 @@ import Glibc
         let request = try bob.createRequest(amount: 1_000)
         let sent = try alice.pay(request)
         let before = try WalletState(bob)
-        #expect(walletError { try bob.receive(sent.bundle, for: request.nonce) } == .storage(String(describing: OneShotFailure.Crash())))
+        #expect(
+            walletError { try bob.receive(sent.bundle, for: request.nonce) }
+                == .storage(String(describing: OneShotFailure.Crash())))
         // No trace: every balance line, note, history line and pending payment as before.
         #expect(try WalletState(bob) == before)
         #expect(try WalletState(h.reopen("bob")) == before)
@@ -139,7 +141,8 @@ import Glibc
         let third = try Transfer.sign(
             input: note.heldRef, outputs: [TransferOutput(owner: carol.publicKey, amount: 5_000)], nonce: r2.nonce,
             createdAt: h.clock.now, signer: alice.identity.signer)
-        #expect(try carol.receive(PaymentBundle(chains: [note.appending(third, holding: 0)]).encoded, for: r2.nonce).amount == 5_000)
+        #expect(
+            try carol.receive(PaymentBundle(chains: [note.appending(third, holding: 0)]).encoded, for: r2.nonce).amount == 5_000)
     }
 
     @Test func anHonestWalletRefusesToSignASecondTransferEvenIfTheRowIsReset() throws {
@@ -192,7 +195,9 @@ import Glibc
         #expect(try restored.history().count == 2)
         // A request made under the old key is closed: a payment to it could not be spent here.
         let carol = try h.wallet("carol", funds: [700])
-        #expect(walletError { try restored.receive(try carol.pay(openRequest).bundle, for: openRequest.nonce) } == .unknownRequest(openRequest.nonce))
+        #expect(
+            walletError { try restored.receive(try carol.pay(openRequest).bundle, for: openRequest.nonce) }
+                == .unknownRequest(openRequest.nonce))
 
         // "Unspent" from the issuer does not free them (the old device still holds the key).
         let refs = try restored.restoredStates().map(\.ref)
@@ -209,8 +214,11 @@ import Glibc
         #expect(try restored.restoredStates().isEmpty)
         #expect(try restored.pay(try bob.createRequest(amount: 100)).amount == 100)
         // Fresh notes of another key are refused.
-        #expect(walletError { try restored.applyRestoreExchange([:], fresh: [try h.issuer.issue(100, to: alice.publicKey, now: h.clock.now)]) }
-            == .notOwnedByWallet)
+        #expect(
+            walletError {
+                try restored.applyRestoreExchange([:], fresh: [try h.issuer.issue(100, to: alice.publicKey, now: h.clock.now)])
+            }
+                == .notOwnedByWallet)
     }
 
     @Test func notesSpentSinceTheBackupAreRetiredByTheExchange() throws {
@@ -219,7 +227,8 @@ import Glibc
         let backup = try alice.exportBackup(passphrase: "pw", cost: .testing)
         let bob = try h.wallet("bob")
         try h.transfer(3_000, from: alice, to: bob)
-        let restored = try Wallet.restore(backup, passphrase: "pw", into: h.path("alice2"), keyCost: .testing, environment: h.environment())
+        let restored = try Wallet.restore(
+            backup, passphrase: "pw", into: h.path("alice2"), keyCost: .testing, environment: h.environment())
         let refs = try restored.restoredStates().map(\.ref)
         try restored.applyRestoreExchange([refs[0]: .alreadySpent], fresh: [])
         #expect(try restored.balance().spendable == 0)
@@ -231,7 +240,9 @@ import Glibc
         let h = try Harness()
         let alice = try h.wallet("alice", funds: [3_000])
         let backup = try alice.exportBackup(passphrase: "pw", cost: .testing)
-        #expect(walletError { try Wallet.restore(backup, passphrase: "PW", into: h.path("x"), environment: h.environment()) } == .wrongPassphrase)
+        #expect(
+            walletError { try Wallet.restore(backup, passphrase: "PW", into: h.path("x"), environment: h.environment()) }
+                == .wrongPassphrase)
         // Each byte of the header has its own check; the rest is authenticated by AES-GCM, which
         // cannot tell a changed byte from a wrong passphrase.
         let notABackup = WalletError.corruptFile("not an encrypted file of this kind")
@@ -244,13 +255,21 @@ import Glibc
         for (position, error) in expected {
             var tampered = backup
             tampered[position] ^= 0x20
-            #expect(walletError { try Wallet.restore(tampered, passphrase: "pw", into: h.path("t\(position)"), environment: h.environment()) } == error,
-                    "byte \(position)")
+            #expect(
+                walletError {
+                    try Wallet.restore(tampered, passphrase: "pw", into: h.path("t\(position)"), environment: h.environment())
+                } == error,
+                "byte \(position)")
             #expect(!FileManager.default.fileExists(atPath: h.path("t\(position)")), "a refused backup left a wallet behind")
         }
-        #expect(walletError { try Wallet.restore(Array(backup.prefix(30)), passphrase: "pw", into: h.path("y"), environment: h.environment()) } == notABackup)
+        #expect(
+            walletError {
+                try Wallet.restore(Array(backup.prefix(30)), passphrase: "pw", into: h.path("y"), environment: h.environment())
+            } == notABackup)
         #expect(!FileManager.default.fileExists(atPath: h.path("y")))
-        #expect(walletError { try Wallet.restore(backup, passphrase: "pw", into: h.path("alice"), environment: h.environment()) } == .walletExists(h.path("alice")))
+        #expect(
+            walletError { try Wallet.restore(backup, passphrase: "pw", into: h.path("alice"), environment: h.environment()) }
+                == .walletExists(h.path("alice")))
     }
 }
 
@@ -276,7 +295,8 @@ import Glibc
         let raw = try #require(FileManager.default.contents(atPath: dir + "/wallet.key"))
         #expect(!Array(raw).contains(subsequence: w.identity.exportableKey!))
         #expect(walletError { try Wallet.open(directory: dir, environment: h.environment()) } == .passphraseRequired)
-        #expect(walletError { try Wallet.open(directory: dir, passphrase: "nope", environment: h.environment()) } == .wrongPassphrase)
+        #expect(
+            walletError { try Wallet.open(directory: dir, passphrase: "nope", environment: h.environment()) } == .wrongPassphrase)
         #expect(try Wallet.open(directory: dir, passphrase: "s3cret", environment: h.environment()).publicKey == w.publicKey)
     }
 }

@@ -13,11 +13,14 @@ struct ChainDepositTests {
     static let ref = "0x" + String(repeating: "0a1b2c3d", count: 8)
     static let eur = Currency("EUR")!
 
-    static func instructions(decimals: Int = 2, currency: String = "EUR", escrow: String = escrow, token: String = token, ref: String = ref)
+    static func instructions(
+        decimals: Int = 2, currency: String = "EUR", escrow: String = escrow, token: String = token, ref: String = ref
+    )
         -> DepositInstructions
     {
         DepositInstructions(
-            chainID: 31337, escrow: escrow, token: token, accountRef: ref, decimals: decimals, confirmations: 12, currency: currency)
+            chainID: 31337, escrow: escrow, token: token, accountRef: ref, decimals: decimals, confirmations: 12,
+            currency: currency)
     }
 
     /// The exact text: target@chain/function?type=value…, the function's arguments in order,
@@ -26,10 +29,12 @@ struct ChainDepositTests {
         let plan = try ChainDepositPlan(Self.instructions(), currency: Self.eur, amount: 1234)
         #expect(
             plan.approveURI
-                == "ethereum:0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512@31337/approve?address=0x5FbDB2315678afecb367f032d93F642f64180aa3&uint256=1234")
+                == "ethereum:0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512@31337/approve?address=0x5FbDB2315678afecb367f032d93F642f64180aa3&uint256=1234"
+        )
         #expect(
             plan.depositURI
-                == "ethereum:0x5FbDB2315678afecb367f032d93F642f64180aa3@31337/deposit?uint256=1234&bytes32=0x0a1b2c3d0a1b2c3d0a1b2c3d0a1b2c3d0a1b2c3d0a1b2c3d0a1b2c3d0a1b2c3d")
+                == "ethereum:0x5FbDB2315678afecb367f032d93F642f64180aa3@31337/deposit?uint256=1234&bytes32=0x0a1b2c3d0a1b2c3d0a1b2c3d0a1b2c3d0a1b2c3d0a1b2c3d0a1b2c3d0a1b2c3d"
+        )
         #expect(plan.amountText == "12.34 EUR")
         #expect(plan.text.contains(plan.approveURI) && plan.text.contains(plan.depositURI))
         #expect(plan.text.contains("Credited after 12 confirmations"))
@@ -40,7 +45,10 @@ struct ChainDepositTests {
     /// out, the others stay.
     @Test func exactRequestsWithoutAnAmount() throws {
         let plan = try ChainDepositPlan(Self.instructions(), currency: Self.eur)
-        #expect(plan.approveURI == "ethereum:0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512@31337/approve?address=0x5FbDB2315678afecb367f032d93F642f64180aa3")
+        #expect(
+            plan.approveURI
+                == "ethereum:0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512@31337/approve?address=0x5FbDB2315678afecb367f032d93F642f64180aa3"
+        )
         #expect(plan.depositURI == "ethereum:0x5FbDB2315678afecb367f032d93F642f64180aa3@31337/deposit?bytes32=" + Self.ref)
         #expect(plan.amountText == nil)
     }
@@ -48,14 +56,18 @@ struct ChainDepositTests {
     /// Both requests match EIP-681's grammar (request = "ethereum:" target ["@" chain_id]
     /// ["/" function] ["?" key=value *("&" key=value)], target "0x" 40 hex digits, chain id digits).
     @Test func requestsFollowTheGrammar() throws {
-        let grammar = try Regex(#"^ethereum:(pay-)?0x[0-9a-fA-F]{40}(@[0-9]+)?(/[A-Za-z_][A-Za-z0-9_]*)?(\?[a-z0-9]+=[0-9A-Za-z]+(&[a-z0-9]+=[0-9A-Za-z]+)*)?$"#)
+        let grammar = try Regex(
+            #"^ethereum:(pay-)?0x[0-9a-fA-F]{40}(@[0-9]+)?(/[A-Za-z_][A-Za-z0-9_]*)?(\?[a-z0-9]+=[0-9A-Za-z]+(&[a-z0-9]+=[0-9A-Za-z]+)*)?$"#
+        )
         for amount: UInt64? in [nil, 1, 1234, Amount.max] {
             let plan = try ChainDepositPlan(Self.instructions(), currency: Self.eur, amount: amount)
             #expect(try grammar.wholeMatch(in: plan.approveURI) != nil, "\(plan.approveURI)")
             #expect(try grammar.wholeMatch(in: plan.depositURI) != nil, "\(plan.depositURI)")
         }
         // The largest amount is written whole, never in a rounded scientific form.
-        #expect(try ChainDepositPlan(Self.instructions(), currency: Self.eur, amount: Amount.max).depositURI.contains("uint256=9223372036854775807&"))
+        #expect(
+            try ChainDepositPlan(Self.instructions(), currency: Self.eur, amount: Amount.max).depositURI.contains(
+                "uint256=9223372036854775807&"))
     }
 
     /// Token units are minor units: the decimals must be the currency's digits (0 for JPY, 3 for
@@ -64,7 +76,8 @@ struct ChainDepositTests {
         let yen = try ChainDepositPlan(Self.instructions(decimals: 0, currency: "JPY"), currency: Currency("JPY")!, amount: 500)
         #expect(yen.depositURI.contains("uint256=500&"))
         #expect(yen.amountText == "500 JPY")
-        let dinar = try ChainDepositPlan(Self.instructions(decimals: 3, currency: "KWD"), currency: Currency("KWD")!, amount: 1_500)
+        let dinar = try ChainDepositPlan(
+            Self.instructions(decimals: 3, currency: "KWD"), currency: Currency("KWD")!, amount: 1_500)
         #expect(dinar.amountText == "1.500 KWD")
         for decimals in [18, 6, 0, 3] {
             #expect(throws: ChainDepositError.decimalsMismatch(tokenDecimals: decimals, currency: Self.eur)) {
@@ -92,12 +105,17 @@ struct ChainDepositTests {
             do {
                 _ = try ChainDepositPlan(instructions, currency: Self.eur)
             } catch {
-                guard case .malformed(let named, _) = error else { Issue.record("\(error)"); continue }
+                guard case .malformed(let named, _) = error else {
+                    Issue.record("\(error)")
+                    continue
+                }
                 #expect(named == field)
             }
         }
         #expect(throws: ChainDepositError.self) { try ChainDepositPlan(Self.instructions(), currency: Self.eur, amount: 0) }
-        #expect(throws: ChainDepositError.self) { try ChainDepositPlan(Self.instructions(), currency: Self.eur, amount: Amount.max + 1) }
+        #expect(throws: ChainDepositError.self) {
+            try ChainDepositPlan(Self.instructions(), currency: Self.eur, amount: Amount.max + 1)
+        }
     }
 
     /// Format only: 0x and 40 hex digits in any case, not zero. A mixed-case checksum is the
@@ -107,7 +125,8 @@ struct ChainDepositTests {
         #expect(try AddressFormat.check(good) == good)
         #expect(try AddressFormat.check("  \(good.lowercased())\n") == good.lowercased())
         #expect(try AddressFormat.check("0x" + good.dropFirst(2).uppercased()) == "0x" + good.dropFirst(2).uppercased())
-        #expect(try AddressFormat.check("0x5fBDB2315678afecb367f032d93F642f64180aa3") == "0x5fBDB2315678afecb367f032d93F642f64180aa3")
+        #expect(
+            try AddressFormat.check("0x5fBDB2315678afecb367f032d93F642f64180aa3") == "0x5fBDB2315678afecb367f032d93F642f64180aa3")
         let cases: [(String, ChainAddressError)] = [
             ("", .empty), ("   ", .empty),
             ("5FbDB2315678afecb367f032d93F642f64180aa3", .missingPrefix),

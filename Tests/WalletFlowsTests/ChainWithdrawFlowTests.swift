@@ -22,7 +22,9 @@ struct ChainWithdrawFlowTests {
             let instructions = await #expect(throws: IssuerClientError.self) { try await session.client.depositInstructions() }
             #expect(instructions?.isChainNotConfigured == true)
             #expect(instructions?.description.contains("does not settle on a chain") == true)
-            let withdrawal = await #expect(throws: IssuerClientError.self) { try await session.withdraw(amount: 100, to: Self.address) }
+            let withdrawal = await #expect(throws: IssuerClientError.self) {
+                try await session.withdraw(amount: 100, to: Self.address)
+            }
             #expect(withdrawal?.isChainNotConfigured == true)
             #expect(try store.loadFlowState().pendingWithdrawal == nil)  // refused: nothing to retry
             let list = await #expect(throws: IssuerClientError.self) { try await session.client.withdrawals() }
@@ -35,8 +37,12 @@ struct ChainWithdrawFlowTests {
     @Test func aMalformedAddressSendsNothing() async throws {
         try await IssuerHarness.with(chain: StandInChain()) { h in
             let (session, store) = try await h.loggedIn("typo", funds: 10_000)
-            await #expect(throws: ChainAddressError.wrongLength(39)) { try await session.withdraw(amount: 100, to: String(Self.address.dropLast())) }
-            await #expect(throws: ChainAddressError.zero) { try await session.withdraw(amount: 100, to: "0x" + String(repeating: "0", count: 40)) }
+            await #expect(throws: ChainAddressError.wrongLength(39)) {
+                try await session.withdraw(amount: 100, to: String(Self.address.dropLast()))
+            }
+            await #expect(throws: ChainAddressError.zero) {
+                try await session.withdraw(amount: 100, to: "0x" + String(repeating: "0", count: 40))
+            }
             #expect(try store.loadFlowState().pendingWithdrawal == nil)
             #expect(try await session.client.withdrawals().isEmpty)
             #expect(try await session.account().balance == 10_000)
@@ -52,7 +58,9 @@ struct ChainWithdrawFlowTests {
             #expect(AddressFormat.isHex(instructions.accountRef, bytes: 32))
             #expect(try await session.client.depositInstructions().accountRef == instructions.accountRef)  // one per account
             let plan = try ChainDepositPlan(instructions, currency: Self.eur, amount: 1_234)
-            #expect(plan.depositURI == "ethereum:\(instructions.escrow)@31337/deposit?uint256=1234&bytes32=\(instructions.accountRef)")
+            #expect(
+                plan.depositURI == "ethereum:\(instructions.escrow)@31337/deposit?uint256=1234&bytes32=\(instructions.accountRef)"
+            )
 
             let result = try await session.withdraw(amount: 2_500, to: Self.address)
             #expect(!result.resent && result.earlier == nil)
@@ -98,7 +106,9 @@ struct ChainWithdrawFlowTests {
             let checksum = await #expect(throws: IssuerClientError.self) { try await session.withdraw(amount: 100, to: mixed) }
             #expect(checksum?.code == "invalid_field" && checksum?.status == 400)
             #expect(try store.loadFlowState().pendingWithdrawal == nil)
-            let poor = await #expect(throws: IssuerClientError.self) { try await session.withdraw(amount: 5_000, to: Self.address) }
+            let poor = await #expect(throws: IssuerClientError.self) {
+                try await session.withdraw(amount: 5_000, to: Self.address)
+            }
             #expect(poor?.code == "insufficient_funds")
             #expect(try store.loadFlowState().pendingWithdrawal == nil)
             #expect(try await session.account().balance == 1_000)
@@ -112,14 +122,19 @@ struct ChainWithdrawFlowTests {
         try await IssuerHarness.with(chain: StandInChain()) { h in
             let losing = Mutex(1)
             let (session, store) = try await h.loggedIn("crash", funds: 10_000) { url in
-                IssuerClient(serverURL: url, transport: LosingTransport { operation in
-                    operation == "requestWithdrawal" && losing.withLock { count in
-                        defer { count = max(0, count - 1) }
-                        return count > 0
-                    }
-                })
+                IssuerClient(
+                    serverURL: url,
+                    transport: LosingTransport { operation in
+                        operation == "requestWithdrawal"
+                            && losing.withLock { count in
+                                defer { count = max(0, count - 1) }
+                                return count > 0
+                            }
+                    })
             }
-            let lost = await #expect(throws: IssuerClientError.self) { try await session.withdraw(amount: 3_000, to: Self.address) }
+            let lost = await #expect(throws: IssuerClientError.self) {
+                try await session.withdraw(amount: 3_000, to: Self.address)
+            }
             #expect(lost?.isUnreachable == true)
             let pending = try #require(try store.loadFlowState().pendingWithdrawal)
             #expect(pending.amount == 3_000 && pending.to == Self.address)
@@ -158,11 +173,13 @@ struct ChainWithdrawFlowTests {
         let pending = PendingWithdrawal(key: "K-9", amount: 1_250, to: Self.address)
         try store.updateFlowState { $0.pendingWithdrawal = pending }
         #expect(try ConfigFileStore(path: path, seal: nil).loadFlowState().pendingWithdrawal == pending)
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
         let saved = try #require(json["pendingWithdrawal"] as? [String: Any])
         #expect(saved["key"] as? String == "K-9" && saved["amount"] as? Int == 1_250 && saved["to"] as? String == Self.address)
         try store.updateFlowState { $0.pendingWithdrawal = nil }
-        let cleared = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        let cleared = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
         #expect(cleared["pendingWithdrawal"] == nil)
     }
 }

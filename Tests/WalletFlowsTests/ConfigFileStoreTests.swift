@@ -28,15 +28,21 @@ struct ConfigFileStoreTests {
             """
         FileManager.default.createFile(atPath: path, contents: Data(old.utf8))
         let store = ConfigFileStore(path: path, seal: nil)
-        #expect(try store.loadLogin() == StoredLogin(server: "http://127.0.0.1:8080", email: "ann@example.com", accountId: 7, refreshToken: "tok"))
-        #expect(try store.loadFlowState() == FlowState(
-            pendingPurchase: PendingPurchase(key: "K-1", amount: 300), autoRecharge: AutoRechargeRule(threshold: 1_000, target: 5_000),
-            lastSync: 1_800_000_000))
+        #expect(
+            try store.loadLogin()
+                == StoredLogin(server: "http://127.0.0.1:8080", email: "ann@example.com", accountId: 7, refreshToken: "tok"))
+        #expect(
+            try store.loadFlowState()
+                == FlowState(
+                    pendingPurchase: PendingPurchase(key: "K-1", amount: 300),
+                    autoRecharge: AutoRechargeRule(threshold: 1_000, target: 5_000),
+                    lastSync: 1_800_000_000))
 
         // Saving one part keeps the other; the file stays owner-only JSON with the same keys.
         try store.updateFlowState { $0.pendingPurchase = nil }
         try store.clearLogin()
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
         #expect(Set(json.keys) == ["autoRecharge", "email", "lastSync", "server"])
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
@@ -61,7 +67,9 @@ struct ConfigFileStoreTests {
         // Another wallet's key does not open it: the token is dropped, and the caller told.
         let other = try Wallet.create(directory: dir + "/o", passphrase: "correct horse battery", keyCost: .testing)
         let dropped = Mutex<[String]>([])
-        let foreign = ConfigFileStore(path: path, seal: LoginTokenSeal(wallet: other, directory: dir + "/o")) { p in dropped.withLock { $0.append(p) } }
+        let foreign = ConfigFileStore(path: path, seal: LoginTokenSeal(wallet: other, directory: dir + "/o")) { p in
+            dropped.withLock { $0.append(p) }
+        }
         #expect(try foreign.loadLogin().refreshToken == nil)
         #expect(dropped.withLock { $0 } == [path])
 
@@ -81,6 +89,8 @@ struct ConfigFileStoreTests {
         #expect(throws: AutoRechargeRuleError.aboveHoldingLimit(5_000)) {
             try AutoRechargeRule(validatingThreshold: 1_000, target: 6_000, maxOfflineHolding: 5_000)
         }
-        #expect(try AutoRechargeRule(validatingThreshold: 1_000, target: 5_000, maxOfflineHolding: 5_000) == AutoRechargeRule(threshold: 1_000, target: 5_000))
+        #expect(
+            try AutoRechargeRule(validatingThreshold: 1_000, target: 5_000, maxOfflineHolding: 5_000)
+                == AutoRechargeRule(threshold: 1_000, target: 5_000))
     }
 }

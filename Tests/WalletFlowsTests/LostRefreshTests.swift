@@ -22,19 +22,23 @@ struct LostRefreshTests {
             let losing = Mutex(1)  // the first refresh's answer is lost
             let busy = Mutex(0)  // then the next this-many refreshes are answered 503
             let (session, _) = try await h.loggedIn("busy-refresher", funds: 10_000) { url in
-                IssuerClient(serverURL: url, transport: LosingTransport(
-                    loses: { operation in
-                        operation == "refreshNotes" && losing.withLock { count in
-                            defer { count = max(0, count - 1) }
-                            return count > 0
-                        }
-                    },
-                    unavailable: { operation in
-                        operation == "refreshNotes" && busy.withLock { count in
-                            defer { count = max(0, count - 1) }
-                            return count > 0
-                        }
-                    }))
+                IssuerClient(
+                    serverURL: url,
+                    transport: LosingTransport(
+                        loses: { operation in
+                            operation == "refreshNotes"
+                                && losing.withLock { count in
+                                    defer { count = max(0, count - 1) }
+                                    return count > 0
+                                }
+                        },
+                        unavailable: { operation in
+                            operation == "refreshNotes"
+                                && busy.withLock { count in
+                                    defer { count = max(0, count - 1) }
+                                    return count > 0
+                                }
+                        }))
             }
             #expect(try await session.purchase(5_000) == 5_000)
             await #expect(throws: IssuerClientError.self) { try await session.sync(refreshWithin: 365 * 86_400) }
@@ -60,12 +64,15 @@ struct LostRefreshTests {
         try await IssuerHarness.with { h in
             let losing = Mutex(1)  // the first refresh's answer is lost
             let (session, _) = try await h.loggedIn("refresher", funds: 10_000) { url in
-                IssuerClient(serverURL: url, transport: LosingTransport { operation in
-                    operation == "refreshNotes" && losing.withLock { count in
-                        defer { count = max(0, count - 1) }
-                        return count > 0
-                    }
-                })
+                IssuerClient(
+                    serverURL: url,
+                    transport: LosingTransport { operation in
+                        operation == "refreshNotes"
+                            && losing.withLock { count in
+                                defer { count = max(0, count - 1) }
+                                return count > 0
+                            }
+                    })
             }
             #expect(try await session.purchase(3_000) == 3_000)
             #expect(try await session.purchase(2_000) == 2_000)

@@ -56,7 +56,10 @@ struct NearbyFlowTests {
         let steps = payerSteps.all
         #expect(steps.first == .signed(paymentID: paid.payment.id, bytes: paid.bundle.count))
         #expect(steps.last == .paid)
-        #expect(steps.inOrder([.signed(paymentID: paid.payment.id, bytes: paid.bundle.count), .connecting, .handshake, .waitingForReceipt, .paid]))
+        #expect(
+            steps.inOrder([
+                .signed(paymentID: paid.payment.id, bytes: paid.bundle.count), .connecting, .handshake, .waitingForReceipt, .paid,
+            ]))
         // Byte progress: k of n with n the whole session stream and k rising.
         let sending = steps.compactMap { step -> (Int, Int)? in
             if case .sending(let k, let n) = step { return (k, n) }
@@ -70,7 +73,10 @@ struct NearbyFlowTests {
 
         let theirs = payeeSteps.all
         #expect(theirs.first == .listening)
-        #expect(theirs.inOrder([.listening, .payerConnected(link: 1), .verified(amount: 3_000, paymentID: paid.payment.id), .receiptSent]))
+        #expect(
+            theirs.inOrder([
+                .listening, .payerConnected(link: 1), .verified(amount: 3_000, paymentID: paid.payment.id), .receiptSent,
+            ]))
         #expect(theirs.contains { if case .receiving(let k) = $0 { k > 0 } else { false } })
     }
 
@@ -118,7 +124,9 @@ struct NearbyFlowTests {
         #expect(!error.canTryAgain)
         let theirs = try #require(await served)
         #expect(theirs.outcome == .nothingReceived)
-        #expect(payeeSteps.all.contains(.refused(code: WalletError.requestExpired.code, message: WalletError.requestExpired.description)))
+        #expect(
+            payeeSteps.all.contains(
+                .refused(code: WalletError.requestExpired.code, message: WalletError.requestExpired.description)))
         #expect(try pair.payee.balance().unsettled == 0)
     }
 
@@ -127,7 +135,8 @@ struct NearbyFlowTests {
         let nearby = try pair.receiveFlow.createRequest(amount: 800, hints: [.tcp("127.0.0.1:1")])
         // Nobody serves this network: the payer's frames go unanswered.
         let silent = SimulatedNetwork(.init(mtu: 185))
-        let impatient = NearbyPayFlow(wallet: pair.payer, options: SessionOptions(retransmitAfter: .milliseconds(30), timeout: .milliseconds(300)))
+        let impatient = NearbyPayFlow(
+            wallet: pair.payer, options: SessionOptions(retransmitAfter: .milliseconds(30), timeout: .milliseconds(300)))
         var failure: NearbyPayError?
         do { _ = try await impatient.pay(nearby.request, dialer: silent) } catch { failure = error }
         silent.close()
@@ -217,7 +226,8 @@ struct ReceiveFindsTheRequestTests {
         let pair = try NearbyPair()
         // The payer's own third party: a request made by another wallet.
         let other = try Wallet.create(directory: pair.root + "/other", keyCost: .testing)
-        try other.installTrust(authority: pair.issuer.authority.publicKey, keyset: pair.issuer.keyset.encoded, limits: pair.issuer.limits.encoded)
+        try other.installTrust(
+            authority: pair.issuer.authority.publicKey, keyset: pair.issuer.keyset.encoded, limits: pair.issuer.limits.encoded)
         let request = try other.createRequest(amount: 1_000)
         let payment = try pair.payer.pay(request)
         #expect(throws: WalletError.unknownRequest(request.nonce)) { try pair.payee.receive(payment.bundle, method: .qr) }

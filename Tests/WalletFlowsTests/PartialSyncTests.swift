@@ -15,8 +15,10 @@ struct PartialSyncTests {
         try await IssuerHarness.with { h in
             let announcing = Mutex(false)  // the issuer answers 503 to announcements until set
             let (alice, _) = try await h.loggedIn("partial", funds: 10_000) { url in
-                IssuerClient(serverURL: url, transport: LosingTransport(
-                    loses: { _ in false }, unavailable: { $0 == "announceTransfer" && !announcing.withLock { $0 } }))
+                IssuerClient(
+                    serverURL: url,
+                    transport: LosingTransport(
+                        loses: { _ in false }, unavailable: { $0 == "announceTransfer" && !announcing.withLock { $0 } }))
             }
             let (bob, _) = try await h.loggedIn("bob")
             let (carol, _) = try await h.loggedIn("carol", funds: 3_000)

@@ -61,12 +61,15 @@ struct SessionFlowTests {
         try await IssuerHarness.with { h in
             let losing = Mutex(1)  // the first purchase's answer is lost
             let (session, store) = try await h.loggedIn("crash", funds: 10_000) { url in
-                IssuerClient(serverURL: url, transport: LosingTransport { operation in
-                    operation == "purchaseNotes" && losing.withLock { count in
-                        defer { count = max(0, count - 1) }
-                        return count > 0
-                    }
-                })
+                IssuerClient(
+                    serverURL: url,
+                    transport: LosingTransport { operation in
+                        operation == "purchaseNotes"
+                            && losing.withLock { count in
+                                defer { count = max(0, count - 1) }
+                                return count > 0
+                            }
+                    })
             }
             let error = await #expect(throws: IssuerClientError.self) { try await session.purchase(3_000) }
             #expect(error?.isUnreachable == true)
@@ -114,7 +117,9 @@ struct SessionFlowTests {
             _ = try bob.wallet.receive(sent.bundle, for: request.nonce)
 
             let steps = Mutex<[SyncProgress]>([])
-            let bobReport = try await bob.sync(refreshWithin: 3_600, now: 1_800_000_000) { step in steps.withLock { $0.append(step) } }
+            let bobReport = try await bob.sync(refreshWithin: 3_600, now: 1_800_000_000) { step in
+                steps.withLock { $0.append(step) }
+            }
             #expect(steps.withLock { $0 }.map(\.step) == SyncStep.allCases)
             #expect(steps.withLock { $0 }.map(\.index) == Array(1...7))
             #expect(steps.withLock { $0 }.allSatisfy { $0.count == 7 })
@@ -164,7 +169,10 @@ struct SessionFlowTests {
             let (session, store) = try await h.loggedIn("broke")
             try store.updateFlowState { $0.autoRecharge = AutoRechargeRule(threshold: 1_000, target: 2_000) }
             let outcome = try await session.applyAutoRecharge()
-            guard case .skipped = outcome else { Issue.record("expected a skipped recharge, got \(outcome)"); return }
+            guard case .skipped = outcome else {
+                Issue.record("expected a skipped recharge, got \(outcome)")
+                return
+            }
             #expect(outcome.amount == 0)
             #expect(outcome.warning?.hasPrefix("Auto-recharge skipped: ") == true)
             #expect(try store.loadFlowState().pendingPurchase == nil)  // refused: nothing left to retry
@@ -195,7 +203,8 @@ struct SessionFlowTests {
         #expect(WalletFlowError.notLoggedIn.description.contains("log in again"))
 
         // Port 1 on loopback: nothing listens, the connection is refused.
-        let unreachable = MemoryFlowStore(login: StoredLogin(server: "http://127.0.0.1:1", email: "a@b.test", accountId: 7, refreshToken: "t"))
+        let unreachable = MemoryFlowStore(
+            login: StoredLogin(server: "http://127.0.0.1:1", email: "a@b.test", accountId: 7, refreshToken: "t"))
         let error = await #expect(throws: IssuerClientError.self) {
             _ = try await WalletSession.resume(wallet: wallet, credentials: unreachable, flowState: unreachable)
         }

@@ -20,7 +20,8 @@ enum APIJSONTarget {
     static let name = "api-json"
 
     static let target = FuzzTargets.Target(
-        name: name, covers: "IssuerHTTP StrictJSON.check + WalletAPI Components.Schemas request bodies + Base64URL", run: run, seeds: seeds)
+        name: name, covers: "IssuerHTTP StrictJSON.check + WalletAPI Components.Schemas request bodies + Base64URL", run: run,
+        seeds: seeds)
 
     typealias S = Components.Schemas
 
@@ -34,16 +35,22 @@ enum APIJSONTarget {
     static func schema<T: Codable & Hashable & Sendable>(
         _ type: T.Type, samples: @escaping @Sendable () -> [String], fields: @escaping @Sendable (T) -> Void = { _ in }
     ) -> Schema {
-        Schema(name: "\(T.self)", check: { data in
-            guard let value = try? decoder().decode(T.self, from: data) else { return }
-            let encoded: Data
-            do { encoded = try encoder().encode(value) } catch { fail(name, "\(T.self) decodes but does not encode: \(error)") }
-            do { try StrictJSON.check(Array(encoded)) } catch { fail(name, "the server's strict check refuses its own encoding of \(T.self): \(error)") }
-            guard let again = try? decoder().decode(T.self, from: encoded), again == value else {
-                fail(name, "\(T.self) does not decode its own encoding to an equal value")
-            }
-            fields(value)
-        }, decodes: { (try? decoder().decode(T.self, from: $0)) != nil }, samples: samples)
+        Schema(
+            name: "\(T.self)",
+            check: { data in
+                guard let value = try? decoder().decode(T.self, from: data) else { return }
+                let encoded: Data
+                do { encoded = try encoder().encode(value) } catch {
+                    fail(name, "\(T.self) decodes but does not encode: \(error)")
+                }
+                do { try StrictJSON.check(Array(encoded)) } catch {
+                    fail(name, "the server's strict check refuses its own encoding of \(T.self): \(error)")
+                }
+                guard let again = try? decoder().decode(T.self, from: encoded), again == value else {
+                    fail(name, "\(T.self) does not decode its own encoding to an equal value")
+                }
+                fields(value)
+            }, decodes: { (try? decoder().decode(T.self, from: $0)) != nil }, samples: samples)
     }
 
     static let configuration = Configuration()
@@ -96,31 +103,59 @@ enum APIJSONTarget {
         schema(S.Credentials.self, samples: { [#"{"email":"alice@example.com","password":"correct horse battery"}"#] }),
         schema(S.RefreshRequest.self, samples: { [#"{"refreshToken":"rt_0123456789abcdef"}"#] }),
         schema(S.AmountRequest.self, samples: { [#"{"amount":2500}"#] }),
-        schema(S.WalletKeyRegistration.self, samples: {
-            [#"{"publicKey":"\#(b64(Vectors.hex(Vectors.keys, "keys", "alice", "public")))","challenge":"Y2hhbGxlbmdl","signature":"c2lnbmF0dXJl"}"#]
-        }, fields: { _ = base64($0.publicKey); _ = base64($0.challenge); _ = base64($0.signature) }),
-        schema(S.PurchaseRequest.self, samples: {
-            [#"{"walletKey":"\#(b64(Vectors.hex(Vectors.keys, "keys", "alice", "public")))","amount":10000}"#]
-        }, fields: { _ = base64($0.walletKey) }),
-        schema(S.Chains.self, samples: { [#"{"chains":[\#(chains.map { "\"\(b64($0))\"" }.joined(separator: ","))]}"#] },
-               fields: { $0.chains.forEach(chain) }),
-        schema(S.RefreshNotesRequest.self, samples: {
-            [#"{"walletKey":"\#(b64(Vectors.hex(Vectors.keys, "keys", "bob", "public")))","chains":["\#(b64(chains[0]))"],"restore":true}"#]
-        }, fields: { _ = base64($0.walletKey); $0.chains.forEach(chain) }),
+        schema(
+            S.WalletKeyRegistration.self,
+            samples: {
+                [
+                    #"{"publicKey":"\#(b64(Vectors.hex(Vectors.keys, "keys", "alice", "public")))","challenge":"Y2hhbGxlbmdl","signature":"c2lnbmF0dXJl"}"#
+                ]
+            },
+            fields: {
+                _ = base64($0.publicKey)
+                _ = base64($0.challenge)
+                _ = base64($0.signature)
+            }),
+        schema(
+            S.PurchaseRequest.self,
+            samples: {
+                [#"{"walletKey":"\#(b64(Vectors.hex(Vectors.keys, "keys", "alice", "public")))","amount":10000}"#]
+            }, fields: { _ = base64($0.walletKey) }),
+        schema(
+            S.Chains.self, samples: { [#"{"chains":[\#(chains.map { "\"\(b64($0))\"" }.joined(separator: ","))]}"#] },
+            fields: { $0.chains.forEach(chain) }),
+        schema(
+            S.RefreshNotesRequest.self,
+            samples: {
+                [
+                    #"{"walletKey":"\#(b64(Vectors.hex(Vectors.keys, "keys", "bob", "public")))","chains":["\#(b64(chains[0]))"],"restore":true}"#
+                ]
+            },
+            fields: {
+                _ = base64($0.walletKey)
+                $0.chains.forEach(chain)
+            }),
         schema(S.ChainRequest.self, samples: { [#"{"chain":"\#(b64(chains[1]))"}"#] }, fields: { chain($0.chain) }),
         schema(S.FraudProofReport.self, samples: fraudSamples, fields: fraudReport),
-        schema(S.StateQuery.self, samples: {
-            [#"{"states":["\#(b64(Vectors.hex(Vectors.messages, "issued_note", "state_ref")))","AAAA"]}"#]
-        }, fields: { $0.states.forEach { _ = base64($0) } }),
+        schema(
+            S.StateQuery.self,
+            samples: {
+                [#"{"states":["\#(b64(Vectors.hex(Vectors.messages, "issued_note", "state_ref")))","AAAA"]}"#]
+            }, fields: { $0.states.forEach { _ = base64($0) } }),
         schema(S.OnlineTransfer.self, samples: { [#"{"to":"bob@example.com","amount":1}"#] }),
         schema(S.WithdrawalRequest.self, samples: { [#"{"amount":5,"to":"0x09616C3d61b3331fc4109a9E41a8BDB7d9776609"}"#] }),
-        schema(S.FreezeRequest.self, samples: { [#"{"frozen":true,"reason":"chargeback under review"}"#, #"{"frozen":false,"reason":"resolved"}"#] }),
-        schema(S.UnclaimedAssignment.self, samples: {
-            [#"{"txHash":"0x\#(String(repeating: "ab", count: 32))","logIndex":3,"accountId":7,"reason":"wrong reference"}"#]
-        }),
-        schema(S.SurplusRequest.self, samples: {
-            [#"{"amount":42,"txHash":"0x\#(String(repeating: "cd", count: 32))","reason":"stray transfer"}"#]
-        }),
+        schema(
+            S.FreezeRequest.self,
+            samples: { [#"{"frozen":true,"reason":"chargeback under review"}"#, #"{"frozen":false,"reason":"resolved"}"#] }),
+        schema(
+            S.UnclaimedAssignment.self,
+            samples: {
+                [#"{"txHash":"0x\#(String(repeating: "ab", count: 32))","logIndex":3,"accountId":7,"reason":"wrong reference"}"#]
+            }),
+        schema(
+            S.SurplusRequest.self,
+            samples: {
+                [#"{"amount":42,"txHash":"0x\#(String(repeating: "cd", count: 32))","reason":"stray transfer"}"#]
+            }),
     ]
 
     /// The double-spend vector's fraud proof, as a client reports it.
@@ -131,12 +166,15 @@ enum APIJSONTarget {
     }
 
     static func fraudReport(_ report: S.FraudProofReport) {
-        guard let chainBytes = base64(report.chain), let firstBytes = base64(report.first), let secondBytes = base64(report.second),
+        guard let chainBytes = base64(report.chain), let firstBytes = base64(report.first),
+            let secondBytes = base64(report.second),
             let chain = try? Chain(decoding: chainBytes), let first = try? Transfer(decoding: firstBytes),
             let second = try? Transfer(decoding: secondBytes)
         else { return }
         let proof = FraudProof(chain: chain, first: first, second: second)
-        if let cheater = try? VerifyTarget.fixture.verifier.verify(proof, now: VerifyTarget.fixture.clocks[0]), cheater != proof.cheater {
+        if let cheater = try? VerifyTarget.fixture.verifier.verify(proof, now: VerifyTarget.fixture.clocks[0]),
+            cheater != proof.cheater
+        {
             fail(name, "a verified fraud report names another key than its state's owner")
         }
     }
@@ -156,8 +194,12 @@ enum APIJSONTarget {
             guard !samples.isEmpty else { throw SeedError("no sample for \(schema.name)") }
             for sample in samples {
                 // A seed the server would refuse teaches the fuzzer nothing: check each.
-                do { try StrictJSON.check(Array(sample.utf8)) } catch { throw SeedError("\(schema.name) sample refused: \(error)") }
-                guard schema.decodes(Data(sample.utf8)) else { throw SeedError("\(schema.name) sample does not decode: \(sample)") }
+                do { try StrictJSON.check(Array(sample.utf8)) } catch {
+                    throw SeedError("\(schema.name) sample refused: \(error)")
+                }
+                guard schema.decodes(Data(sample.utf8)) else {
+                    throw SeedError("\(schema.name) sample does not decode: \(sample)")
+                }
                 out.append([UInt8(index)] + Array(sample.utf8))
             }
         }

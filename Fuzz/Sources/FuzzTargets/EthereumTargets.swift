@@ -7,16 +7,22 @@ import Foundation
 enum RLPTarget {
     static let name = "rlp"
 
-    static let target = FuzzTargets.Target(name: name, covers: "Ethereum: RLP.decode", run: run, seeds: { EthereumTransactionTarget.rawSeeds().map { Array($0.dropFirst()) } + extra })
+    static let target = FuzzTargets.Target(
+        name: name, covers: "Ethereum: RLP.decode", run: run,
+        seeds: { EthereumTransactionTarget.rawSeeds().map { Array($0.dropFirst()) } + extra })
 
     static let extra: [[UInt8]] = [
-        RLP.list([.bytes([]), .uint(UInt64(1024)), .list([.string("dog"), .list([])]), .bytes([UInt8](repeating: 0x61, count: 60))]).encoded,
+        RLP.list([
+            .bytes([]), .uint(UInt64(1024)), .list([.string("dog"), .list([])]), .bytes([UInt8](repeating: 0x61, count: 60)),
+        ]).encoded,
         RLP.bytes([0x7f]).encoded, RLP.bytes([0x80]).encoded,
     ]
 
     static func run(_ bytes: [UInt8]) {
         guard let item = try? RLP.decode(bytes) else { return }
-        guard item.encoded == bytes else { fail(name, "RLP decodes but re-encodes differently: a non-canonical encoding was accepted") }
+        guard item.encoded == bytes else {
+            fail(name, "RLP decodes but re-encodes differently: a non-canonical encoding was accepted")
+        }
     }
 }
 
@@ -26,12 +32,15 @@ enum RLPTarget {
 enum EthereumTransactionTarget {
     static let name = "eth-tx"
 
-    static let target = FuzzTargets.Target(name: name, covers: "Ethereum: SignedTransaction(raw:), sender()", run: run, seeds: rawSeeds)
+    static let target = FuzzTargets.Target(
+        name: name, covers: "Ethereum: SignedTransaction(raw:), sender()", run: run, seeds: rawSeeds)
 
     static func run(_ bytes: [UInt8]) {
         guard let transaction = try? SignedTransaction(raw: bytes) else { return }
         guard transaction.raw == bytes else { fail(name, "a transaction decodes but re-encodes differently") }
-        guard (try? SignedTransaction(raw: transaction.raw)) == transaction else { fail(name, "a transaction does not decode its own encoding") }
+        guard (try? SignedTransaction(raw: transaction.raw)) == transaction else {
+            fail(name, "a transaction does not decode its own encoding")
+        }
         _ = try? transaction.sender()
     }
 
@@ -59,7 +68,9 @@ enum EthereumTransactionTarget {
 enum RPCJSONTarget {
     static let name = "eth-rpc-json"
 
-    static let target = FuzzTargets.Target(name: name, covers: "EthereumRPC: JSON (Decodable), Hex.decode, Hex.parseQuantity, ABI.decodeString", run: run, seeds: seeds)
+    static let target = FuzzTargets.Target(
+        name: name, covers: "EthereumRPC: JSON (Decodable), Hex.decode, Hex.parseQuantity, ABI.decodeString", run: run,
+        seeds: seeds)
 
     static func run(_ bytes: [UInt8]) {
         guard let json = try? JSONDecoder().decode(JSON.self, from: Data(bytes)) else { return }
@@ -84,8 +95,12 @@ enum RPCJSONTarget {
 
     static func hexFields(_ text: String) {
         if let value = try? Hex.parseQuantity(text, as: UInt128.self) {
-            guard (try? Hex.parseQuantity(Hex.quantity(value), as: UInt128.self)) == value else { fail(name, "a quantity does not print back") }
-            if let small = try? Hex.parseQuantity(text, as: UInt64.self), UInt128(small) != value { fail(name, "a quantity reads differently by width") }
+            guard (try? Hex.parseQuantity(Hex.quantity(value), as: UInt128.self)) == value else {
+                fail(name, "a quantity does not print back")
+            }
+            if let small = try? Hex.parseQuantity(text, as: UInt64.self), UInt128(small) != value {
+                fail(name, "a quantity reads differently by width")
+            }
         }
         if let data = try? Hex.decode(text) {
             guard (try? Hex.decode(Hex.encode(data))) == data else { fail(name, "DATA does not print back") }

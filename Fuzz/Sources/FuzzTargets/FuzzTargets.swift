@@ -33,7 +33,9 @@ public enum FuzzTargets {
     static let current: Target = {
         let name = ProcessInfo.processInfo.environment["OW_FUZZ_TARGET"] ?? ""
         guard let target = all.first(where: { $0.name == name }) else {
-            fatalError("OW_FUZZ_TARGET=\(name.isEmpty ? "(unset)" : name) is not a target; one of: \(all.map(\.name).joined(separator: " "))")
+            fatalError(
+                "OW_FUZZ_TARGET=\(name.isEmpty ? "(unset)" : name) is not a target; one of: \(all.map(\.name).joined(separator: " "))"
+            )
         }
         return target
     }()
@@ -124,7 +126,10 @@ enum Vectors {
     /// Every top-level message in the vectors (each kind, every request and bundle).
     static let allMessages: [[UInt8]] = {
         var out: [[UInt8]] = []
-        for key in ["issued_note", "transfer_1hop", "chain_1hop", "chain_3hop", "payment_request", "payment_bundle", "receipt", "keyset", "limits"] {
+        for key in [
+            "issued_note", "transfer_1hop", "chain_1hop", "chain_3hop", "payment_request", "payment_bundle", "receipt", "keyset",
+            "limits",
+        ] {
             out.append(hex(messages, key, "hex"))
         }
         for c in cases { out += [c.request, c.bundle] }

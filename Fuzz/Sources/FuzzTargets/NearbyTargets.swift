@@ -40,7 +40,8 @@ enum NearbySessionTarget {
     static let name = "nearby-session"
 
     static let target = FuzzTargets.Target(
-        name: name, covers: "NearbySession: NearbyPayee / NearbyPayer handle(_:) (hello, records, reply, stream)", run: run, seeds: seeds)
+        name: name, covers: "NearbySession: NearbyPayee / NearbyPayer handle(_:) (hello, records, reply, stream)", run: run,
+        seeds: seeds)
 
     struct Fixture: Sendable {
         let request: PaymentRequest
@@ -83,16 +84,24 @@ enum NearbySessionTarget {
         let f = fixture
         let input = frames(bytes.dropFirst())
         if role & 1 == 0 {
-            guard var payee = try? NearbyPayee(request: f.request, ephemeral: f.payeeKey) else { fail(name, "payee does not start") }
+            guard var payee = try? NearbyPayee(request: f.request, ephemeral: f.payeeKey) else {
+                fail(name, "payee does not start")
+            }
             for (step, raw) in input.enumerated() {
                 guard let frame = try? LinkFrame(decoding: raw) else { continue }
                 let event: SessionEvent?
                 do { event = try payee.handle(frame, now: .milliseconds(step * 10)) } catch { return }
                 if case .payment(let bundle, let transcript)? = event {
                     guard bundle == f.bundle else { fail(name, "the payee opened a payment nobody sealed") }
-                    guard transcript == payee.keys?.transcriptHash else { fail(name, "payment reported under another transcript") }
+                    guard transcript == payee.keys?.transcriptHash else {
+                        fail(name, "payment reported under another transcript")
+                    }
                     do {
-                        if role & 2 == 0 { try payee.reply(receipt: f.receipt) } else { try payee.refuse(code: "wrong_amount", message: "no") }
+                        if role & 2 == 0 {
+                            try payee.reply(receipt: f.receipt)
+                        } else {
+                            try payee.refuse(code: "wrong_amount", message: "no")
+                        }
                     } catch {
                         fail(name, "the payee cannot answer the payment it reported: \(error)")
                     }

@@ -46,7 +46,10 @@ enum NotesTarget {
         do { message = try M(decoding: bytes) } catch { return }
         let encoded = message.encoded
         guard encoded == bytes else {
-            fail(name, "\(M.self) decodes but re-encodes to other bytes (\(bytes.count) in, \(encoded.count) out): a non-canonical encoding was accepted")
+            fail(
+                name,
+                "\(M.self) decodes but re-encodes to other bytes (\(bytes.count) in, \(encoded.count) out): a non-canonical encoding was accepted"
+            )
         }
         guard let again = try? M(decoding: encoded), again == message else {
             fail(name, "\(M.self) does not decode its own encoding to an equal value")

@@ -16,7 +16,8 @@ import WalletCore
 enum PassphraseBoxTarget {
     static let name = "passphrase-box"
 
-    static let target = FuzzTargets.Target(name: name, covers: "WalletCore: PassphraseBox.open (backup and key files)", run: run, seeds: seeds)
+    static let target = FuzzTargets.Target(
+        name: name, covers: "WalletCore: PassphraseBox.open (backup and key files)", run: run, seeds: seeds)
 
     static let magics = [Array("OWB1".utf8), Array("OWK1".utf8)]
     static let passphrase = "fuzz passphrase"
@@ -29,7 +30,8 @@ enum PassphraseBoxTarget {
             // and not the cheapest means a real derivation; skip (see above). Everything else must
             // be refused before deriving, so a derivation slipping through shows as a timeout.
             let work = 128 * Int(cost.r) * (1 << Int(min(cost.log2N, 30))) * Int(cost.p)
-            let acceptable = (10...20).contains(cost.log2N) && (1...16).contains(cost.r) && (1...4).contains(cost.p) && work <= 128 << 20
+            let acceptable =
+                (10...20).contains(cost.log2N) && (1...16).contains(cost.r) && (1...4).contains(cost.p) && work <= 128 << 20
             if acceptable && cost != cheapest { return }
         }
         for magic in magics {
@@ -55,8 +57,10 @@ enum PassphraseBoxTarget {
             return [UInt8](repeating: counter, count: count)
         }
         var out: [[UInt8]] = []
-        for (magic, plain) in [(magics[0], [1, 0] + Array("SQLite format 3\0".utf8)), (magics[0], [1, 1] + [UInt8](repeating: 7, count: 32)),
-                               (magics[1], [UInt8](repeating: 9, count: 32))] {
+        for (magic, plain) in [
+            (magics[0], [1, 0] + Array("SQLite format 3\0".utf8)), (magics[0], [1, 1] + [UInt8](repeating: 7, count: 32)),
+            (magics[1], [UInt8](repeating: 9, count: 32)),
+        ] {
             let sealed = try PassphraseBox.seal(plain, magic: magic, passphrase: passphrase, cost: cheapest, randomBytes: random)
             out.append(sealed)
             var hostile = sealed

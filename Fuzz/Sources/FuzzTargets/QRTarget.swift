@@ -8,7 +8,8 @@ import QRPayload
 enum QRTarget {
     static let name = "qr"
 
-    static let target = FuzzTargets.Target(name: name, covers: "QRPayload: Base45.decode, QRFrames.Assembler", run: run, seeds: seeds)
+    static let target = FuzzTargets.Target(
+        name: name, covers: "QRPayload: Base45.decode, QRFrames.Assembler", run: run, seeds: seeds)
 
     static func run(_ bytes: [UInt8]) {
         let text = String(decoding: bytes, as: UTF8.self)

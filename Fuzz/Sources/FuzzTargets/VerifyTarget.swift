@@ -11,7 +11,8 @@ import OfflineNotes
 enum VerifyTarget {
     static let name = "verify"
 
-    static let target = FuzzTargets.Target(name: name, covers: "NoteVerifier.verifyPayment, NoteVerifier.verify(FraudProof)", run: run, seeds: seeds)
+    static let target = FuzzTargets.Target(
+        name: name, covers: "NoteVerifier.verifyPayment, NoteVerifier.verify(FraudProof)", run: run, seeds: seeds)
 
     struct Fixture: Sendable {
         let verifier: NoteVerifier
@@ -73,7 +74,9 @@ enum VerifyTarget {
             }
             guard total == paid.amount else { fail(name, "total \(paid.amount) is not the sum \(total) of the states") }
             guard request.isOpenAmount || total == request.amount else { fail(name, "accepted the wrong amount") }
-            guard paid.nonce == request.nonce, paid.currency == request.currency else { fail(name, "payment bound to another request") }
+            guard paid.nonce == request.nonce, paid.currency == request.currency else {
+                fail(name, "payment bound to another request")
+            }
         } catch .doubleSpend(let proof) {
             // A reported double spend must be provable to anyone with the keyset, naming the signer.
             let cheater: PublicKeyBytes

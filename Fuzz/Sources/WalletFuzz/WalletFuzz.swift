@@ -1,7 +1,8 @@
+import FuzzTargets
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import FuzzTargets
 
 // The libFuzzer entry points. Every input goes to the target OW_FUZZ_TARGET names (scripts/fuzz
 // sets it; `FuzzTargets.all` lists them). A finding is a crash: a trap in a decoder, an ASan

@@ -26,7 +26,8 @@ struct WalletTool: AsyncParsableCommand {
         subcommands: [
             Init.self, Register.self, Login.self, Logout.self, Status.self, Purchase.self, Fund.self,
             RequestPayment.self, Pay.self, Receive.self, Confirm.self,
-            Sync.self, SendOnline.self, Deposit.self, Withdraw.self, Withdrawals.self, History.self, Backup.self, Restore.self, Settings.self,
+            Sync.self, SendOnline.self, Deposit.self, Withdraw.self, Withdrawals.self, History.self, Backup.self, Restore.self,
+            Settings.self,
             Debug.self,  // hidden: crash points for scripts/crash-sweep
         ]
     )
@@ -81,7 +82,8 @@ struct WalletTool: AsyncParsableCommand {
         guard !commands.contains(first), first != "help" else { return nil }
         let listed = configuration.subcommands.filter { $0.configuration.shouldDisplay }.map { $0._commandName }
         return CLIError(
-            "usage", "Unknown command '\(first)'. Commands: \(listed.joined(separator: ", ")). See wallet --help, or wallet COMMAND --help.",
+            "usage",
+            "Unknown command '\(first)'. Commands: \(listed.joined(separator: ", ")). See wallet --help, or wallet COMMAND --help.",
             exit: .usage)
     }
 

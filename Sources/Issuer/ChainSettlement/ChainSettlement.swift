@@ -46,7 +46,8 @@ public final class ChainSettlement: ChainMonitor {
         poll: Duration = .seconds(2), issuer: Issuer, logger: Logger
     ) async throws -> ChainSettlement {
         guard confirmations >= 1 else {
-            throw ChainSettlementError.configuration("--chain-confirmations must be at least 1 (a mined block is its own first confirmation); got \(confirmations)")
+            throw ChainSettlementError.configuration(
+                "--chain-confirmations must be at least 1 (a mined block is its own first confirmation); got \(confirmations)")
         }
         func ask<T>(_ what: String, _ body: () async throws -> T) async throws -> T {
             do { return try await body() } catch {
@@ -55,19 +56,26 @@ public final class ChainSettlement: ChainMonitor {
         }
         let chainID = try await ask("the chain id") { try await rpc.chainID() }
         let bare = Escrow(rpc: rpc, address: escrow, token: escrow)
-        let token = try await ask("the escrow's token() at \(escrow)") { try EscrowContract.address(try await bare.call(EscrowContract.token, "token()"), of: "token()") }
+        let token = try await ask("the escrow's token() at \(escrow)") {
+            try EscrowContract.address(try await bare.call(EscrowContract.token, "token()"), of: "token()")
+        }
         let decimals = try await ask("the token's decimals() at \(token)") {
-            try EscrowContract.uint64(try await bare.call(EscrowContract.Token.decimals, to: token, "decimals()"), of: "decimals()")
+            try EscrowContract.uint64(
+                try await bare.call(EscrowContract.Token.decimals, to: token, "decimals()"), of: "decimals()")
         }
         let currency = issuer.config.currency
         guard decimals == UInt64(currency.minorUnitDigits) else {
             throw ChainSettlementError.configuration(
-                "the token \(token) has \(decimals) decimals but the server's currency \(currency.code) has \(currency.minorUnitDigits) minor-unit digits: one token unit must be one minor unit. Use an escrow whose token has \(currency.minorUnitDigits) decimals, or the --currency the token was made for.")
+                "the token \(token) has \(decimals) decimals but the server's currency \(currency.code) has \(currency.minorUnitDigits) minor-unit digits: one token unit must be one minor unit. Use an escrow whose token has \(currency.minorUnitDigits) decimals, or the --currency the token was made for."
+            )
         }
-        let onChain = try await ask("the escrow's operator()") { try EscrowContract.address(try await bare.call(EscrowContract.operator, "operator()"), of: "operator()") }
+        let onChain = try await ask("the escrow's operator()") {
+            try EscrowContract.address(try await bare.call(EscrowContract.operator, "operator()"), of: "operator()")
+        }
         guard onChain == operatorKey.address else {
             throw ChainSettlementError.configuration(
-                "the escrow's operator is \(onChain) but --chain-operator-key holds the key of \(operatorKey.address): the escrow would refuse every payout. Give the key file of \(onChain), or have the escrow's owner make \(operatorKey.address) the operator (`wallet-chain set-operator \(operatorKey.address)`).")
+                "the escrow's operator is \(onChain) but --chain-operator-key holds the key of \(operatorKey.address): the escrow would refuse every payout. Give the key file of \(onChain), or have the escrow's owner make \(operatorKey.address) the operator (`wallet-chain set-operator \(operatorKey.address)`)."
+            )
         }
         do {
             try await issuer.bindChain(chainID: chainID, escrow: escrow.bytes, operatorAddress: operatorKey.address.bytes)
@@ -75,21 +83,28 @@ public final class ChainSettlement: ChainMonitor {
             throw ChainSettlementError.configuration("\(error)")
         }
         let info = ChainInfo(
-            chainID: chainID, escrow: escrow.checksummed, token: token.checksummed, decimals: Int(decimals), confirmations: confirmations)
+            chainID: chainID, escrow: escrow.checksummed, token: token.checksummed, decimals: Int(decimals),
+            confirmations: confirmations)
         let settlement = ChainSettlement(
             info: info, escrow: Escrow(rpc: rpc, address: escrow, token: token), operatorKey: operatorKey, startBlock: startBlock,
             poll: poll, issuer: issuer, logger: logger)
-        logger.info("chain settlement: chain \(chainID), escrow \(escrow), token \(token) (\(decimals) decimals), operator \(operatorKey.address), \(confirmations) confirmations")
+        logger.info(
+            "chain settlement: chain \(chainID), escrow \(escrow), token \(token) (\(decimals) decimals), operator \(operatorKey.address), \(confirmations) confirmations"
+        )
         return settlement
     }
 
-    init(info: ChainInfo, escrow: Escrow, operatorKey: PrivateKey, startBlock: UInt64, poll: Duration, issuer: Issuer, logger: Logger) {
+    init(
+        info: ChainInfo, escrow: Escrow, operatorKey: PrivateKey, startBlock: UInt64, poll: Duration, issuer: Issuer,
+        logger: Logger
+    ) {
         self.info = info
         self.operatorAddress = operatorKey.address
         self.poll = poll
         self.logger = logger
         let confirmations = UInt64(info.confirmations)
-        scanner = DepositScanner(escrow: escrow, issuer: issuer, confirmations: confirmations, startBlock: startBlock, logger: logger)
+        scanner = DepositScanner(
+            escrow: escrow, issuer: issuer, confirmations: confirmations, startBlock: startBlock, logger: logger)
         sender = PayoutSender(
             escrow: escrow, issuer: issuer, key: operatorKey, chainID: info.chainID, confirmations: confirmations,
             currency: issuer.config.currency, logger: logger)
@@ -114,7 +129,9 @@ public final class ChainSettlement: ChainMonitor {
                     if r.ok {
                         logger.debug("reconciliation at block \(r.block): ok, escrow holds \(r.escrowBalance)")
                     } else {
-                        logger.error("reconciliation at block \(r.block) FAILED: the escrow holds \(r.escrowBalance), the books expect \(r.expected) (difference \(r.difference)); see GET /v1/admin/chain/reconciliation and docs/server.md")
+                        logger.error(
+                            "reconciliation at block \(r.block) FAILED: the escrow holds \(r.escrowBalance), the books expect \(r.expected) (difference \(r.difference)); see GET /v1/admin/chain/reconciliation and docs/server.md"
+                        )
                     }
                 } catch {
                     logger.warning("reconciliation failed: \(error)")
@@ -130,10 +147,10 @@ public final class ChainSettlement: ChainMonitor {
     public func pass() async {
         // A pass cut short by shutdown is not a failure worth an error line: everything it did
         // is committed, and the next start carries on from the database.
-        do { _ = try await scanDeposits() } catch where !Task.isCancelled {
+        do { _ = try await scanDeposits() } catch  where !Task.isCancelled {
             logger.error("deposit scan failed: \(error); retrying in the next pass")
         } catch {}
-        do { _ = try await settleWithdrawals() } catch where !Task.isCancelled {
+        do { _ = try await settleWithdrawals() } catch  where !Task.isCancelled {
             logger.error("payouts failed: \(error); retrying in the next pass")
         } catch {}
     }
@@ -191,7 +208,8 @@ public final class ChainSettlement: ChainMonitor {
         // escrow still held them); tokens paid to the token contract are lost for good.
         guard address.checksummed != info.escrow, address.checksummed != info.token else {
             throw IssuerError.invalidField(
-                field: "to", reason: "\(address) is the escrow or its token contract, not a wallet; give the address of a wallet you control")
+                field: "to",
+                reason: "\(address) is the escrow or its token contract, not a wallet; give the address of a wallet you control")
         }
         return address.bytes
     }
@@ -214,7 +232,10 @@ final class Wakeup: Sendable {
 
     func signal() {
         let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
-            guard let w = s.waiter else { s.pending = true; return nil }
+            guard let w = s.waiter else {
+                s.pending = true
+                return nil
+            }
             s.waiter = nil
             return w
         }
@@ -230,7 +251,10 @@ final class Wakeup: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let now = state.withLock { s -> Bool in
-                    if s.pending { s.pending = false; return true }
+                    if s.pending {
+                        s.pending = false
+                        return true
+                    }
                     s.waiter = continuation
                     return false
                 }

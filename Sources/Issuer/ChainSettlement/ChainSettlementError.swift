@@ -11,9 +11,12 @@ public enum ChainSettlementError: Error, Sendable, Equatable, CustomStringConver
 
     public var description: String {
         switch self {
-        case .node(let m): "The chain node failed: \(m). Check --chain-rpc and that the node is up and synced; the server retries."
-        case .malformedLog(let m): "The escrow logged something unexpected: \(m). Check --chain-escrow names the Offline Wallet escrow."
-        case .malformedAnswer(let m): "The chain answered something unexpected: \(m). Check --chain-escrow names the Offline Wallet escrow."
+        case .node(let m):
+            "The chain node failed: \(m). Check --chain-rpc and that the node is up and synced; the server retries."
+        case .malformedLog(let m):
+            "The escrow logged something unexpected: \(m). Check --chain-escrow names the Offline Wallet escrow."
+        case .malformedAnswer(let m):
+            "The chain answered something unexpected: \(m). Check --chain-escrow names the Offline Wallet escrow."
         case .configuration(let m): m
         }
     }

@@ -53,14 +53,19 @@ struct DepositScanner: Sendable {
     }
 
     func log(_ event: EscrowContract.Event, _ outcome: DepositOutcome) {
-        let what = "deposit \(Hex.encode(event.transactionHash)) log \(event.logIndex) (block \(event.blockNumber)) of \(ABI.decimalString(event.amountWord)) units from \(event.address)"
+        let what =
+            "deposit \(Hex.encode(event.transactionHash)) log \(event.logIndex) (block \(event.blockNumber)) of \(ABI.decimalString(event.amountWord)) units from \(event.address)"
         switch outcome {
         case .credited(let account): logger.info("\(what) credited to account \(account)")
         case .unclaimed:
-            logger.warning("\(what) has the unknown account reference \(Hex.encode(event.id)): credited to system:unclaimed; an admin assigns it with POST /v1/admin/chain/unclaimed/assign (docs/server.md, Chain settlement)")
+            logger.warning(
+                "\(what) has the unknown account reference \(Hex.encode(event.id)): credited to system:unclaimed; an admin assigns it with POST /v1/admin/chain/unclaimed/assign (docs/server.md, Chain settlement)"
+            )
         case .duplicate: logger.debug("\(what) was credited before")
         case .refused(let reason):
-            logger.critical("\(what) CANNOT BE CREDITED: \(reason). The tokens are in the escrow but in no account: reconciliation shows them as a difference until resolved by hand (docs/server.md, Chain settlement)")
+            logger.critical(
+                "\(what) CANNOT BE CREDITED: \(reason). The tokens are in the escrow but in no account: reconciliation shows them as a difference until resolved by hand (docs/server.md, Chain settlement)"
+            )
         }
     }
 }

@@ -20,8 +20,12 @@ struct Escrow: Sendable {
     }
 
     /// `eth_call` of the escrow (or `to`) at `block` (nil: latest).
-    func call(_ data: [UInt8], to: Address? = nil, at block: UInt64? = nil, _ what: String) async throws(ChainSettlementError) -> [UInt8] {
-        try await node("eth_call \(what)") { try await rpc.call(to: to ?? address, data: data, block: block.map { .number($0) } ?? .latest) }
+    func call(
+        _ data: [UInt8], to: Address? = nil, at block: UInt64? = nil, _ what: String
+    ) async throws(ChainSettlementError) -> [UInt8] {
+        try await node("eth_call \(what)") {
+            try await rpc.call(to: to ?? address, data: data, block: block.map { .number($0) } ?? .latest)
+        }
     }
 
     func paid(_ withdrawalID: [UInt8], at block: UInt64? = nil) async throws(ChainSettlementError) -> Bool {
@@ -36,13 +40,17 @@ struct Escrow: Sendable {
     /// The escrow's logs of `topic` in blocks from...to, in chain order, without those a node
     /// marks removed (a reorganisation took them back).
     func events(_ topic: [UInt8], from: UInt64, to: UInt64) async throws(ChainSettlementError) -> [EscrowContract.Event] {
-        let logs = try await node("eth_getLogs \(from)...\(to)") { try await rpc.logs(address: address, topics: [topic], from: from, to: to) }
+        let logs = try await node("eth_getLogs \(from)...\(to)") {
+            try await rpc.logs(address: address, topics: [topic], from: from, to: to)
+        }
         var events: [EscrowContract.Event] = []
         for log in logs where !log.removed {
             guard log.address == address else { continue }
-            events.append(try EscrowContract.decode(
-                topic: topic, topics: log.topics, data: log.data, blockNumber: log.blockNumber, transactionHash: log.transactionHash,
-                logIndex: log.logIndex))
+            events.append(
+                try EscrowContract.decode(
+                    topic: topic, topics: log.topics, data: log.data, blockNumber: log.blockNumber,
+                    transactionHash: log.transactionHash,
+                    logIndex: log.logIndex))
         }
         return events.sorted { ($0.blockNumber, $0.logIndex) < ($1.blockNumber, $1.logIndex) }
     }

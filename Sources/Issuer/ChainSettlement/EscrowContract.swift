@@ -72,10 +72,11 @@ public enum EscrowContract {
     ) throws(ChainSettlementError) -> Event {
         let name = topic == depositTopic ? "Deposit" : "Payout"
         guard topics.count == 3, topics[0] == topic, topics[1].count == 32, data.count == 32,
-              let address = try? ABI.decodeAddress(topics[2])
+            let address = try? ABI.decodeAddress(topics[2])
         else {
             throw .malformedLog(
-                "log \(logIndex) of transaction \(Hex.encode(transactionHash)) is not a \(name) event (\(topics.count) topics, \(data.count) data bytes)")
+                "log \(logIndex) of transaction \(Hex.encode(transactionHash)) is not a \(name) event (\(topics.count) topics, \(data.count) data bytes)"
+            )
         }
         return Event(
             id: topics[1], address: address, amountWord: data, blockNumber: blockNumber, transactionHash: transactionHash,

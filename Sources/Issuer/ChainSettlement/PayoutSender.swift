@@ -48,7 +48,9 @@ struct PayoutSender: Sendable {
             do {
                 steps.append((withdrawal, try await advance(withdrawal)))
             } catch {
-                logger.error("payout of withdrawal \(Hex.encode(withdrawal.id)) (\(withdrawal.status.rawValue)): \(error); retrying in the next pass")
+                logger.error(
+                    "payout of withdrawal \(Hex.encode(withdrawal.id)) (\(withdrawal.status.rawValue)): \(error); retrying in the next pass"
+                )
             }
         }
         return steps
@@ -65,9 +67,13 @@ struct PayoutSender: Sendable {
     /// Signs, records and broadcasts the payout of a pending withdrawal.
     func send(_ withdrawal: Withdrawal) async throws -> Step {
         let to: Address
-        do { to = try Address(bytes: withdrawal.to) } catch { throw ChainSettlementError.malformedAnswer("withdrawal recipient: \(error)") }
+        do { to = try Address(bytes: withdrawal.to) } catch {
+            throw ChainSettlementError.malformedAnswer("withdrawal recipient: \(error)")
+        }
         let data = try EscrowContract.payout(to: to, amount: withdrawal.amount, withdrawalID: withdrawal.id)
-        let chainNonce = try await escrow.node("eth_getTransactionCount pending") { try await escrow.rpc.transactionCount(key.address, .pending) }
+        let chainNonce = try await escrow.node("eth_getTransactionCount pending") {
+            try await escrow.rpc.transactionCount(key.address, .pending)
+        }
         let (priority, maxFee) = try await fees()
         let (chainID, signer, escrowAddress) = (chainID, key, escrow.address)
         let sent = try await issuer.recordPayout(id: withdrawal.id, chainNonce: chainNonce) { nonce in
@@ -78,7 +84,9 @@ struct PayoutSender: Sendable {
             return (signed.raw, signed.hash)
         }
         guard sent.status == .sent, let raw = sent.rawTransaction else { return .settled(sent.status) }
-        logger.info("payout of withdrawal \(Hex.encode(sent.id)): \(sent.amount) units to \(to), nonce \(sent.nonce ?? 0), transaction \(Hex.encode(sent.txHash ?? []))")
+        logger.info(
+            "payout of withdrawal \(Hex.encode(sent.id)): \(sent.amount) units to \(to), nonce \(sent.nonce ?? 0), transaction \(Hex.encode(sent.txHash ?? []))"
+        )
         await broadcast(raw, of: sent)
         return .sent
     }
@@ -100,7 +108,9 @@ struct PayoutSender: Sendable {
         do {
             _ = try await escrow.rpc.sendRawTransaction(raw)
         } catch {
-            logger.warning("broadcast of the payout of withdrawal \(Hex.encode(withdrawal.id)) failed: \(error); the next pass looks at it again")
+            logger.warning(
+                "broadcast of the payout of withdrawal \(Hex.encode(withdrawal.id)) failed: \(error); the next pass looks at it again"
+            )
         }
     }
 
@@ -113,7 +123,9 @@ struct PayoutSender: Sendable {
         let confirmed = DepositScanner.confirmed(head: head, confirmations: confirmations)
         if let confirmed, try await escrow.paid(withdrawal.id, at: confirmed) {
             let paid = try await issuer.completeWithdrawal(id: withdrawal.id, txHash: nil)
-            logger.info("withdrawal \(Hex.encode(withdrawal.id)) paid: \(withdrawal.amount) units to \(Self.text(withdrawal.to)) by \(Hex.encode(paid.txHash ?? hash))")
+            logger.info(
+                "withdrawal \(Hex.encode(withdrawal.id)) paid: \(withdrawal.amount) units to \(Self.text(withdrawal.to)) by \(Hex.encode(paid.txHash ?? hash))"
+            )
             return .settled(paid.status)
         }
         // The mined nonce is read before the receipt: if our transaction was mined before this
@@ -122,23 +134,31 @@ struct PayoutSender: Sendable {
         // the key that signed it, which is not the current key once the owner replaced a
         // leaked operator key (the old key's thief may have used the nonce).
         let signer = (try? SignedTransaction(raw: raw).sender()) ?? key.address
-        let minedNonce = try await escrow.node("eth_getTransactionCount latest") { try await escrow.rpc.transactionCount(signer, .latest) }
+        let minedNonce = try await escrow.node("eth_getTransactionCount latest") {
+            try await escrow.rpc.transactionCount(signer, .latest)
+        }
         let receipt = try await escrow.node("eth_getTransactionReceipt") { try await escrow.rpc.receipt(hash) }
         if let receipt {
             guard let confirmed, receipt.blockNumber <= confirmed else { return .waiting }
             guard receipt.status == 0 else {
                 // Succeeded and confirmed, yet paid(id) is false at the confirmed block: not
                 // the escrow's payout. Leave it for a person (the books stay as they are).
-                logger.error("payout transaction \(Hex.encode(hash)) of withdrawal \(Hex.encode(withdrawal.id)) succeeded but the escrow does not list the id as paid; check --chain-escrow")
+                logger.error(
+                    "payout transaction \(Hex.encode(hash)) of withdrawal \(Hex.encode(withdrawal.id)) succeeded but the escrow does not list the id as paid; check --chain-escrow"
+                )
                 return .waiting
             }
             let reason = await refusal(of: withdrawal, at: receipt.blockNumber)
             let refused = try await issuer.refuseWithdrawal(id: withdrawal.id, txHash: hash, reason: reason)
-            logger.warning("withdrawal \(Hex.encode(withdrawal.id)) refused by the escrow (transaction \(Hex.encode(hash)), block \(receipt.blockNumber)): \(reason); \(withdrawal.amount) units back on account \(withdrawal.account)")
+            logger.warning(
+                "withdrawal \(Hex.encode(withdrawal.id)) refused by the escrow (transaction \(Hex.encode(hash)), block \(receipt.blockNumber)): \(reason); \(withdrawal.amount) units back on account \(withdrawal.account)"
+            )
             return .settled(refused.status)
         }
         if minedNonce > nonce {
-            logger.warning("payout transaction \(Hex.encode(hash)) of withdrawal \(Hex.encode(withdrawal.id)) is dead: nonce \(nonce) was used by another transaction of the operator key; signing it again")
+            logger.warning(
+                "payout transaction \(Hex.encode(hash)) of withdrawal \(Hex.encode(withdrawal.id)) is dead: nonce \(nonce) was used by another transaction of the operator key; signing it again"
+            )
             let pending = try await issuer.resetPayout(id: withdrawal.id)
             guard pending.status == .pending else { return .settled(pending.status) }
             _ = try await send(pending)
@@ -157,20 +177,26 @@ struct PayoutSender: Sendable {
             if try EscrowContract.bool(try await escrow.call(EscrowContract.paused, at: block, "paused()"), of: "paused()") {
                 return "\(prefix): payouts are paused by the escrow's owner"
             }
-            let current = try EscrowContract.address(try await escrow.call(EscrowContract.operator, at: block, "operator()"), of: "operator()")
+            let current = try EscrowContract.address(
+                try await escrow.call(EscrowContract.operator, at: block, "operator()"), of: "operator()")
             if current != key.address {
                 return "\(prefix): the operator key was replaced (the escrow's operator is \(current))"
             }
             let cap = try await escrow.call(EscrowContract.dailyCap, at: block, "daily_cap()")
             let today = try await escrow.call(EscrowContract.paidToday, at: block, "paid_today()")
-            if let cap = try? EscrowContract.uint64(cap, of: "daily_cap()"), let today = try? EscrowContract.uint64(today, of: "paid_today()"),
-               today > cap || withdrawal.amount > cap - today {
-                return "\(prefix): over the escrow's daily payout cap (\(money(cap)) a day, \(money(today)) paid today); try again tomorrow or a smaller amount"
+            if let cap = try? EscrowContract.uint64(cap, of: "daily_cap()"),
+                let today = try? EscrowContract.uint64(today, of: "paid_today()"),
+                today > cap || withdrawal.amount > cap - today
+            {
+                return
+                    "\(prefix): over the escrow's daily payout cap (\(money(cap)) a day, \(money(today)) paid today); try again tomorrow or a smaller amount"
             }
             // None of those: the escrow's own words, from the same payout called at that block.
             if let to = try? Address(bytes: withdrawal.to) {
                 let data = try EscrowContract.payout(to: to, amount: withdrawal.amount, withdrawalID: withdrawal.id)
-                do { _ = try await escrow.rpc.call(to: escrow.address, data: data, from: key.address, block: .number(block)) } catch {
+                do {
+                    _ = try await escrow.rpc.call(to: escrow.address, data: data, from: key.address, block: .number(block))
+                } catch {
                     if error.isRevert { return "\(prefix): \(error.description)" }
                 }
             }

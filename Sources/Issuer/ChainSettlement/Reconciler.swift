@@ -29,7 +29,8 @@ struct Reconciler: Sendable {
         while from <= block {
             let to = min(block, from + rangeSize - 1)
             for event in try await escrow.events(EscrowContract.depositTopic, from: from, to: to) {
-                let amount = try Self.int64(event.amountWord, "deposit \(Hex.encode(event.transactionHash)) log \(event.logIndex)")
+                let amount = try Self.int64(
+                    event.amountWord, "deposit \(Hex.encode(event.transactionHash)) log \(event.logIndex)")
                 uncredited = try Self.add(uncredited, amount)
             }
             from = to + 1
@@ -39,20 +40,24 @@ struct Reconciler: Sendable {
             paidNotSettled = try Self.add(paidNotSettled, Int64(withdrawal.amount))
         }
         return try Reconciliation(
-            block: block, escrowBalance: balance, liabilities: books, uncreditedDeposits: uncredited, paidNotSettled: paidNotSettled)
+            block: block, escrowBalance: balance, liabilities: books, uncreditedDeposits: uncredited,
+            paidNotSettled: paidNotSettled)
     }
 
     /// A uint256 the ledger's signed 64-bit sums can hold, or an error naming it.
     static func int64(_ word: [UInt8], _ what: String) throws(ChainSettlementError) -> Int64 {
         guard let value = try? ABI.decodeUInt64(word), value <= UInt64(Int64.max) else {
-            throw .malformedAnswer("\(what) is \(ABI.decimalString(word)) units, beyond what the books can add up (\(Int64.max)); reconcile by hand")
+            throw .malformedAnswer(
+                "\(what) is \(ABI.decimalString(word)) units, beyond what the books can add up (\(Int64.max)); reconcile by hand")
         }
         return Int64(value)
     }
 
     static func add(_ a: Int64, _ b: Int64) throws(ChainSettlementError) -> Int64 {
         let (sum, overflow) = a.addingReportingOverflow(b)
-        guard !overflow else { throw .malformedAnswer("the escrow's uncredited deposits add up beyond \(Int64.max) units; reconcile by hand") }
+        guard !overflow else {
+            throw .malformedAnswer("the escrow's uncredited deposits add up beyond \(Int64.max) units; reconcile by hand")
+        }
         return sum
     }
 }

@@ -98,7 +98,8 @@ public enum ABI {
             if let open = signature.firstIndex(of: "("), signature.last == ")" {
                 name = String(signature[..<open])
                 let inside = signature[signature.index(after: open)..<signature.index(before: signature.endIndex)]
-                parameterTypes = inside.isEmpty ? [] : inside.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+                parameterTypes =
+                    inside.isEmpty ? [] : inside.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             } else {
                 name = signature
                 parameterTypes = ["<malformed signature>"]
@@ -121,8 +122,12 @@ public enum ABI {
         let fits: Bool
         switch value {
         case .uint256(let word):
-            if type.hasPrefix("uint"), let bits = Int(type.dropFirst(4)) ?? (type == "uint" ? 256 : nil), bits % 8 == 0, (8...256).contains(bits) {
-                guard word.count == 32 else { throw .abi("argument \(position + 1) of \(signature): a uint word must be 32 bytes, not \(word.count)") }
+            if type.hasPrefix("uint"), let bits = Int(type.dropFirst(4)) ?? (type == "uint" ? 256 : nil), bits % 8 == 0,
+                (8...256).contains(bits)
+            {
+                guard word.count == 32 else {
+                    throw .abi("argument \(position + 1) of \(signature): a uint word must be 32 bytes, not \(word.count)")
+                }
                 guard word.prefix(32 - bits / 8).allSatisfy({ $0 == 0 }) else {
                     throw .abi("argument \(position + 1) of \(signature) does not fit in \(type)")
                 }
@@ -132,8 +137,13 @@ public enum ABI {
             }
         case .address: fits = type == "address"
         case .bytes32(let bytes):
-            guard type == "bytes32" else { fits = false; break }
-            guard bytes.count == 32 else { throw .abi("argument \(position + 1) of \(signature): bytes32 needs 32 bytes, not \(bytes.count)") }
+            guard type == "bytes32" else {
+                fits = false
+                break
+            }
+            guard bytes.count == 32 else {
+                throw .abi("argument \(position + 1) of \(signature): bytes32 needs 32 bytes, not \(bytes.count)")
+            }
             fits = true
         case .bool: fits = type == "bool"
         case .string: fits = type == "string"
@@ -191,7 +201,9 @@ public enum ABI {
         try decodeUInt(word, as: UInt128.self)
     }
 
-    private static func decodeUInt<T: UnsignedInteger & FixedWidthInteger>(_ word: [UInt8], as type: T.Type) throws(EthereumError) -> T {
+    private static func decodeUInt<T: UnsignedInteger & FixedWidthInteger>(
+        _ word: [UInt8], as type: T.Type
+    ) throws(EthereumError) -> T {
         guard word.count == 32 else { throw .abi("a uint256 word is 32 bytes, got \(word.count)") }
         guard let value = BigEndian.integer(word, as: T.self) else {
             throw .abi("uint256 \(Hex.encode(BigEndian.trimmed(word))) does not fit in \(T.bitWidth) bits")
@@ -219,7 +231,8 @@ public enum ABI {
     public static func decodeBytes(_ data: [UInt8], at index: Int = 0) throws(EthereumError) -> [UInt8] {
         let offsetWord = try word(data, at: index)
         guard let offset = BigEndian.integer(offsetWord, as: UInt32.self).map(Int.init), offset % 32 == 0,
-              data.count >= offset + 32 else {
+            data.count >= offset + 32
+        else {
             throw .abi("dynamic value offset \(Hex.encode(BigEndian.trimmed(offsetWord))) points outside the data")
         }
         let lengthWord = Array(data[offset..<(offset + 32)])

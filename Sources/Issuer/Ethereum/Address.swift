@@ -27,7 +27,9 @@ public struct Address: Hashable, Sendable, Codable, CustomStringConvertible, Com
             throw .invalidAddress("\(Hex.quoted(text)) is not 0x followed by 40 hex digits")
         }
         let bytes: [UInt8]
-        do { bytes = try Hex.decode(text) } catch { throw .invalidAddress("\(Hex.quoted(text)) holds a character that is not a hex digit") }
+        do { bytes = try Hex.decode(text) } catch {
+            throw .invalidAddress("\(Hex.quoted(text)) holds a character that is not a hex digit")
+        }
         let digits = utf8[2...]
         let hasLower = digits.contains { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f") }
         let hasUpper = digits.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "F") }

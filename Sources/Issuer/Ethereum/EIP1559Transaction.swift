@@ -14,8 +14,10 @@ public struct EIP1559Transaction: Equatable, Sendable {
     /// The EIP-2718 type byte.
     public static let type: UInt8 = 0x02
 
-    public init(chainID: UInt64, nonce: UInt64, maxPriorityFeePerGas: UInt128, maxFeePerGas: UInt128,
-                gasLimit: UInt64, to: Address?, value: UInt128 = 0, data: [UInt8] = []) {
+    public init(
+        chainID: UInt64, nonce: UInt64, maxPriorityFeePerGas: UInt128, maxFeePerGas: UInt128,
+        gasLimit: UInt64, to: Address?, value: UInt128 = 0, data: [UInt8] = []
+    ) {
         self.chainID = chainID
         self.nonce = nonce
         self.maxPriorityFeePerGas = maxPriorityFeePerGas

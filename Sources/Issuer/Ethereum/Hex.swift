@@ -46,7 +46,9 @@ public enum Hex {
     /// Parses a JSON-RPC QUANTITY ("0x1a", either case) into `T`. Refuses a missing 0x, no digits,
     /// anything but hex digits, and a value wider than `T` (never truncated). Leading zeros,
     /// which the spec forbids but some nodes write, are accepted.
-    public static func parseQuantity<T: UnsignedInteger & FixedWidthInteger>(_ text: String, as type: T.Type = T.self) throws(EthereumError) -> T {
+    public static func parseQuantity<T: UnsignedInteger & FixedWidthInteger>(
+        _ text: String, as type: T.Type = T.self
+    ) throws(EthereumError) -> T {
         var utf8 = Substring(text).utf8[...]
         guard utf8.starts(with: "0x".utf8) || utf8.starts(with: "0X".utf8) else {
             throw .invalidQuantity("\(quoted(text)) does not start with 0x")
@@ -55,7 +57,9 @@ public enum Hex {
         guard !utf8.isEmpty else { throw .invalidQuantity("\(quoted(text)) has no digits") }
         var value: T = 0
         for char in utf8 {
-            guard let digit = nibble(char) else { throw .invalidQuantity("\(quoted(text)) holds a character that is not a hex digit") }
+            guard let digit = nibble(char) else {
+                throw .invalidQuantity("\(quoted(text)) holds a character that is not a hex digit")
+            }
             let (shifted, overflow) = value.multipliedReportingOverflow(by: 16)
             guard !overflow else { throw .invalidQuantity("\(quoted(text)) does not fit in \(T.bitWidth) bits") }
             value = shifted | T(digit)

@@ -45,7 +45,9 @@ public enum Keccak256 {
         0x8000_0000_8000_8081, 0x8000_0000_0000_8080, 0x0000_0000_8000_0001, 0x8000_0000_8000_8008,
     ]
     /// ρ rotation offsets, in the order π visits the lanes.
-    private static let rotations: [UInt64] = [1, 3, 6, 10, 15, 21, 28, 36, 45, 55, 2, 14, 27, 41, 56, 8, 25, 43, 62, 18, 39, 61, 20, 44]
+    private static let rotations: [UInt64] = [
+        1, 3, 6, 10, 15, 21, 28, 36, 45, 55, 2, 14, 27, 41, 56, 8, 25, 43, 62, 18, 39, 61, 20, 44,
+    ]
     /// π lane order starting from lane 1.
     private static let piLanes: [Int] = [10, 7, 11, 17, 18, 3, 5, 16, 8, 21, 24, 4, 15, 23, 19, 13, 12, 2, 20, 14, 22, 9, 6, 1]
 
@@ -70,7 +72,11 @@ public enum Keccak256 {
                             let d3 = c2 ^ rotl(c4, 1), d4 = c3 ^ rotl(c0, 1)
                             var y = 0
                             while y < 25 {
-                                a[y] ^= d0; a[y + 1] ^= d1; a[y + 2] ^= d2; a[y + 3] ^= d3; a[y + 4] ^= d4
+                                a[y] ^= d0
+                                a[y + 1] ^= d1
+                                a[y + 2] ^= d2
+                                a[y + 3] ^= d3
+                                a[y + 4] ^= d4
                                 y += 5
                             }
                             var carried = a[1]
@@ -82,7 +88,11 @@ public enum Keccak256 {
                             }
                             y = 0
                             while y < 25 {
-                                c0 = a[y]; c1 = a[y + 1]; c2 = a[y + 2]; c3 = a[y + 3]; c4 = a[y + 4]
+                                c0 = a[y]
+                                c1 = a[y + 1]
+                                c2 = a[y + 2]
+                                c3 = a[y + 3]
+                                c4 = a[y + 4]
                                 a[y] = c0 ^ (~c1 & c2)
                                 a[y + 1] = c1 ^ (~c2 & c3)
                                 a[y + 2] = c2 ^ (~c3 & c4)

@@ -1,4 +1,5 @@
 import CSecp256k1
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -146,7 +147,10 @@ public struct PrivateKey: Sendable, CustomStringConvertible, CustomDebugStringCo
         var key = pubkey
         var output = [UInt8](repeating: 0, count: 65)
         var length = 65
-        guard secp256k1_ec_pubkey_serialize(Secp256k1Context.shared.pointer, &output, &length, &key, ow_secp256k1_ec_uncompressed()) == 1, length == 65 else {
+        guard
+            secp256k1_ec_pubkey_serialize(Secp256k1Context.shared.pointer, &output, &length, &key, ow_secp256k1_ec_uncompressed())
+                == 1, length == 65
+        else {
             throw .signature("could not serialize a public key")
         }
         return Array(output[1...])

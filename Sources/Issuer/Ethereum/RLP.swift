@@ -94,7 +94,9 @@ public indirect enum RLP: Equatable, Sendable {
     }
 
     /// Reads the payload length after `prefix`, checking it is canonical and fits before `end`.
-    private static func length(_ data: [UInt8], _ index: inout Int, end: Int, prefix: UInt8, short: UInt8, long: UInt8) throws(EthereumError) -> Int {
+    private static func length(
+        _ data: [UInt8], _ index: inout Int, end: Int, prefix: UInt8, short: UInt8, long: UInt8
+    ) throws(EthereumError) -> Int {
         let count: Int
         if prefix <= long {
             count = Int(prefix - short)
@@ -105,7 +107,9 @@ public indirect enum RLP: Equatable, Sendable {
             index += lengthBytes
             guard slice.first != 0 else { throw .invalidRLP(.nonCanonical("length with a leading zero byte")) }
             // At most 8 length bytes; anything over Int.max cannot fit the input anyway.
-            guard let value = BigEndian.integer(slice, as: UInt64.self), value <= UInt64(Int.max) else { throw .invalidRLP(.truncated) }
+            guard let value = BigEndian.integer(slice, as: UInt64.self), value <= UInt64(Int.max) else {
+                throw .invalidRLP(.truncated)
+            }
             guard value >= 56 else { throw .invalidRLP(.nonCanonical("long-form length \(value) is under 56")) }
             count = Int(value)
         }

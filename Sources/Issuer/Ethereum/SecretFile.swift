@@ -19,11 +19,15 @@ public enum SecretFile {
         guard fd >= 0 else { throw .keyFile(path: path, reason: "cannot read it (\(String(cString: strerror(errno))))") }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw .keyFile(path: path, reason: "cannot read it (\(String(cString: strerror(errno))))") }
+        guard fstat(fd, &info) == 0 else {
+            throw .keyFile(path: path, reason: "cannot read it (\(String(cString: strerror(errno))))")
+        }
         guard info.st_mode & S_IFMT == S_IFREG else { throw .keyFile(path: path, reason: "not a regular file") }
         let mode = UInt16(truncatingIfNeeded: info.st_mode & 0o7777)
         guard mode & 0o077 == 0 else { throw .insecureKeyFile(path: path, mode: mode) }
-        guard info.st_size <= maxBytes else { throw .keyFile(path: path, reason: "\(info.st_size) bytes is too long for this key file (at most \(maxBytes))") }
+        guard info.st_size <= maxBytes else {
+            throw .keyFile(path: path, reason: "\(info.st_size) bytes is too long for this key file (at most \(maxBytes))")
+        }
         var contents: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -31,7 +35,9 @@ public enum SecretFile {
             if count < 0 { throw .keyFile(path: path, reason: "cannot read it (\(String(cString: strerror(errno))))") }
             if count == 0 { break }
             contents += buffer[0..<count]
-            guard contents.count <= maxBytes else { throw .keyFile(path: path, reason: "it grew past \(maxBytes) bytes while being read") }
+            guard contents.count <= maxBytes else {
+                throw .keyFile(path: path, reason: "it grew past \(maxBytes) bytes while being read")
+            }
         }
         return contents
     }
@@ -43,7 +49,9 @@ public enum SecretFile {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .keyFile(path: path, reason: "cannot create it (\(String(cString: strerror(errno))))") }
         defer { close(fd) }
-        guard fchmod(fd, 0o600) == 0 else { throw .keyFile(path: path, reason: "cannot set mode 0600 (\(String(cString: strerror(errno))))") }
+        guard fchmod(fd, 0o600) == 0 else {
+            throw .keyFile(path: path, reason: "cannot set mode 0600 (\(String(cString: strerror(errno))))")
+        }
         let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         guard written == bytes.count, fsync(fd) == 0 else {
             throw .keyFile(path: path, reason: "cannot write it (\(String(cString: strerror(errno))))")

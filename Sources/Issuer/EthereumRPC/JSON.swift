@@ -69,7 +69,8 @@ public enum JSON: Sendable, Equatable, Codable, CustomStringConvertible {
         case .number(let value): text = value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
         case .string(let value): text = "\"\(value)\""
         case .array(let value): text = "[" + value.map(\.description).joined(separator: ",") + "]"
-        case .object(let value): text = "{" + value.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",") + "}"
+        case .object(let value):
+            text = "{" + value.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",") + "}"
         }
         return text.count <= 300 ? text : String(text.prefix(297)) + "..."
     }

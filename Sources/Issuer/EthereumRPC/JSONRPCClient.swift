@@ -1,9 +1,10 @@
 import Ethereum
 import Foundation
+import Synchronization
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 
 /// A client for any standard Ethereum JSON-RPC endpoint over HTTP(S) (Foundation's URLSession;
 /// no node-specific methods). Every call throws `RPCError`: `.server` when the node answered
@@ -69,7 +70,9 @@ public final class JSONRPCClient: Sendable {
         do {
             (data, response) = try await session.data(for: request)
         } catch {
-            throw .transport("\(method): cannot reach the Ethereum node at \(endpoint) (\(Self.describe(error))); check the URL and that the node is running")
+            throw .transport(
+                "\(method): cannot reach the Ethereum node at \(endpoint) (\(Self.describe(error))); check the URL and that the node is running"
+            )
         }
         let status = (response as? HTTPURLResponse)?.statusCode ?? 200
         let answer: JSON
@@ -77,26 +80,36 @@ public final class JSONRPCClient: Sendable {
             answer = try JSONDecoder().decode(JSON.self, from: data)
         } catch {
             if !(200..<300).contains(status) {
-                throw .transport("\(method): the server at \(endpoint) answered HTTP \(status) without a JSON-RPC body; check the URL names an Ethereum JSON-RPC endpoint")
+                throw .transport(
+                    "\(method): the server at \(endpoint) answered HTTP \(status) without a JSON-RPC body; check the URL names an Ethereum JSON-RPC endpoint"
+                )
             }
-            throw .malformed("\(method): the answer from \(endpoint) is not JSON (\(Self.preview(data))); check the URL names an Ethereum JSON-RPC endpoint")
+            throw .malformed(
+                "\(method): the answer from \(endpoint) is not JSON (\(Self.preview(data))); check the URL names an Ethereum JSON-RPC endpoint"
+            )
         }
         guard case .object = answer else {
             throw .malformed("\(method): the answer from \(endpoint) is not a JSON-RPC response: \(answer)")
         }
         if let error = answer["error"], !error.isNull {
             // Int(exactly:): a hostile or broken node's 1e300 must not trap.
-            if case .number(let number)? = error["code"], let code = Int(exactly: number), let message = error["message"]?.stringValue {
+            if case .number(let number)? = error["code"], let code = Int(exactly: number),
+                let message = error["message"]?.stringValue
+            {
                 throw .server(code: code, message: Self.withRevertReason(message, data: error["data"]))
             }
             if !(200..<300).contains(status) {
                 // A gateway's or proxy's own refusal (401, 403, 429 …), not the node's.
-                throw .transport("\(method): the server at \(endpoint) answered HTTP \(status): \(error); check the URL (and any API key in it)")
+                throw .transport(
+                    "\(method): the server at \(endpoint) answered HTTP \(status): \(error); check the URL (and any API key in it)"
+                )
             }
             throw .malformed("\(method): the node at \(endpoint) sent an error without code and message: \(error)")
         }
         if !(200..<300).contains(status) {
-            throw .transport("\(method): the server at \(endpoint) answered HTTP \(status) without a JSON-RPC error (\(Self.preview(data))); check the URL names an Ethereum JSON-RPC endpoint")
+            throw .transport(
+                "\(method): the server at \(endpoint) answered HTTP \(status) without a JSON-RPC error (\(Self.preview(data))); check the URL names an Ethereum JSON-RPC endpoint"
+            )
         }
         if case .number(let answerID)? = answer["id"], Int(exactly: answerID) != id {
             throw .malformed("\(method): the answer from \(endpoint) is for request \(answerID), not \(id)")
@@ -128,9 +141,9 @@ public final class JSONRPCClient: Sendable {
     /// `Error(string)` in `data`; it is decoded into the message so callers see why.
     static func withRevertReason(_ message: String, data: JSON?) -> String {
         guard let text = data?.stringValue ?? data?["data"]?.stringValue,
-              let bytes = try? Hex.decode(text), bytes.count > 4,
-              Array(bytes.prefix(4)) == ABI.selector("Error(string)"),
-              let reason = try? ABI.decodeString(Array(bytes.dropFirst(4)))
+            let bytes = try? Hex.decode(text), bytes.count > 4,
+            Array(bytes.prefix(4)) == ABI.selector("Error(string)"),
+            let reason = try? ABI.decodeString(Array(bytes.dropFirst(4)))
         else { return message }
         return message.contains(reason) ? message : "\(message): \(reason)"
     }
@@ -164,14 +177,16 @@ public final class JSONRPCClient: Sendable {
     /// eth_getTransactionCount: the next nonce, counting mined transactions (`.latest`) or also
     /// those waiting in the node's pool (`.pending`).
     public func transactionCount(_ address: Address, _ tag: BlockTag = .latest) async throws(RPCError) -> UInt64 {
-        try Self.quantity(try await request(method: "eth_getTransactionCount", params: [.string(Hex.encode(address.bytes)), tag.json]),
-                          "eth_getTransactionCount")
+        try Self.quantity(
+            try await request(method: "eth_getTransactionCount", params: [.string(Hex.encode(address.bytes)), tag.json]),
+            "eth_getTransactionCount")
     }
 
     /// eth_getBalance in wei.
     public func balance(_ address: Address, _ tag: BlockTag = .latest) async throws(RPCError) -> UInt128 {
-        try Self.quantity(try await request(method: "eth_getBalance", params: [.string(Hex.encode(address.bytes)), tag.json]),
-                          "eth_getBalance")
+        try Self.quantity(
+            try await request(method: "eth_getBalance", params: [.string(Hex.encode(address.bytes)), tag.json]),
+            "eth_getBalance")
     }
 
     /// eth_gasPrice in wei.
@@ -203,7 +218,9 @@ public final class JSONRPCClient: Sendable {
         }
         let returned = try Self.bytes(answer, "eth_sendRawTransaction", count: 32)
         guard returned == hash else {
-            throw .malformed("eth_sendRawTransaction: the node at \(endpoint) returned hash \(Hex.encode(returned)) for a transaction whose hash is \(Hex.encode(hash))")
+            throw .malformed(
+                "eth_sendRawTransaction: the node at \(endpoint) returned hash \(Hex.encode(returned)) for a transaction whose hash is \(Hex.encode(hash))"
+            )
         }
         return hash
     }
@@ -243,7 +260,9 @@ public final class JSONRPCClient: Sendable {
         let method = "eth_getTransactionByHash"
         let answer = try await request(method: method, params: [.string(Hex.encode(hash))])
         if answer.isNull { return nil }
-        guard let from = try Self.optionalAddress(answer["from"], "\(method).from") else { throw .malformed("\(method): no sender in \(answer)") }
+        guard let from = try Self.optionalAddress(answer["from"], "\(method).from") else {
+            throw .malformed("\(method): no sender in \(answer)")
+        }
         return TransactionInfo(
             hash: try Self.bytes(answer["hash"], "\(method).hash", count: 32), from: from,
             to: try Self.optionalAddress(answer["to"], "\(method).to"),
@@ -253,15 +272,20 @@ public final class JSONRPCClient: Sendable {
 
     /// eth_call: runs `data` against `to` at `block` without a transaction; returns the output.
     /// A revert is `.server` (see `RPCError.isRevert`) with the contract's reason when given.
-    public func call(to: Address, data: [UInt8], from: Address? = nil, block: BlockTag = .latest) async throws(RPCError) -> [UInt8] {
-        let answer = try await request(method: "eth_call", params: [Self.callObject(from: from, to: to, data: data, value: 0), block.json])
+    public func call(
+        to: Address, data: [UInt8], from: Address? = nil, block: BlockTag = .latest
+    ) async throws(RPCError) -> [UInt8] {
+        let answer = try await request(
+            method: "eth_call", params: [Self.callObject(from: from, to: to, data: data, value: 0), block.json])
         return try Self.bytes(answer, "eth_call")
     }
 
     /// eth_estimateGas for a call or transfer from `from`; a revert is `.server`.
-    public func estimateGas(from: Address, to: Address?, data: [UInt8] = [], value: UInt128 = 0) async throws(RPCError) -> UInt64 {
-        try Self.quantity(try await request(method: "eth_estimateGas", params: [Self.callObject(from: from, to: to, data: data, value: value)]),
-                          "eth_estimateGas")
+    public func estimateGas(from: Address, to: Address?, data: [UInt8] = [], value: UInt128 = 0) async throws(RPCError) -> UInt64
+    {
+        try Self.quantity(
+            try await request(method: "eth_estimateGas", params: [Self.callObject(from: from, to: to, data: data, value: value)]),
+            "eth_estimateGas")
     }
 
     /// eth_getLogs of `address` in blocks from...to (inclusive). `topics` filters by position:
@@ -307,7 +331,9 @@ public final class JSONRPCClient: Sendable {
 
     /// A QUANTITY field, strictly: a 0x-prefixed hex string that fits in `T`.
     static func quantity<T: UnsignedInteger & FixedWidthInteger>(_ json: JSON?, _ what: String) throws(RPCError) -> T {
-        guard let text = json?.stringValue else { throw .malformed("\(what): expected a hex quantity, got \(json.map(\.description) ?? "nothing")") }
+        guard let text = json?.stringValue else {
+            throw .malformed("\(what): expected a hex quantity, got \(json.map(\.description) ?? "nothing")")
+        }
         do { return try Hex.parseQuantity(text, as: T.self) } catch { throw .malformed("\(what): \(error)") }
     }
 
@@ -318,7 +344,9 @@ public final class JSONRPCClient: Sendable {
 
     /// A DATA field: 0x-prefixed hex bytes (exactly `count` of them if given).
     static func bytes(_ json: JSON?, _ what: String, count: Int? = nil) throws(RPCError) -> [UInt8] {
-        guard let text = json?.stringValue else { throw .malformed("\(what): expected hex data, got \(json.map(\.description) ?? "nothing")") }
+        guard let text = json?.stringValue else {
+            throw .malformed("\(what): expected hex data, got \(json.map(\.description) ?? "nothing")")
+        }
         let value: [UInt8]
         do { value = try Hex.decode(text) } catch { throw .malformed("\(what): \(error)") }
         if let count, value.count != count { throw .malformed("\(what): expected \(count) bytes, got \(value.count)") }

@@ -75,8 +75,10 @@ public struct Log: Sendable, Equatable {
     /// True when a reorganisation took the log back (nodes report it to filters).
     public let removed: Bool
 
-    public init(address: Address, topics: [[UInt8]], data: [UInt8], blockNumber: UInt64, blockHash: [UInt8],
-                transactionHash: [UInt8], logIndex: UInt64, removed: Bool) {
+    public init(
+        address: Address, topics: [[UInt8]], data: [UInt8], blockNumber: UInt64, blockHash: [UInt8],
+        transactionHash: [UInt8], logIndex: UInt64, removed: Bool
+    ) {
         self.address = address
         self.topics = topics
         self.data = data

@@ -25,7 +25,8 @@ enum ConsoleFormat {
 
     /// A number of seconds in words: "30 days", "2 hours", "90 seconds".
     static func duration(_ seconds: UInt64) -> String {
-        for (unit, size) in [("day", UInt64(86_400)), ("hour", 3_600), ("minute", 60)] where seconds >= size && seconds % size == 0 {
+        for (unit, size) in [("day", UInt64(86_400)), ("hour", 3_600), ("minute", 60)]
+        where seconds >= size && seconds % size == 0 {
             let n = seconds / size
             return "\(n) \(unit)\(n == 1 ? "" : "s")"
         }

@@ -47,7 +47,8 @@ extension OperatorConsole {
     // MARK: Overview
 
     static let ranges: [(key: String, label: String, bucket: Int64, count: Int)] = [
-        ("30d", "last 30 days, per day", 86_400, 30), ("24h", "last 24 hours, per hour", 3_600, 24), ("12w", "last 12 weeks, per week", 7 * 86_400, 12),
+        ("30d", "last 30 days, per day", 86_400, 30), ("24h", "last 24 hours, per hour", 3_600, 24),
+        ("12w", "last 12 weeks, per week", 7 * 86_400, 12),
     ]
 
     func overview(_ session: ConsoleSession, query: Form) async throws -> Response {
@@ -100,26 +101,38 @@ extension OperatorConsole {
             }
         }
         let ok = o.reconciles
-        return page("overview", title: "Overview", session: session, section: "overview", [
-            "tiles": tiles, "reconRows": recon, "reconClass": ok ? "ok" : "bad",
-            "reconStatus": ok ? "reconciled to the cent" : "NOT reconciled", "problems": o.ledgerProblems, "hasProblems": !o.ledgerProblems.isEmpty,
-            "chainRows": chainRows, "hasChainRows": !chainRows.isEmpty, "chainStatus": chainStatus, "chainClass": chainClass,
-            "ranges": Self.ranges.map { Choice(value: $0.key, label: $0.label, selected: $0.key == range.key) }.map { ["key": $0.value, "label": $0.label, "current": $0.selected] },
-            "rangeLabel": range.label,
-            "redemptionCountChart": redemptions.chart(title: "Redemptions credited, \(range.label)", amounts: false, currency: currency).svg,
-            "redemptionAmountChart": redemptions.chart(title: "Value redeemed, \(range.label)", amounts: true, currency: currency).svg,
-            "fraudChart": cases.chart(title: "Fraud cases opened, \(range.label)", amounts: false, currency: currency).svg,
-        ])
+        return page(
+            "overview", title: "Overview", session: session, section: "overview",
+            [
+                "tiles": tiles, "reconRows": recon, "reconClass": ok ? "ok" : "bad",
+                "reconStatus": ok ? "reconciled to the cent" : "NOT reconciled", "problems": o.ledgerProblems,
+                "hasProblems": !o.ledgerProblems.isEmpty,
+                "chainRows": chainRows, "hasChainRows": !chainRows.isEmpty, "chainStatus": chainStatus, "chainClass": chainClass,
+                "ranges": Self.ranges.map { Choice(value: $0.key, label: $0.label, selected: $0.key == range.key) }.map {
+                    ["key": $0.value, "label": $0.label, "current": $0.selected]
+                },
+                "rangeLabel": range.label,
+                "redemptionCountChart": redemptions.chart(
+                    title: "Redemptions credited, \(range.label)", amounts: false, currency: currency
+                ).svg,
+                "redemptionAmountChart": redemptions.chart(
+                    title: "Value redeemed, \(range.label)", amounts: true, currency: currency
+                ).svg,
+                "fraudChart": cases.chart(title: "Fraud cases opened, \(range.label)", amounts: false, currency: currency).svg,
+            ])
     }
 
     // MARK: Fraud cases
 
     static let caseStatuses: [(value: String, label: String)] = [
-        ("", "any"), ("open", "open"), ("recovered", "recovered (later receiver paid from the cheater)"), ("restore_conflict", "restore conflict"),
+        ("", "any"), ("open", "open"), ("recovered", "recovered (later receiver paid from the cheater)"),
+        ("restore_conflict", "restore conflict"),
     ]
 
     static func statusLabel(_ status: String) -> String {
-        caseStatuses.first { $0.value == status && !$0.value.isEmpty }.map { $0.label.components(separatedBy: " (").first ?? $0.label } ?? status
+        caseStatuses.first { $0.value == status && !$0.value.isEmpty }.map {
+            $0.label.components(separatedBy: " (").first ?? $0.label
+        } ?? status
     }
 
     struct CaseRow {
@@ -142,13 +155,19 @@ extension OperatorConsole {
         let rows = cases.map { c in
             CaseRow(
                 id: c.id, opened: ConsoleFormat.time(c.createdAt), status: c.status, statusLabel: Self.statusLabel(c.status),
-                amount: ConsoleFormat.money(c.amount, currency), cheater: c.cheaterAccount.flatMap { refs[$0] }, keyID: c.cheaterKey.keyID.hex,
-                firstKind: c.firstKind == "redeem" ? "redeemed" : "transfer", beneficiary: c.beneficiaryAccount.flatMap { refs[$0] })
+                amount: ConsoleFormat.money(c.amount, currency), cheater: c.cheaterAccount.flatMap { refs[$0] },
+                keyID: c.cheaterKey.keyID.hex,
+                firstKind: c.firstKind == "redeem" ? "redeemed" : "transfer",
+                beneficiary: c.beneficiaryAccount.flatMap { refs[$0] })
         }
-        return page("cases", title: "Fraud cases", session: session, section: "cases", [
-            "rows": rows, "account": account.map(String.init) ?? "",
-            "statuses": Self.caseStatuses.map { Choice(value: $0.value, label: $0.label, selected: $0.value == (status ?? "")) },
-        ])
+        return page(
+            "cases", title: "Fraud cases", session: session, section: "cases",
+            [
+                "rows": rows, "account": account.map(String.init) ?? "",
+                "statuses": Self.caseStatuses.map {
+                    Choice(value: $0.value, label: $0.label, selected: $0.value == (status ?? ""))
+                },
+            ])
     }
 
     struct OutputView {
@@ -207,7 +226,8 @@ extension OperatorConsole {
                     index: i, amount: ConsoleFormat.money(o.amount, currency), owner: o.owner.keyID.hex,
                     account: owners[o.owner].map { AccountRef(id: $0.accountID, email: $0.email) }, state: t.outputRef(i).hex)
             },
-            nonce: t.nonce.hex, created: ConsoleFormat.time(t.createdAt), signature: Hex.encode(t.signature), size: t.encoded.count)
+            nonce: t.nonce.hex, created: ConsoleFormat.time(t.createdAt), signature: Hex.encode(t.signature),
+            size: t.encoded.count)
     }
 
     func fraudCase(_ session: ConsoleSession, id: Int64, query: Form) async throws -> Response {
@@ -215,18 +235,22 @@ extension OperatorConsole {
         let chain = try? Chain(decoding: c.chain)
         let first = c.firstTransfer.flatMap { try? Transfer(decoding: $0) }
         let second = c.secondTransfer.flatMap { try? Transfer(decoding: $0) }
-        let keys = [c.cheaterKey] + (chain.map { [$0.note.owner] } ?? []) + [first, second].compactMap { $0 }.flatMap { $0.outputs.map(\.owner) }
+        let keys =
+            [c.cheaterKey] + (chain.map { [$0.note.owner] } ?? [])
+            + [first, second].compactMap { $0 }.flatMap { $0.outputs.map(\.owner) }
         let owners = try await issuer.keyOwners(keys)
         var named: NamedAccount?
         if let id = c.cheaterAccount, let a = try? await issuer.account(id) {
             named = NamedAccount(id: a.id, email: a.email, balance: money(a.balance), frozen: a.frozen)
         }
-        let movements = try await issuer.caseMovements(states: second.map { t in t.outputs.indices.map { t.outputRef($0) } } ?? [])
+        let movements = try await issuer.caseMovements(
+            states: second.map { t in t.outputs.indices.map { t.outputRef($0) } } ?? [])
         let refs = await accountRefs(movements.flatMap { [$0.from, $0.to] })
         let paid: String
         switch (c.status, c.beneficiaryAccount) {
         case ("open", nil):
-            paid = "Nobody was paid: the case came from a fraud proof that a wallet reported after refusing the payment (or the policy left it open)."
+            paid =
+                "Nobody was paid: the case came from a fraud proof that a wallet reported after refusing the payment (or the policy left it open)."
         case (_, let b?):
             paid = "Account \(b) was credited \(ConsoleFormat.money(c.amount, currency))."
         default:
@@ -248,21 +272,27 @@ extension OperatorConsole {
         }
         let note = chain.map { ch in
             NoteView(
-                id: ch.note.noteID.hex, issuer: ch.note.issuerKeyID.hex, amount: ConsoleFormat.money(ch.note.amount, currency), owner: ch.note.owner.keyID.hex,
-                account: owners[ch.note.owner].map { AccountRef(id: $0.accountID, email: $0.email) }, issued: ConsoleFormat.time(ch.note.issuedAt),
+                id: ch.note.noteID.hex, issuer: ch.note.issuerKeyID.hex, amount: ConsoleFormat.money(ch.note.amount, currency),
+                owner: ch.note.owner.keyID.hex,
+                account: owners[ch.note.owner].map { AccountRef(id: $0.accountID, email: $0.email) },
+                issued: ConsoleFormat.time(ch.note.issuedAt),
                 expires: ConsoleFormat.time(ch.note.expiresAt), hops: ch.transfers.count)
         }
         var values: [String: Any] = [
-            "caseID": c.id, "status": c.status, "statusLabel": Self.statusLabel(c.status), "opened": ConsoleFormat.time(c.createdAt),
-            "amount": ConsoleFormat.money(c.amount, currency), "state": c.state.hex, "cheaterKey": c.cheaterKey.keyID.hex + " (" + c.cheaterKey.hex + ")",
+            "caseID": c.id, "status": c.status, "statusLabel": Self.statusLabel(c.status),
+            "opened": ConsoleFormat.time(c.createdAt),
+            "amount": ConsoleFormat.money(c.amount, currency), "state": c.state.hex,
+            "cheaterKey": c.cheaterKey.keyID.hex + " (" + c.cheaterKey.hex + ")",
             "movements": movements.map { m in
                 MovementView(
-                    amount: money(m.amount), fromID: m.from, from: refs[m.from]?.email ?? "account \(m.from)", toID: m.to, to: refs[m.to]?.email ?? "account \(m.to)",
+                    amount: money(m.amount), fromID: m.from, from: refs[m.from]?.email ?? "account \(m.from)", toID: m.to,
+                    to: refs[m.to]?.email ?? "account \(m.to)",
                     kind: m.kind, journalID: m.journalID, at: ConsoleFormat.time(m.createdAt))
             },
             "paidSummary": paid, "firstSummary": firstSummary,
             "secondSummary": c.secondTransfer == nil
-                ? "A redemption by the state's holder after it had spent the state (no second transfer)." : "The recorded transfer could not be decoded.",
+                ? "A redemption by the state's holder after it had spent the state (no second transfer)."
+                : "The recorded transfer could not be decoded.",
         ]
         let reviews = try await issuer.fraudCaseReviews(c.id)
         let reviewers = await accountRefs(reviews.map(\.actor))
@@ -300,13 +330,20 @@ extension OperatorConsole {
         let back = "/console/fraud-cases/\(id)"
         let note: String
         do { note = try Issuer.checkAdminReason(form["note"] ?? "") } catch {
-            throw Answer(response: message(.badRequest, title: "A note is needed", text: "\(error.description) Nothing was recorded.", link: (back, "Back")))
+            throw Answer(
+                response: message(
+                    .badRequest, title: "A note is needed", text: "\(error.description) Nothing was recorded.",
+                    link: (back, "Back")))
         }
         guard form["confirm"] == "yes" else {
-            return page("confirm", title: "Record a review of case #\(id)?", session: session, section: "cases", [
-                "question": "Record in the audit log that you reviewed fraud case #\(id): “\(note)”? The case's status does not change.",
-                "action": back + "/review", "fields": [Field(name: "note", value: note)], "button": "Yes, record the review", "cancel": back,
-            ])
+            return page(
+                "confirm", title: "Record a review of case #\(id)?", session: session, section: "cases",
+                [
+                    "question":
+                        "Record in the audit log that you reviewed fraud case #\(id): “\(note)”? The case's status does not change.",
+                    "action": back + "/review", "fields": [Field(name: "note", value: note)], "button": "Yes, record the review",
+                    "cancel": back,
+                ])
         }
         try await issuer.reviewFraudCase(id, by: session.accountID, note: note)
         return Self.redirect(back + "?done=reviewed")
@@ -333,7 +370,8 @@ extension OperatorConsole {
     }
 
     func accountRow(_ a: Account) -> AccountRow {
-        AccountRow(id: a.id, email: a.email, role: a.role, balance: money(a.balance), notes: money(a.outstandingNotes), frozen: a.frozen)
+        AccountRow(
+            id: a.id, email: a.email, role: a.role, balance: money(a.balance), notes: money(a.outstandingNotes), frozen: a.frozen)
     }
 
     func accounts(_ session: ConsoleSession, query: Form) async throws -> Response {
@@ -386,7 +424,8 @@ extension OperatorConsole {
                 counterparty: others[$0.id].flatMap { refs[$0] })
         }
         var values: [String: Any] = [
-            "id": a.id, "email": a.email, "role": a.role, "balance": money(a.balance), "notes": money(a.outstandingNotes), "frozen": a.frozen,
+            "id": a.id, "email": a.email, "role": a.role, "balance": money(a.balance), "notes": money(a.outstandingNotes),
+            "frozen": a.frozen,
             "canFreeze": (try? a.checkFreezable()) != nil, "keys": keys, "history": history,
         ]
         if let done = query["done"] { values["notice"] = Self.doneNotice(done) }
@@ -414,19 +453,26 @@ extension OperatorConsole {
         let back = caseID.map { "/console/fraud-cases/\($0)" } ?? "/console/accounts/\(id)"
         let reason: String
         do { reason = try Issuer.checkAdminReason(form["reason"] ?? "") } catch {
-            throw Answer(response: message(.badRequest, title: "A reason is needed", text: "\(error.description) Nothing was changed.", link: (back, "Back")))
+            throw Answer(
+                response: message(
+                    .badRequest, title: "A reason is needed", text: "\(error.description) Nothing was changed.",
+                    link: (back, "Back")))
         }
         guard form["confirm"] == "yes" else {
             let verb = frozen ? "Freeze" : "Unfreeze"
-            let effect = frozen
+            let effect =
+                frozen
                 ? "It will no longer be able to buy notes, send money online or withdraw until an operator unfreezes it."
                 : "It will be able to buy notes, send and withdraw again."
             var fields = [Field(name: "frozen", value: frozen ? "1" : "0"), Field(name: "reason", value: reason)]
             if let caseID { fields.append(Field(name: "case", value: String(caseID))) }
-            return page("confirm", title: "\(verb) account \(id)?", session: session, section: "accounts", [
-                "question": "\(verb) account \(id) (\(a.email))? \(effect) Reason for the audit log: “\(reason)”",
-                "action": "/console/accounts/\(id)/freeze", "fields": fields, "button": "Yes, \(verb.lowercased()) account \(id)", "cancel": back,
-            ])
+            return page(
+                "confirm", title: "\(verb) account \(id)?", session: session, section: "accounts",
+                [
+                    "question": "\(verb) account \(id) (\(a.email))? \(effect) Reason for the audit log: “\(reason)”",
+                    "action": "/console/accounts/\(id)/freeze", "fields": fields,
+                    "button": "Yes, \(verb.lowercased()) account \(id)", "cancel": back,
+                ])
         }
         try await issuer.setFrozen(frozen, account: id, by: session.accountID, reason: reason)
         return Self.redirect(back + "?done=" + (frozen ? "frozen" : "unfrozen"))
@@ -444,10 +490,14 @@ extension OperatorConsole {
     func debtors(_ session: ConsoleSession) async throws -> Response {
         let debtors = try await issuer.accountsInDebt()
         let total = debtors.reduce(Int64(0)) { $0 &+ $1.balance.magnitude.clampedToInt64 }
-        return page("debtors", title: "Debtors", session: session, section: "debtors", [
-            "rows": debtors.map { DebtorRow(id: $0.id, email: $0.email, owes: money(Int64(clamping: $0.balance.magnitude)), frozen: $0.frozen) },
-            "hasRows": !debtors.isEmpty, "total": money(total),
-        ])
+        return page(
+            "debtors", title: "Debtors", session: session, section: "debtors",
+            [
+                "rows": debtors.map {
+                    DebtorRow(id: $0.id, email: $0.email, owes: money(Int64(clamping: $0.balance.magnitude)), frozen: $0.frozen)
+                },
+                "hasRows": !debtors.isEmpty, "total": money(total),
+            ])
     }
 
     struct AuditRow {
@@ -468,14 +518,19 @@ extension OperatorConsole {
         let refs = await accountRefs(entries.map(\.actor))
         var older: String?
         if entries.count == 100, let last = entries.last {
-            older = "/console/audit?before=\(last.id)" + (action.map { "&action=" + Form.encode($0) } ?? "")
+            older =
+                "/console/audit?before=\(last.id)" + (action.map { "&action=" + Form.encode($0) } ?? "")
                 + (actor.map { "&actor=\($0)" } ?? "") + (text.map { "&q=" + Form.encode($0) } ?? "")
         }
         var values: [String: Any] = [
             "rows": entries.map { e in
-                AuditRow(id: e.id, at: ConsoleFormat.time(e.createdAt), actor: e.actor.flatMap { refs[$0] ?? AccountRef(id: $0, email: "account \($0)") }, action: e.action, detail: e.detail)
+                AuditRow(
+                    id: e.id, at: ConsoleFormat.time(e.createdAt),
+                    actor: e.actor.flatMap { refs[$0] ?? AccountRef(id: $0, email: "account \($0)") }, action: e.action,
+                    detail: e.detail)
             },
-            "actions": [Choice(value: "", label: "any", selected: action == nil)] + actions.map { Choice(value: $0, label: $0, selected: $0 == action) },
+            "actions": [Choice(value: "", label: "any", selected: action == nil)]
+                + actions.map { Choice(value: $0, label: $0, selected: $0 == action) },
             "actorFilter": actor.map(String.init) ?? "", "q": text ?? "",
         ]
         if let older { values["older"] = older }
@@ -498,44 +553,68 @@ extension OperatorConsole {
         let c = issuer.config
         let now = UInt64(max(0, Date().timeIntervalSince1970))
         var groups = [
-            Group(name: "Money and notes", rows: [
-                Row(label: "Currency", value: "\(c.currency.code) (\(c.currency.minorUnitDigits) minor-unit digits)"),
-                Row(label: "Most a wallet holds offline", value: ConsoleFormat.money(c.maxOfflineHolding, currency)),
-                Row(label: "Transfers before a refresh", value: "\(c.maxHops)"),
-                Row(label: "Note lifetime", value: ConsoleFormat.duration(c.noteLifetime)),
-                Row(label: "Redemption grace after expiry", value: ConsoleFormat.duration(c.redemptionGrace)),
-                Row(label: "Double-spend policy", value: c.policy.rawValue),
-                Row(label: "Development funding", value: c.devFunding ? "ON (development only)" : "off"),
-            ]),
-            Group(name: "Limits and sessions", rows: [
-                Row(label: "Logins a minute per address", value: "\(settings.loginsPerMinutePerIP) (and 10 per email per 5 minutes)"),
-                Row(label: "Writes a minute per address", value: "\(settings.writesPerMinutePerIP)"),
-                Row(label: "Writes a minute per account", value: "\(settings.writesPerMinutePerAccount)"),
-                Row(label: "Console session", value: "\(ConsoleFormat.duration(UInt64(settings.sessionLifetime))) at most, \(ConsoleFormat.duration(UInt64(settings.idleTimeout))) idle"),
-                Row(label: "Console cookies Secure", value: settings.secureCookies ? "yes" : "no (plain HTTP: use it on loopback or through an SSH tunnel)"),
-            ]),
-            Group(name: "Authority", rows: [
-                Row(label: "Authority key id", value: issuer.keyring.authority.publicKey.keyID.hex),
-                Row(label: "Limits signed", value: ConsoleFormat.time(issuer.limits.issuedAt)),
-            ]),
-            Group(name: "Database schema", rows: try await issuer.schemaVersions().map {
-                Row(label: "Version \($0.version)", value: "applied \(ConsoleFormat.time($0.appliedAt))")
-            }),
+            Group(
+                name: "Money and notes",
+                rows: [
+                    Row(label: "Currency", value: "\(c.currency.code) (\(c.currency.minorUnitDigits) minor-unit digits)"),
+                    Row(label: "Most a wallet holds offline", value: ConsoleFormat.money(c.maxOfflineHolding, currency)),
+                    Row(label: "Transfers before a refresh", value: "\(c.maxHops)"),
+                    Row(label: "Note lifetime", value: ConsoleFormat.duration(c.noteLifetime)),
+                    Row(label: "Redemption grace after expiry", value: ConsoleFormat.duration(c.redemptionGrace)),
+                    Row(label: "Double-spend policy", value: c.policy.rawValue),
+                    Row(label: "Development funding", value: c.devFunding ? "ON (development only)" : "off"),
+                ]),
+            Group(
+                name: "Limits and sessions",
+                rows: [
+                    Row(
+                        label: "Logins a minute per address",
+                        value: "\(settings.loginsPerMinutePerIP) (and 10 per email per 5 minutes)"),
+                    Row(label: "Writes a minute per address", value: "\(settings.writesPerMinutePerIP)"),
+                    Row(label: "Writes a minute per account", value: "\(settings.writesPerMinutePerAccount)"),
+                    Row(
+                        label: "Console session",
+                        value:
+                            "\(ConsoleFormat.duration(UInt64(settings.sessionLifetime))) at most, \(ConsoleFormat.duration(UInt64(settings.idleTimeout))) idle"
+                    ),
+                    Row(
+                        label: "Console cookies Secure",
+                        value: settings.secureCookies ? "yes" : "no (plain HTTP: use it on loopback or through an SSH tunnel)"),
+                ]),
+            Group(
+                name: "Authority",
+                rows: [
+                    Row(label: "Authority key id", value: issuer.keyring.authority.publicKey.keyID.hex),
+                    Row(label: "Limits signed", value: ConsoleFormat.time(issuer.limits.issuedAt)),
+                ]),
+            Group(
+                name: "Database schema",
+                rows: try await issuer.schemaVersions().map {
+                    Row(label: "Version \($0.version)", value: "applied \(ConsoleFormat.time($0.appliedAt))")
+                }),
         ]
         if let chain {
-            groups.append(Group(name: "Chain settlement", rows: [
-                Row(label: "Chain id", value: "\(chain.info.chainID)"), Row(label: "Escrow", value: chain.info.escrow),
-                Row(label: "Token", value: chain.info.token), Row(label: "Confirmations", value: "\(chain.info.confirmations)"),
-            ]))
+            groups.append(
+                Group(
+                    name: "Chain settlement",
+                    rows: [
+                        Row(label: "Chain id", value: "\(chain.info.chainID)"), Row(label: "Escrow", value: chain.info.escrow),
+                        Row(label: "Token", value: chain.info.token),
+                        Row(label: "Confirmations", value: "\(chain.info.confirmations)"),
+                    ]))
         }
         let keys = issuer.keyring.issuing.sorted { $0.validFrom < $1.validFrom }.map { k in
             KeysetRow(
-                keyID: k.signer.publicKey.keyID.hex, from: ConsoleFormat.time(k.validFrom), until: ConsoleFormat.time(k.validUntil),
+                keyID: k.signer.publicKey.keyID.hex, from: ConsoleFormat.time(k.validFrom),
+                until: ConsoleFormat.time(k.validUntil),
                 state: k.validFrom > now ? "not yet valid" : (k.validUntil <= now ? "expired" : "valid"))
         }
-        return page("settings", title: "Settings", session: session, section: "settings", [
-            "groups": groups, "keys": keys, "sequence": issuer.keyset.sequence, "keysetSigned": ConsoleFormat.time(issuer.keyset.issuedAt),
-        ])
+        return page(
+            "settings", title: "Settings", session: session, section: "settings",
+            [
+                "groups": groups, "keys": keys, "sequence": issuer.keyset.sequence,
+                "keysetSigned": ConsoleFormat.time(issuer.keyset.issuedAt),
+            ])
     }
 }
 

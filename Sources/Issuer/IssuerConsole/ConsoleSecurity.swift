@@ -17,16 +17,19 @@ enum ConsoleSecurity {
     /// The policy allows our own style sheet, images from data: URLs, forms to ourselves only,
     /// and nothing else: no script at all, no frames, no other site.
     static let headers: [(HTTPField.Name, String)] = [
-        (.contentSecurityPolicy, "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"),
-        (HTTPField.Name("X-Content-Type-Options")!, "nosniff"),
-        (HTTPField.Name("Referrer-Policy")!, "no-referrer"),
-        (HTTPField.Name("X-Frame-Options")!, "DENY"),
+        (
+            .contentSecurityPolicy,
+            "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        ),
+        (fieldName("X-Content-Type-Options"), "nosniff"),
+        (fieldName("Referrer-Policy"), "no-referrer"),
+        (fieldName("X-Frame-Options"), "DENY"),
         (.cacheControl, "no-store"),
     ]
 
     /// HSTS on every answer of a console served over TLS: HTTPS only for this host for a year.
     /// Not `includeSubDomains`: the console's host says nothing of its neighbours.
-    static let strictTransportSecurity = (name: HTTPField.Name("Strict-Transport-Security")!, value: "max-age=31536000")
+    static let strictTransportSecurity = (name: fieldName("Strict-Transport-Security"), value: "max-age=31536000")
 
     /// `Set-Cookie` for `name`: HttpOnly, SameSite=Strict, Path=/console, Secure over TLS.
     /// `maxAge` 0 deletes the cookie.
@@ -61,7 +64,7 @@ enum ConsoleSecurity {
         if let origin = request.headers[.origin], origin != "null", authority(of: origin) != host.lowercased() {
             return "the form was sent from \(origin), not from this console"
         }
-        if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!], site != "same-origin" {
+        if let site = request.headers[fieldName("Sec-Fetch-Site")], site != "same-origin" {
             return "the browser says the form came from a \(site) page"
         }
         if let referer = request.headers[.referer], authority(of: referer) != host.lowercased() {
@@ -72,7 +75,9 @@ enum ConsoleSecurity {
 
     /// `host[:port]` of an absolute URL, lower-cased, default ports dropped; nil if it has none.
     static func authority(of url: String) -> String? {
-        guard let c = URLComponents(string: url), let scheme = c.scheme?.lowercased(), let host = c.host?.lowercased() else { return nil }
+        guard let c = URLComponents(string: url), let scheme = c.scheme?.lowercased(), let host = c.host?.lowercased() else {
+            return nil
+        }
         let shownHost = host.contains(":") ? "[\(host)]" : host
         guard let port = c.port, !(scheme == "http" && port == 80), !(scheme == "https" && port == 443) else { return shownHost }
         return "\(shownHost):\(port)"
@@ -111,4 +116,10 @@ struct Form: Sendable {
         allowed.insert(charactersIn: "-._~")
         return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
     }
+}
+
+/// A header field name from a literal the console writes (valid by construction).
+private func fieldName(_ name: String) -> HTTPField.Name {
+    guard let field = HTTPField.Name(name) else { preconditionFailure("\(name) is not a valid header field name") }
+    return field
 }

@@ -22,7 +22,8 @@ public struct ConsoleSettings: Sendable {
     public var idleTimeout: Int64
 
     public init(
-        secureCookies: Bool = false, loginsPerMinutePerIP: Int = 60, writesPerMinutePerIP: Int = 6_000, writesPerMinutePerAccount: Int = 600,
+        secureCookies: Bool = false, loginsPerMinutePerIP: Int = 60, writesPerMinutePerIP: Int = 6_000,
+        writesPerMinutePerAccount: Int = 600,
         sessionLifetime: Int64 = 8 * 3_600, idleTimeout: Int64 = 30 * 60
     ) {
         self.secureCookies = secureCookies
@@ -89,12 +90,16 @@ public struct OperatorConsole: Sendable {
                 response = message(.badRequest, title: "Refused", text: error.description)
             }
         } catch {
-            response = message(.internalServerError, title: "Console error", text: "The console failed: \(type(of: error)). The server logged nothing secret; try again.")
+            response = message(
+                .internalServerError, title: "Console error",
+                text: "The console failed: \(type(of: error)). The server logged nothing secret; try again.")
         }
         for (name, value) in ConsoleSecurity.headers { response.headers[name] = value }
         // Over TLS (or behind a TLS proxy, the same setting as Secure cookies) the browser is told
         // to use HTTPS only, so a later visit cannot be downgraded to plain HTTP and its cookies read.
-        if settings.secureCookies { response.headers[ConsoleSecurity.strictTransportSecurity.name] = ConsoleSecurity.strictTransportSecurity.value }
+        if settings.secureCookies {
+            response.headers[ConsoleSecurity.strictTransportSecurity.name] = ConsoleSecurity.strictTransportSecurity.value
+        }
         return response
     }
 
@@ -109,7 +114,9 @@ public struct OperatorConsole: Sendable {
         let method = request.method
         func only(_ allowed: HTTPRequest.Method...) throws {
             guard allowed.contains(method) else {
-                var r = message(.methodNotAllowed, title: "Method not allowed", text: "\(request.uri.path) answers \(allowed.map(\.rawValue).joined(separator: ", ")) only.")
+                var r = message(
+                    .methodNotAllowed, title: "Method not allowed",
+                    text: "\(request.uri.path) answers \(allowed.map(\.rawValue).joined(separator: ", ")) only.")
                 r.headers[.allow] = allowed.map(\.rawValue).joined(separator: ", ")
                 throw Answer(response: r)
             }
@@ -120,7 +127,9 @@ public struct OperatorConsole: Sendable {
             return try await overview(try await admin(request), query: query)
         case 1 where parts[0] == "console.css":
             try only(.get)
-            return Response(status: .ok, headers: [.contentType: "text/css; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: ConsoleTemplates.css)))
+            return Response(
+                status: .ok, headers: [.contentType: "text/css; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: ConsoleTemplates.css)))
         case 1 where parts[0] == "login":
             try only(.get, .post)
             return method == .get ? try await loginForm(request) : try await logIn(request, address: address)
@@ -183,12 +192,17 @@ public struct OperatorConsole: Sendable {
             let session = try await issuer.consoleSession(token: token, idleTimeout: settings.idleTimeout)
         else {
             if request.method == .get { throw Answer(response: Self.redirect("/console/login")) }
-            throw Answer(response: message(.forbidden, title: "Not logged in", text: "Log in to the console first; nothing was changed.", link: ("/console/login", "Log in")))
+            throw Answer(
+                response: message(
+                    .forbidden, title: "Not logged in", text: "Log in to the console first; nothing was changed.",
+                    link: ("/console/login", "Log in")))
         }
         guard session.role == "admin" else {
             try? await issuer.closeConsoleSession(token: token)
-            var r = message(.forbidden, title: "Operators only", text: "This console is for admin accounts; \(session.email) is not one.")
-            r.headers[.setCookie] = ConsoleSecurity.cookie(ConsoleSecurity.sessionCookie, "", maxAge: 0, secure: settings.secureCookies)
+            var r = message(
+                .forbidden, title: "Operators only", text: "This console is for admin accounts; \(session.email) is not one.")
+            r.headers[.setCookie] = ConsoleSecurity.cookie(
+                ConsoleSecurity.sessionCookie, "", maxAge: 0, secure: settings.secureCookies)
             throw Answer(response: r)
         }
         return session
@@ -211,7 +225,10 @@ public struct OperatorConsole: Sendable {
         }
         let buffer: ByteBuffer
         do { buffer = try await request.body.collect(upTo: Self.maxFormBytes) } catch {
-            throw Answer(response: message(.contentTooLarge, title: "Form too large", text: "Console forms are limited to \(Self.maxFormBytes) bytes; nothing was changed."))
+            throw Answer(
+                response: message(
+                    .contentTooLarge, title: "Form too large",
+                    text: "Console forms are limited to \(Self.maxFormBytes) bytes; nothing was changed."))
         }
         let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
         // Only what an HTML form sends: any other body has no fields, hence no token.
@@ -220,24 +237,32 @@ public struct OperatorConsole: Sendable {
 
     func checkToken(_ form: Form, expected: String) throws {
         guard let sent = form[ConsoleSecurity.csrfField], ConsoleSecurity.constantTimeEqual(sent, expected) else {
-            throw Answer(response: message(
-                .forbidden, title: "Refused", text: "The form's security token is missing or does not belong to this session, so the request may come from another site. Nothing was changed; reload the page and try again.",
-                link: ("/console", "Back to the overview")))
+            throw Answer(
+                response: message(
+                    .forbidden, title: "Refused",
+                    text:
+                        "The form's security token is missing or does not belong to this session, so the request may come from another site. Nothing was changed; reload the page and try again.",
+                    link: ("/console", "Back to the overview")))
         }
     }
 
     func limit(_ bucket: String, _ limit: Int, _ window: Int64) async throws {
         if let retry = try await issuer.rateLimit(bucket: bucket, limit: limit, windowSeconds: window) {
-            var r = message(.tooManyRequests, title: "Too many requests", text: "Too many attempts; retry in \(retry) s. Nothing was changed.")
+            var r = message(
+                .tooManyRequests, title: "Too many requests", text: "Too many attempts; retry in \(retry) s. Nothing was changed."
+            )
             r.headers[.retryAfter] = String(retry)
             throw Answer(response: r)
         }
     }
 
-    func loginForm(_ request: Request, status: HTTPResponse.Status = .ok, email: String = "", notice: String? = nil) async throws -> Response {
+    func loginForm(
+        _ request: Request, status: HTTPResponse.Status = .ok, email: String = "", notice: String? = nil
+    ) async throws -> Response {
         // Already in: straight to the overview.
         if request.method == .get, let token = request.cookies[ConsoleSecurity.sessionCookie]?.value,
-            let session = try await issuer.consoleSession(token: token, idleTimeout: settings.idleTimeout), session.role == "admin"
+            let session = try await issuer.consoleSession(token: token, idleTimeout: settings.idleTimeout),
+            session.role == "admin"
         {
             return Self.redirect("/console")
         }
@@ -245,7 +270,8 @@ public struct OperatorConsole: Sendable {
         var values: [String: Any] = ["loginToken": loginToken, "email": email]
         if let notice { values["notice"] = notice }
         var r = page("login", title: "Log in", session: nil, status: status, values)
-        r.headers[.setCookie] = ConsoleSecurity.cookie(ConsoleSecurity.loginCookie, loginToken, maxAge: 3_600, secure: settings.secureCookies)
+        r.headers[.setCookie] = ConsoleSecurity.cookie(
+            ConsoleSecurity.loginCookie, loginToken, maxAge: 3_600, secure: settings.secureCookies)
         return r
     }
 
@@ -265,12 +291,16 @@ public struct OperatorConsole: Sendable {
         }
         guard account.role == "admin" else {
             try await issuer.recordConsoleLoginRefused(account: account.id, from: address)
-            return message(.forbidden, title: "Operators only", text: "This console is for admin accounts; \(account.email) is a user account. Nothing was opened.")
+            return message(
+                .forbidden, title: "Operators only",
+                text: "This console is for admin accounts; \(account.email) is a user account. Nothing was opened.")
         }
-        let (token, _) = try await issuer.openConsoleSession(account: account.id, lifetime: settings.sessionLifetime, from: address)
+        let (token, _) = try await issuer.openConsoleSession(
+            account: account.id, lifetime: settings.sessionLifetime, from: address)
         var r = Self.redirect("/console")
         r.headers[values: .setCookie] = [
-            ConsoleSecurity.cookie(ConsoleSecurity.sessionCookie, token, maxAge: settings.sessionLifetime, secure: settings.secureCookies),
+            ConsoleSecurity.cookie(
+                ConsoleSecurity.sessionCookie, token, maxAge: settings.sessionLifetime, secure: settings.secureCookies),
             ConsoleSecurity.cookie(ConsoleSecurity.loginCookie, "", maxAge: 0, secure: settings.secureCookies),
         ]
         return r
@@ -280,9 +310,12 @@ public struct OperatorConsole: Sendable {
         let form = try await readForm(request)
         let session = try await admin(request)
         try checkToken(form, expected: session.csrf)
-        if let token = request.cookies[ConsoleSecurity.sessionCookie]?.value { try await issuer.closeConsoleSession(token: token) }
+        if let token = request.cookies[ConsoleSecurity.sessionCookie]?.value {
+            try await issuer.closeConsoleSession(token: token)
+        }
         var r = Self.redirect("/console/login")
-        r.headers[.setCookie] = ConsoleSecurity.cookie(ConsoleSecurity.sessionCookie, "", maxAge: 0, secure: settings.secureCookies)
+        r.headers[.setCookie] = ConsoleSecurity.cookie(
+            ConsoleSecurity.sessionCookie, "", maxAge: 0, secure: settings.secureCookies)
         return r
     }
 
@@ -301,22 +334,32 @@ public struct OperatorConsole: Sendable {
     }
 
     static let sections: [(key: String, href: String, label: String)] = [
-        ("overview", "/console", "Overview"), ("cases", "/console/fraud-cases", "Fraud cases"), ("accounts", "/console/accounts", "Accounts"),
-        ("debtors", "/console/debtors", "Debtors"), ("audit", "/console/audit", "Audit log"), ("settings", "/console/settings", "Settings"),
+        ("overview", "/console", "Overview"), ("cases", "/console/fraud-cases", "Fraud cases"),
+        ("accounts", "/console/accounts", "Accounts"),
+        ("debtors", "/console/debtors", "Debtors"), ("audit", "/console/audit", "Audit log"),
+        ("settings", "/console/settings", "Settings"),
     ]
 
     /// A page: `template` inside the layout, with the navigation when signed in. Values are
     /// escaped by the templates; `csrf` is at the top level so every form on the page finds it.
-    func page(_ template: String, title: String, session: ConsoleSession?, section: String? = nil, status: HTTPResponse.Status = .ok, _ values: [String: Any]) -> Response {
+    func page(
+        _ template: String, title: String, session: ConsoleSession?, section: String? = nil, status: HTTPResponse.Status = .ok,
+        _ values: [String: Any]
+    ) -> Response {
         var context = values
         context["title"] = title
         if let session {
             context["csrf"] = session.csrf
             context["chrome"] = Chrome(
-                nav: Self.sections.map { NavItem(href: $0.href, label: $0.label, current: $0.key == section) }, csrf: session.csrf, email: session.email)
+                nav: Self.sections.map { NavItem(href: $0.href, label: $0.label, current: $0.key == section) },
+                csrf: session.csrf, email: session.email)
         }
-        let html = library.render(context, withTemplate: template) ?? "<!doctype html><title>console</title><p>template \(template) missing</p>"
-        return Response(status: status, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: html)))
+        let html =
+            library.render(context, withTemplate: template)
+            ?? "<!doctype html><title>console</title><p>template \(template) missing</p>"
+        return Response(
+            status: status, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: html))
+        )
     }
 
     struct Link {
@@ -331,10 +374,14 @@ public struct OperatorConsole: Sendable {
     }
 
     static func redirect(_ location: String) -> Response {
-        Response(status: .seeOther, headers: [.location: location, .contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "See \(location)\n")))
+        Response(
+            status: .seeOther, headers: [.location: location, .contentType: "text/plain; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: "See \(location)\n")))
     }
 
     static func plain(_ status: HTTPResponse.Status, _ text: String) -> Response {
-        Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text + "\n")))
+        Response(
+            status: status, headers: [.contentType: "text/plain; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: text + "\n")))
     }
 }

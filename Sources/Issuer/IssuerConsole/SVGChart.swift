@@ -32,10 +32,12 @@ struct SVGChart {
         for (i, bar) in bars.enumerated() {
             let h = Int((Double(max(0, bar.value)) / Double(maximum) * Double(plotHeight)).rounded())
             let x = Double(Self.left) + Double(i) * step + step * 0.15
-            out += "<rect class=\"bar\" x=\"\(Self.fixed(x))\" y=\"\(Self.top + plotHeight - h)\" width=\"\(Self.fixed(step * 0.7))\" height=\"\(h)\">"
+            out +=
+                "<rect class=\"bar\" x=\"\(Self.fixed(x))\" y=\"\(Self.top + plotHeight - h)\" width=\"\(Self.fixed(step * 0.7))\" height=\"\(h)\">"
             out += "<title>\(Self.escape(bar.tooltip))</title></rect>\n"
             if i % labelEvery == 0 || i == bars.count - 1 {
-                out += "<text class=\"tick\" x=\"\(Self.fixed(x + step * 0.35))\" y=\"\(Self.height - 8)\" text-anchor=\"middle\">\(Self.escape(bar.label))</text>\n"
+                out +=
+                    "<text class=\"tick\" x=\"\(Self.fixed(x + step * 0.35))\" y=\"\(Self.height - 8)\" text-anchor=\"middle\">\(Self.escape(bar.label))</text>\n"
             }
         }
         return out + "</svg>"
@@ -78,7 +80,10 @@ extension ConsoleSeries {
         return SVGChart(
             title: title,
             bars: buckets.map { b in
-                let label = daily ? String(ConsoleFormat.day(b.start).dropFirst(5)) : String(ConsoleFormat.time(b.start).dropFirst(11).prefix(5))
+                let label =
+                    daily
+                    ? String(ConsoleFormat.day(b.start).dropFirst(5))
+                    : String(ConsoleFormat.time(b.start).dropFirst(11).prefix(5))
                 let value = amounts ? b.amount : b.count
                 let shown = amounts ? ConsoleFormat.money(b.amount, currency) : "\(b.count)"
                 return (label, value, "\(daily ? ConsoleFormat.day(b.start) : ConsoleFormat.time(b.start)): \(shown)")

@@ -51,7 +51,9 @@ struct BulkColumns {
         var integers = [[Int64]](repeating: [], count: columns.count)
         var texts = [[String]](repeating: [], count: columns.count)
         for row in rows {
-            guard row.count == columns.count else { throw IssuerError.storage("bulk row of \(row.count) values for \(columns.count) columns") }
+            guard row.count == columns.count else {
+                throw IssuerError.storage("bulk row of \(row.count) values for \(columns.count) columns")
+            }
             for (i, (value, column)) in zip(row, columns).enumerated() {
                 switch (column.kind, value.sqlValue) {
                 case (.bytea, .blob(let b)) where !(column.nullable && b.isEmpty): blobs[i].append(b)
@@ -72,8 +74,12 @@ struct BulkColumns {
             }
         }
         let names = columns.indices.map { "c\($0 + 1)" }
-        from = "unnest(" + columns.map { "CAST(? AS \($0.kind.arrayType))" }.joined(separator: ", ") + ") AS \(alias)(\(names.joined(separator: ", ")))"
-        select = zip(names, columns).map { name, column in column.nullable ? "NULLIF(\(alias).\(name), \(column.kind.standIn))" : "\(alias).\(name)" }
-            .joined(separator: ", ")
+        from =
+            "unnest(" + columns.map { "CAST(? AS \($0.kind.arrayType))" }.joined(separator: ", ")
+            + ") AS \(alias)(\(names.joined(separator: ", ")))"
+        select = zip(names, columns).map { name, column in
+            column.nullable ? "NULLIF(\(alias).\(name), \(column.kind.standIn))" : "\(alias).\(name)"
+        }
+        .joined(separator: ", ")
     }
 }

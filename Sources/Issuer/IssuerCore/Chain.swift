@@ -23,12 +23,15 @@ extension Issuer {
         let candidate = random(32)
         let now = self.now
         return try await transaction { conn in
-            guard let row = try await conn.queryOne("SELECT role FROM account WHERE id = ?", account), try row.text("role") != "system" else {
+            guard let row = try await conn.queryOne("SELECT role FROM account WHERE id = ?", account),
+                try row.text("role") != "system"
+            else {
                 throw IssuerError.accountNotFound
             }
             // A concurrent first request inserts too: one wins, both read the winner's.
             try await conn.execute(
-                "INSERT INTO chain_account_ref(account_id, ref, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", account, candidate, now)
+                "INSERT INTO chain_account_ref(account_id, ref, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", account,
+                candidate, now)
             guard let ref = try await conn.queryOne("SELECT ref FROM chain_account_ref WHERE account_id = ?", account) else {
                 throw IssuerError.storage("deposit reference of account \(account) vanished")
             }
@@ -54,7 +57,9 @@ extension Issuer {
     /// - Parameter scannedThrough: the last block whose deposits are all in `deposits` or
     ///   credited earlier. The cursor only moves forward: a smaller value leaves it.
     /// - Returns: one outcome per deposit, in order.
-    public func creditChainDeposits(_ deposits: [ChainDeposit], scannedThrough: UInt64) async throws(IssuerError) -> [DepositOutcome] {
+    public func creditChainDeposits(
+        _ deposits: [ChainDeposit], scannedThrough: UInt64
+    ) async throws(IssuerError) -> [DepositOutcome] {
         for d in deposits {
             guard d.txHash.count == 32 else { throw .invalidField(field: "txHash", reason: "must be 32 bytes") }
             guard d.accountRef.count == 32 else { throw .invalidField(field: "accountRef", reason: "must be 32 bytes") }
@@ -80,9 +85,12 @@ extension Issuer {
                 let d = deposits[i]
                 // The same log twice in one batch: the second is a duplicate, as in two batches.
                 guard seen.insert(d.reference).inserted else { continue }
-                let account = try await conn.queryOne("SELECT account_id FROM chain_account_ref WHERE ref = ?", d.accountRef)?.int("account_id")
+                let account = try await conn.queryOne("SELECT account_id FROM chain_account_ref WHERE ref = ?", d.accountRef)?
+                    .int("account_id")
                 let refusal: String? =
-                    d.amount == 0 ? "amount 0" : d.amount > Amount.max ? "amount \(d.amount) is above the ledger's largest amount \(Amount.max)" : nil
+                    d.amount == 0
+                    ? "amount 0"
+                    : d.amount > Amount.max ? "amount \(d.amount) is above the ledger's largest amount \(Amount.max)" : nil
                 let status = refusal != nil ? "refused" : account != nil ? "credited" : "unclaimed"
                 let inserted = try await conn.query(
                     """
@@ -101,7 +109,9 @@ extension Issuer {
                 let funding = try await self.systemAccount(conn, .funding)
                 try await Ledger.post(
                     conn, kind: "chain-deposit", reference: d.reference,
-                    postings: Self.inLockOrder([.init(account: funding, amount: -Int64(d.amount)), .init(account: to, amount: Int64(d.amount))]),
+                    postings: Self.inLockOrder([
+                        .init(account: funding, amount: -Int64(d.amount)), .init(account: to, amount: Int64(d.amount)),
+                    ]),
                     entry: entries[i], now: now)
                 outcomes[i] = account.map { .credited(account: $0) } ?? .unclaimed
             }
@@ -130,12 +140,14 @@ extension Issuer {
         guard chainID <= UInt64(Int64.max) else { throw .invalidField(field: "chainID", reason: "above 2^63") }
         try await transaction { conn in
             let lock = conn.dialect == .postgres ? " FOR UPDATE" : ""
-            guard let row = try await conn.queryOne("SELECT chain_id, escrow, operator FROM chain_state WHERE id = 1\(lock)") else {
+            guard let row = try await conn.queryOne("SELECT chain_id, escrow, operator FROM chain_state WHERE id = 1\(lock)")
+            else {
                 throw IssuerError.storage("chain_state row missing; migrations did not run")
             }
             guard let boundChain = try row.optionalInt("chain_id"), let boundEscrow = try row.optionalBlob("escrow") else {
                 try await conn.execute(
-                    "UPDATE chain_state SET chain_id = ?, escrow = ?, operator = ? WHERE id = 1", Int64(chainID), escrow, operatorAddress)
+                    "UPDATE chain_state SET chain_id = ?, escrow = ?, operator = ? WHERE id = 1", Int64(chainID), escrow,
+                    operatorAddress)
                 return
             }
             guard boundChain == Int64(chainID), boundEscrow == escrow else {
@@ -150,7 +162,8 @@ extension Issuer {
     /// The deposit cursor: the last block whose deposits are all credited; nil before the first scan.
     public func chainCursor() async throws(IssuerError) -> UInt64? {
         try await transaction { conn in
-            try await conn.queryOne("SELECT scanned_through FROM chain_state WHERE id = 1")?.optionalInt("scanned_through").map(UInt64.init)
+            try await conn.queryOne("SELECT scanned_through FROM chain_state WHERE id = 1")?.optionalInt("scanned_through").map(
+                UInt64.init)
         }
     }
 
@@ -177,7 +190,9 @@ extension Issuer {
         let reference = txHash + withUnsafeBytes(of: logIndex.bigEndian, Array.init)
         let currency = config.currency
         return try await transaction { conn in
-            guard let target = try await conn.queryOne("SELECT role FROM account WHERE id = ?", account), try target.text("role") != "system" else {
+            guard let target = try await conn.queryOne("SELECT role FROM account WHERE id = ?", account),
+                try target.text("role") != "system"
+            else {
                 throw IssuerError.accountNotFound
             }
             let won = try await conn.query(
@@ -187,10 +202,13 @@ extension Issuer {
                 """,
                 account, reason, admin, now, txHash, Int64(logIndex))
             guard let row = won.first else {
-                guard let existing = try await conn.queryOne(
-                    "SELECT status, account_id FROM chain_deposit WHERE tx_hash = ? AND log_index = ?", txHash, Int64(logIndex))
+                guard
+                    let existing = try await conn.queryOne(
+                        "SELECT status, account_id FROM chain_deposit WHERE tx_hash = ? AND log_index = ?", txHash,
+                        Int64(logIndex))
                 else { throw IssuerError.depositNotFound }
-                throw IssuerError.depositNotUnclaimed(status: try existing.text("status"), account: try existing.optionalInt("account_id"))
+                throw IssuerError.depositNotUnclaimed(
+                    status: try existing.text("status"), account: try existing.optionalInt("account_id"))
             }
             let amount = try row.int("amount")
             let unclaimed = try await self.systemAccount(conn, .unclaimed)
@@ -199,14 +217,17 @@ extension Issuer {
             try await Ledger.post(
                 conn, kind: "chain-deposit-assigned", reference: reference,
                 postings: Self.inLockOrder([
-                    .init(account: unclaimed, amount: -amount, mustStayNonNegative: true), .init(account: account, amount: amount),
+                    .init(account: unclaimed, amount: -amount, mustStayNonNegative: true),
+                    .init(account: account, amount: amount),
                 ]),
                 entry: entry, now: now)
             try await self.audit(
                 conn, actor: admin, "chain_deposit_assigned",
-                "deposit \(ChainAddress.hex(txHash)) log \(logIndex) of \(IssuerError.money(amount, currency)) from system:unclaimed to account \(account): \(reason)")
+                "deposit \(ChainAddress.hex(txHash)) log \(logIndex) of \(IssuerError.money(amount, currency)) from system:unclaimed to account \(account): \(reason)"
+            )
             return AssignedDeposit(
-                txHash: txHash, logIndex: logIndex, blockNumber: try row.uint("block_number"), amount: UInt64(amount), account: account,
+                txHash: txHash, logIndex: logIndex, blockNumber: try row.uint("block_number"), amount: UInt64(amount),
+                account: account,
                 reason: reason, assignedBy: admin, assignedAt: now)
         }
     }
@@ -255,7 +276,9 @@ extension Issuer {
             guard try await conn.queryOne("SELECT id FROM chain_state WHERE id = 1\(lock)") != nil else {
                 throw IssuerError.storage("chain_state row missing; migrations did not run")
             }
-            if let booked = try await conn.queryOne("SELECT amount, reason, booked_by, booked_at FROM chain_surplus WHERE tx_hash = ?", txHash) {
+            if let booked = try await conn.queryOne(
+                "SELECT amount, reason, booked_by, booked_at FROM chain_surplus WHERE tx_hash = ?", txHash)
+            {
                 let bookedAmount = try booked.uint("amount")
                 guard bookedAmount == amount else { throw IssuerError.surplusConflict(booked: bookedAmount, currency: currency) }
                 return ChainSurplus(
@@ -268,7 +291,8 @@ extension Issuer {
                 throw IssuerError.noSurplus(available: overflow ? 0 : available, requested: amount, currency: currency)
             }
             try await conn.execute(
-                "INSERT INTO chain_surplus(tx_hash, amount, reason, booked_by, booked_at) VALUES (?, ?, ?, ?, ?)", txHash, Int64(amount), reason,
+                "INSERT INTO chain_surplus(tx_hash, amount, reason, booked_by, booked_at) VALUES (?, ?, ?, ?, ?)", txHash,
+                Int64(amount), reason,
                 admin, now)
             try await Ledger.post(
                 conn, kind: "chain-surplus", reference: txHash,
@@ -279,7 +303,8 @@ extension Issuer {
                 entry: entry, now: now)
             try await self.audit(
                 conn, actor: admin, "chain_surplus_booked",
-                "transfer \(ChainAddress.hex(txHash)) of \(IssuerError.money(amount, currency)) into system:unclaimed (reconciliation difference \(difference)): \(reason)")
+                "transfer \(ChainAddress.hex(txHash)) of \(IssuerError.money(amount, currency)) into system:unclaimed (reconciliation difference \(difference)): \(reason)"
+            )
             return ChainSurplus(txHash: txHash, amount: amount, reason: reason, bookedBy: admin, bookedAt: now, replayed: false)
         }
     }
@@ -308,14 +333,18 @@ extension Issuer {
     /// once); with another request it is `idempotencyConflict`. Refused, changing nothing: a
     /// frozen account (`accountFrozen`), an amount of 0 or above `Amount.max`, a balance below
     /// the amount (`insufficientFunds`), a `to` that is not 20 bytes or is the zero address.
-    public func requestWithdrawal(account: Int64, amount: UInt64, to: [UInt8], idempotencyKey: String) async throws(IssuerError) -> Withdrawal {
+    public func requestWithdrawal(
+        account: Int64, amount: UInt64, to: [UInt8], idempotencyKey: String
+    ) async throws(IssuerError) -> Withdrawal {
         guard amount > 0, amount <= Amount.max else { throw .invalidField(field: "amount", reason: "must be positive") }
         guard to.count == 20 else { throw .invalidField(field: "to", reason: "an address is 20 bytes") }
         guard to.contains(where: { $0 != 0 }) else {
-            throw .invalidField(field: "to", reason: "the zero address burns the tokens; give the address of a wallet you control")
+            throw .invalidField(
+                field: "to", reason: "the zero address burns the tokens; give the address of a wallet you control")
         }
         try Self.checkIdempotencyKey(idempotencyKey)
-        let requestHash = Array(SHA256.hash(data: Array("chain-withdrawal".utf8) + to + withUnsafeBytes(of: amount.bigEndian, Array.init)))
+        let requestHash = Array(
+            SHA256.hash(data: Array("chain-withdrawal".utf8) + to + withUnsafeBytes(of: amount.bigEndian, Array.init)))
         let id = random(32)
         let entry = random(16)
         let now = self.now
@@ -349,7 +378,9 @@ extension Issuer {
             case .storage, .insufficientFunds: break
             default: throw error
             }
-            let replay = try? await transaction { conn in try await Self.idempotentReplay(conn, account, idempotencyKey, requestHash) }
+            let replay = try? await transaction { conn in
+                try await Self.idempotentReplay(conn, account, idempotencyKey, requestHash)
+            }
             guard let replayed = replay ?? nil else { throw error }
             stored = replayed
         }
@@ -409,7 +440,8 @@ extension Issuer {
             guard nonce < UInt64(Int64.max) else { throw IssuerError.storage("operator nonce exhausted") }
             let signed = try sign(nonce)
             guard signed.hash.count == 32, !signed.raw.isEmpty else {
-                throw IssuerError.storage("the payout signer returned a hash of \(signed.hash.count) bytes and \(signed.raw.count) raw bytes")
+                throw IssuerError.storage(
+                    "the payout signer returned a hash of \(signed.hash.count) bytes and \(signed.raw.count) raw bytes")
             }
             try await conn.execute(
                 "UPDATE chain_withdrawal SET status = 'sent', nonce = ?, raw_tx = ?, tx_hash = ?, updated_at = ? WHERE id = ? AND status = 'pending'",
@@ -451,7 +483,8 @@ extension Issuer {
         }
     }
 
-    func settle(id: [UInt8], status: Withdrawal.Status, txHash: [UInt8]?, reason: String?) async throws(IssuerError) -> Withdrawal {
+    func settle(id: [UInt8], status: Withdrawal.Status, txHash: [UInt8]?, reason: String?) async throws(IssuerError) -> Withdrawal
+    {
         if let txHash, txHash.count != 32 { throw .invalidField(field: "txHash", reason: "must be 32 bytes") }
         let now = self.now
         let entry = random(16)
@@ -470,7 +503,8 @@ extension Issuer {
                 let to = status == .paid ? try await self.systemAccount(conn, .funding) : try row.int("account_id")
                 try await Ledger.post(
                     conn, kind: status == .paid ? "withdrawal-paid" : "withdrawal-refused", reference: id,
-                    postings: Self.inLockOrder([.init(account: withdrawals, amount: -amount), .init(account: to, amount: amount)]), entry: entry, now: now)
+                    postings: Self.inLockOrder([.init(account: withdrawals, amount: -amount), .init(account: to, amount: amount)]
+                    ), entry: entry, now: now)
             }
             guard let w = try await Self.loadWithdrawal(conn, id) else { throw IssuerError.withdrawalNotFound }
             return w
@@ -486,14 +520,15 @@ extension Issuer {
         try await transaction { conn in
             if conn.dialect == .postgres { try await conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY") }
             let balance = { (account: SystemAccount) in Ledger.balance(of: account) }
-            guard let row = try await conn.queryOne(
-                """
-                SELECT
-                    CAST((SELECT COALESCE(SUM(balance), 0) FROM account WHERE role <> 'system') AS BIGINT) AS accounts,
-                    CAST((SELECT COALESCE(SUM(-balance), 0) FROM account WHERE role <> 'system' AND balance < 0) AS BIGINT) AS debts,
-                    \(balance(.float)) AS float, \(balance(.withdrawals)) AS withdrawals, \(balance(.unclaimed)) AS unclaimed,
-                    (SELECT scanned_through FROM chain_state WHERE id = 1) AS scanned
-                """)
+            guard
+                let row = try await conn.queryOne(
+                    """
+                    SELECT
+                        CAST((SELECT COALESCE(SUM(balance), 0) FROM account WHERE role <> 'system') AS BIGINT) AS accounts,
+                        CAST((SELECT COALESCE(SUM(-balance), 0) FROM account WHERE role <> 'system' AND balance < 0) AS BIGINT) AS debts,
+                        \(balance(.float)) AS float, \(balance(.withdrawals)) AS withdrawals, \(balance(.unclaimed)) AS unclaimed,
+                        (SELECT scanned_through FROM chain_state WHERE id = 1) AS scanned
+                    """)
             else { throw IssuerError.storage("liabilities query returned nothing") }
             return ChainLiabilities(
                 accounts: try row.int("accounts"), debts: try row.int("debts"), float: try row.int("float"),
@@ -511,10 +546,12 @@ extension Issuer {
 
     // MARK: Rows
 
-    static let withdrawalColumns = "id, account_id, amount, to_address, status, nonce, tx_hash, raw_tx, reason, created_at, updated_at"
+    static let withdrawalColumns =
+        "id, account_id, amount, to_address, status, nonce, tx_hash, raw_tx, reason, created_at, updated_at"
 
     static func openWithdrawals(_ conn: any SQLConnection) async throws -> [Withdrawal] {
-        try await conn.query("SELECT \(withdrawalColumns) FROM chain_withdrawal WHERE status IN ('pending','sent') ORDER BY seq").map(withdrawalRow)
+        try await conn.query("SELECT \(withdrawalColumns) FROM chain_withdrawal WHERE status IN ('pending','sent') ORDER BY seq")
+            .map(withdrawalRow)
     }
 
     static func loadWithdrawal(_ conn: any SQLConnection, _ id: [UInt8], lock: String = "") async throws -> Withdrawal? {
@@ -523,11 +560,15 @@ extension Issuer {
 
     static func withdrawalRow(_ row: SQLRow) throws -> Withdrawal {
         let status = try row.text("status")
-        guard let parsed = Withdrawal.Status(rawValue: status) else { throw IssuerError.storage("withdrawal status '\(status)' unknown") }
+        guard let parsed = Withdrawal.Status(rawValue: status) else {
+            throw IssuerError.storage("withdrawal status '\(status)' unknown")
+        }
         return Withdrawal(
-            id: try row.blob("id"), account: try row.int("account_id"), amount: try row.uint("amount"), to: try row.blob("to_address"),
+            id: try row.blob("id"), account: try row.int("account_id"), amount: try row.uint("amount"),
+            to: try row.blob("to_address"),
             status: parsed, nonce: try row.optionalInt("nonce").map(UInt64.init), txHash: try row.optionalBlob("tx_hash"),
-            rawTransaction: try row.optionalBlob("raw_tx"), reason: try row.optionalText("reason"), createdAt: try row.int("created_at"),
+            rawTransaction: try row.optionalBlob("raw_tx"), reason: try row.optionalText("reason"),
+            createdAt: try row.int("created_at"),
             updatedAt: try row.int("updated_at"))
     }
 }
@@ -546,14 +587,16 @@ extension Issuer {
     /// Counts for the chain metrics (monotonic: deposits and settled withdrawals are never undone).
     public func chainTotals() async throws(IssuerError) -> ChainTotals {
         try await transaction { conn in
-            guard let row = try await conn.queryOne(
-                """
-                SELECT CAST((SELECT COUNT(*) FROM chain_deposit WHERE status <> 'refused') AS BIGINT) AS deposits,
-                       CAST((SELECT COUNT(*) FROM chain_withdrawal WHERE status = 'paid') AS BIGINT) AS paid,
-                       CAST((SELECT COUNT(*) FROM chain_withdrawal WHERE status = 'refused') AS BIGINT) AS refused
-                """)
+            guard
+                let row = try await conn.queryOne(
+                    """
+                    SELECT CAST((SELECT COUNT(*) FROM chain_deposit WHERE status <> 'refused') AS BIGINT) AS deposits,
+                           CAST((SELECT COUNT(*) FROM chain_withdrawal WHERE status = 'paid') AS BIGINT) AS paid,
+                           CAST((SELECT COUNT(*) FROM chain_withdrawal WHERE status = 'refused') AS BIGINT) AS refused
+                    """)
             else { throw IssuerError.storage("chain totals query returned nothing") }
-            return ChainTotals(depositsCredited: try row.int("deposits"), paid: try row.int("paid"), refused: try row.int("refused"))
+            return ChainTotals(
+                depositsCredited: try row.int("deposits"), paid: try row.int("paid"), refused: try row.int("refused"))
         }
     }
 }

@@ -200,7 +200,8 @@ public struct Reconciliation: Sendable, Equatable, Codable {
     public init(
         block: UInt64, escrowBalance: Int64, liabilities l: ChainLiabilities, uncreditedDeposits: Int64, paidNotSettled: Int64
     ) throws(IssuerError) {
-        let (expected, overflowExpected) = try Ledger.add(try l.total, uncreditedDeposits).subtractingReportingOverflow(paidNotSettled)
+        let (expected, overflowExpected) = try Ledger.add(try l.total, uncreditedDeposits).subtractingReportingOverflow(
+            paidNotSettled)
         let (difference, overflow) = escrowBalance.subtractingReportingOverflow(expected)
         guard !overflow, !overflowExpected else { throw .amountOverflow }
         self.init(
@@ -267,7 +268,11 @@ public enum ChainAddress {
         }
         let digits = text.dropFirst(2)
         guard digits == digits.lowercased() || digits == digits.uppercased() else {
-            throw .invalidField(field: "to", reason: "mixed-case addresses need an EIP-55 checksum check, which this server cannot do; send the address in lower case")
+            throw .invalidField(
+                field: "to",
+                reason:
+                    "mixed-case addresses need an EIP-55 checksum check, which this server cannot do; send the address in lower case"
+            )
         }
         return bytes
     }

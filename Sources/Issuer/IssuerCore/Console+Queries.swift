@@ -138,25 +138,27 @@ extension Issuer {
         let problems = try await checkLedger()
         return try await transaction { conn in
             let system = { (account: SystemAccount) in Ledger.balance(of: account) }
-            guard let row = try await conn.queryOne(
-                """
-                SELECT
-                    CAST(-\(system(.funding)) AS BIGINT) AS money_in,
-                    CAST((SELECT COALESCE(SUM(balance), 0) FROM account WHERE role <> 'system') AS BIGINT) AS balances,
-                    CAST((SELECT COALESCE(SUM(-balance), 0) FROM account WHERE role <> 'system' AND balance < 0) AS BIGINT) AS debts,
-                    CAST(\(system(.float)) AS BIGINT) AS float,
-                    CAST((SELECT COALESCE(SUM(amount - redeemed), 0) FROM issued_note WHERE swept = 0) AS BIGINT) AS notes,
-                    CAST(COALESCE(\(system(.withdrawals)), 0) AS BIGINT) AS withdrawals,
-                    CAST(COALESCE(\(system(.unclaimed)), 0) AS BIGINT) AS unclaimed,
-                    CAST((SELECT COUNT(*) FROM account WHERE role <> 'system') AS BIGINT) AS accounts,
-                    CAST((SELECT COUNT(*) FROM account WHERE role <> 'system' AND frozen <> 0) AS BIGINT) AS frozen,
-                    CAST((SELECT COUNT(*) FROM fraud_case) AS BIGINT) AS cases,
-                    CAST((SELECT COUNT(*) FROM fraud_case WHERE status = 'open') AS BIGINT) AS open_cases
-                """)
+            guard
+                let row = try await conn.queryOne(
+                    """
+                    SELECT
+                        CAST(-\(system(.funding)) AS BIGINT) AS money_in,
+                        CAST((SELECT COALESCE(SUM(balance), 0) FROM account WHERE role <> 'system') AS BIGINT) AS balances,
+                        CAST((SELECT COALESCE(SUM(-balance), 0) FROM account WHERE role <> 'system' AND balance < 0) AS BIGINT) AS debts,
+                        CAST(\(system(.float)) AS BIGINT) AS float,
+                        CAST((SELECT COALESCE(SUM(amount - redeemed), 0) FROM issued_note WHERE swept = 0) AS BIGINT) AS notes,
+                        CAST(COALESCE(\(system(.withdrawals)), 0) AS BIGINT) AS withdrawals,
+                        CAST(COALESCE(\(system(.unclaimed)), 0) AS BIGINT) AS unclaimed,
+                        CAST((SELECT COUNT(*) FROM account WHERE role <> 'system') AS BIGINT) AS accounts,
+                        CAST((SELECT COUNT(*) FROM account WHERE role <> 'system' AND frozen <> 0) AS BIGINT) AS frozen,
+                        CAST((SELECT COUNT(*) FROM fraud_case) AS BIGINT) AS cases,
+                        CAST((SELECT COUNT(*) FROM fraud_case WHERE status = 'open') AS BIGINT) AS open_cases
+                    """)
             else { throw IssuerError.storage("overview query returned nothing") }
             return ConsoleOverview(
                 moneyIn: try row.int("money_in"), settledBalances: try row.int("balances"), debts: try row.int("debts"),
-                float: try row.int("float"), unredeemedNotes: try row.int("notes"), pendingWithdrawals: try row.int("withdrawals"),
+                float: try row.int("float"), unredeemedNotes: try row.int("notes"),
+                pendingWithdrawals: try row.int("withdrawals"),
                 unclaimed: try row.int("unclaimed"), accounts: try row.int("accounts"), frozenAccounts: try row.int("frozen"),
                 fraudCases: try row.int("cases"), openFraudCases: try row.int("open_cases"), ledgerProblems: problems)
         }
@@ -175,8 +177,12 @@ extension Issuer {
         try await series(table: "fraud_case", filter: "1 = 1", bucketSeconds: bucketSeconds, count: count, now: now ?? self.now)
     }
 
-    func series(table: String, filter: String, bucketSeconds: Int64, count: Int, now: Int64) async throws(IssuerError) -> ConsoleSeries {
-        guard bucketSeconds > 0, (1...1_000).contains(count) else { throw .invalidField(field: "range", reason: "1 to 1000 buckets of at least a second") }
+    func series(
+        table: String, filter: String, bucketSeconds: Int64, count: Int, now: Int64
+    ) async throws(IssuerError) -> ConsoleSeries {
+        guard bucketSeconds > 0, (1...1_000).contains(count) else {
+            throw .invalidField(field: "range", reason: "1 to 1000 buckets of at least a second")
+        }
         // Buckets aligned to whole multiples of their length (UTC days, hours).
         let first = (now / bucketSeconds - Int64(count - 1)) * bucketSeconds
         let rows = try await transaction { conn in
@@ -206,8 +212,14 @@ extension Issuer {
     public func fraudCases(matching filter: FraudCaseFilter, limit: Int = 200) async throws(IssuerError) -> [FraudCase] {
         var sql = "SELECT * FROM fraud_case WHERE 1 = 1"
         var binds: [any SQLBindable] = []
-        if let status = filter.status { sql += " AND status = ?"; binds.append(status) }
-        if let account = filter.account { sql += " AND (cheater_account = ? OR beneficiary_account = ?)"; binds += [account, account] }
+        if let status = filter.status {
+            sql += " AND status = ?"
+            binds.append(status)
+        }
+        if let account = filter.account {
+            sql += " AND (cheater_account = ? OR beneficiary_account = ?)"
+            binds += [account, account]
+        }
         sql += " ORDER BY id DESC LIMIT ?"
         binds.append(max(1, min(limit, 1_000)))
         return try await transaction { conn in try await conn.query(sql, binds).map(Self.fraudCaseRow) }
@@ -215,7 +227,9 @@ extension Issuer {
 
     /// One fraud case, or nil.
     public func fraudCase(id: Int64) async throws(IssuerError) -> FraudCase? {
-        try await transaction { conn in try await conn.queryOne("SELECT * FROM fraud_case WHERE id = ?", id).map(Self.fraudCaseRow) }
+        try await transaction { conn in
+            try await conn.queryOne("SELECT * FROM fraud_case WHERE id = ?", id).map(Self.fraudCaseRow)
+        }
     }
 
     static func fraudCaseRow(_ row: SQLRow) throws -> FraudCase {
@@ -231,8 +245,12 @@ extension Issuer {
     /// How `state` was first spent, as recorded.
     public func firstSpend(of state: StateRef) async throws(IssuerError) -> ConsoleFirstSpend? {
         try await transaction { conn in
-            try await conn.queryOne("SELECT kind, account_id, amount, created_at FROM spent_state WHERE state_ref = ?", state.bytes).map {
-                ConsoleFirstSpend(kind: try $0.text("kind"), account: try $0.optionalInt("account_id"), amount: try $0.int("amount"), createdAt: try $0.int("created_at"))
+            try await conn.queryOne(
+                "SELECT kind, account_id, amount, created_at FROM spent_state WHERE state_ref = ?", state.bytes
+            ).map {
+                ConsoleFirstSpend(
+                    kind: try $0.text("kind"), account: try $0.optionalInt("account_id"), amount: try $0.int("amount"),
+                    createdAt: try $0.int("created_at"))
             }
         }
     }
@@ -262,7 +280,8 @@ extension Issuer {
             guard let postings = byEntry[entry], let debit = postings.first(where: { ((try? $0.int("amount")) ?? 0) < 0 }),
                 let credit = postings.first(where: { ((try? $0.int("amount")) ?? 0) > 0 }),
                 let id = try? credit.int("id"), let kind = try? credit.text("kind"), let from = try? debit.int("account_id"),
-                let to = try? credit.int("account_id"), let amount = try? credit.int("amount"), let at = try? credit.int("created_at")
+                let to = try? credit.int("account_id"), let amount = try? credit.int("amount"),
+                let at = try? credit.int("created_at")
             else { return nil }
             return ConsoleMovement(journalID: id, kind: kind, from: from, to: to, amount: amount, createdAt: at)
         }
@@ -354,7 +373,10 @@ extension Issuer {
         if !text.isEmpty {
             sql += " AND (email LIKE ? ESCAPE '\\'"
             binds.append("%" + Self.likeEscaped(text) + "%")
-            if let id = Int64(text) { sql += " OR id = ?"; binds.append(id) }
+            if let id = Int64(text) {
+                sql += " OR id = ?"
+                binds.append(id)
+            }
             sql += ")"
         }
         sql += " ORDER BY id DESC LIMIT ?"
@@ -395,22 +417,34 @@ extension Issuer {
     public func auditLog(matching filter: AuditFilter, limit: Int = 100) async throws(IssuerError) -> [AuditEntry] {
         var sql = "SELECT id, actor_account, action, detail, created_at FROM audit_log WHERE id < ?"
         var binds: [any SQLBindable] = [filter.before ?? Int64.max]
-        if let action = filter.action { sql += " AND action = ?"; binds.append(action) }
-        if let actor = filter.actor { sql += " AND actor_account = ?"; binds.append(actor) }
-        if let text = filter.text, !text.isEmpty { sql += " AND detail LIKE ? ESCAPE '\\'"; binds.append("%" + Self.likeEscaped(text) + "%") }
+        if let action = filter.action {
+            sql += " AND action = ?"
+            binds.append(action)
+        }
+        if let actor = filter.actor {
+            sql += " AND actor_account = ?"
+            binds.append(actor)
+        }
+        if let text = filter.text, !text.isEmpty {
+            sql += " AND detail LIKE ? ESCAPE '\\'"
+            binds.append("%" + Self.likeEscaped(text) + "%")
+        }
         sql += " ORDER BY id DESC LIMIT ?"
         binds.append(max(1, min(limit, 1_000)))
         return try await transaction { conn in
             try await conn.query(sql, binds).map {
-                AuditEntry(id: try $0.int("id"), actor: try $0.optionalInt("actor_account"), action: try $0.text("action"),
-                           detail: try $0.text("detail"), createdAt: try $0.int("created_at"))
+                AuditEntry(
+                    id: try $0.int("id"), actor: try $0.optionalInt("actor_account"), action: try $0.text("action"),
+                    detail: try $0.text("detail"), createdAt: try $0.int("created_at"))
             }
         }
     }
 
     /// Every action name in the audit log, for the filter's choices.
     public func auditActions() async throws(IssuerError) -> [String] {
-        try await transaction { conn in try await conn.query("SELECT DISTINCT action FROM audit_log ORDER BY action").map { try $0.text("action") } }
+        try await transaction { conn in
+            try await conn.query("SELECT DISTINCT action FROM audit_log ORDER BY action").map { try $0.text("action") }
+        }
     }
 
     // MARK: Settings
@@ -418,7 +452,9 @@ extension Issuer {
     /// Schema versions with the time each was applied.
     public func schemaVersions() async throws(IssuerError) -> [(version: Int64, appliedAt: Int64)] {
         try await transaction { conn in
-            try await conn.query("SELECT version, applied_at FROM schema_migration ORDER BY version").map { (try $0.int("version"), try $0.int("applied_at")) }
+            try await conn.query("SELECT version, applied_at FROM schema_migration ORDER BY version").map {
+                (try $0.int("version"), try $0.int("applied_at"))
+            }
         }
     }
 
@@ -427,7 +463,9 @@ extension Issuer {
     /// Opens a console session for an admin account: a random token for the cookie (stored as
     /// its SHA-256) and a random CSRF token for its forms, valid `lifetime` seconds. Expired
     /// sessions are deleted on the way; the login is audited.
-    public func openConsoleSession(account: Int64, lifetime: Int64, from address: String) async throws(IssuerError) -> (token: String, session: ConsoleSession) {
+    public func openConsoleSession(
+        account: Int64, lifetime: Int64, from address: String
+    ) async throws(IssuerError) -> (token: String, session: ConsoleSession) {
         let token = random(32)
         let csrf = random(32)
         let now = self.now
@@ -439,7 +477,8 @@ extension Issuer {
                 "INSERT INTO console_session(token_hash, account_id, csrf, created_at, expires_at, seen_at) VALUES (?, ?, ?, ?, ?, ?)",
                 Array(SHA256.hash(data: token)), account, csrf, now, now + lifetime, now)
             try await audit(conn, actor: account, "console_login", "\(acct.email) from \(address)")
-            return ConsoleSession(accountID: account, email: acct.email, role: acct.role, csrf: Base64URL.encode(csrf), expiresAt: now + lifetime)
+            return ConsoleSession(
+                accountID: account, email: acct.email, role: acct.role, csrf: Base64URL.encode(csrf), expiresAt: now + lifetime)
         }
         return (Base64URL.encode(token), session)
     }
@@ -452,12 +491,13 @@ extension Issuer {
         let hash = Array(SHA256.hash(data: raw))
         let now = self.now
         return try await transaction { conn -> ConsoleSession? in
-            guard let row = try await conn.queryOne(
-                """
-                SELECT s.account_id AS account_id, s.csrf AS csrf, s.expires_at AS expires_at, s.seen_at AS seen_at, a.email AS email, a.role AS role
-                FROM console_session s JOIN account a ON a.id = s.account_id WHERE s.token_hash = ?
-                """,
-                hash)
+            guard
+                let row = try await conn.queryOne(
+                    """
+                    SELECT s.account_id AS account_id, s.csrf AS csrf, s.expires_at AS expires_at, s.seen_at AS seen_at, a.email AS email, a.role AS role
+                    FROM console_session s JOIN account a ON a.id = s.account_id WHERE s.token_hash = ?
+                    """,
+                    hash)
             else { return nil }
             let expires = try row.int("expires_at")
             let seen = try row.int("seen_at")
@@ -466,7 +506,9 @@ extension Issuer {
                 return nil
             }
             // One write a minute at most, not one per page.
-            if now - seen >= 60 { try await conn.execute("UPDATE console_session SET seen_at = ? WHERE token_hash = ?", now, hash) }
+            if now - seen >= 60 {
+                try await conn.execute("UPDATE console_session SET seen_at = ? WHERE token_hash = ?", now, hash)
+            }
             return ConsoleSession(
                 accountID: try row.int("account_id"), email: try row.text("email"), role: try row.text("role"),
                 csrf: Base64URL.encode(try row.blob("csrf")), expiresAt: expires)
@@ -479,7 +521,9 @@ extension Issuer {
         let hash = Array(SHA256.hash(data: raw))
         try await transaction { conn in
             let rows = try await conn.query("DELETE FROM console_session WHERE token_hash = ? RETURNING account_id", hash)
-            if let account = try rows.first?.int("account_id") { try await audit(conn, actor: account, "console_logout", "session ended") }
+            if let account = try rows.first?.int("account_id") {
+                try await audit(conn, actor: account, "console_logout", "session ended")
+            }
         }
     }
 }
@@ -492,7 +536,9 @@ extension Issuer {
 
     /// Records a console login refused to a signed-in non-admin account (right password, wrong role).
     public func recordConsoleLoginRefused(account: Int64, from address: String) async throws(IssuerError) {
-        try await transaction { conn in try await audit(conn, actor: account, "console_login_refused", "not an admin account, from \(address)") }
+        try await transaction { conn in
+            try await audit(conn, actor: account, "console_login_refused", "not an admin account, from \(address)")
+        }
     }
 }
 
@@ -512,6 +558,8 @@ extension Issuer {
 
     /// The reviews of a fraud case, newest first.
     public func fraudCaseReviews(_ id: Int64) async throws(IssuerError) -> [AuditEntry] {
-        try await auditLog(matching: AuditFilter(action: "fraud_case_review", text: "case \(id): ")).filter { $0.detail.hasPrefix("case \(id): ") }
+        try await auditLog(matching: AuditFilter(action: "fraud_case_review", text: "case \(id): ")).filter {
+            $0.detail.hasPrefix("case \(id): ")
+        }
     }
 }

@@ -46,13 +46,16 @@ struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
         guard !domain.isEmpty else { throw refuse("needs a domain after the '@'") }
         let atoms = local.split(separator: ".", omittingEmptySubsequences: false)
         guard atoms.allSatisfy({ !$0.isEmpty && $0.unicodeScalars.allSatisfy(Self.allowedInLocalPart) }) else {
-            throw refuse("the part before the '@' may hold letters, digits and ! # $ % & ' * + - / = ? ^ _ ` { | } ~, with single dots between them")
+            throw refuse(
+                "the part before the '@' may hold letters, digits and ! # $ % & ' * + - / = ? ^ _ ` { | } ~, with single dots between them"
+            )
         }
         let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
-        guard labels.allSatisfy({ label in
-            (1...63).contains(label.utf8.count) && label.first != "-" && label.last != "-"
-                && label.unicodeScalars.allSatisfy { Self.isLetterMarkOrDigit($0) || $0 == "-" }
-        })
+        guard
+            labels.allSatisfy({ label in
+                (1...63).contains(label.utf8.count) && label.first != "-" && label.last != "-"
+                    && label.unicodeScalars.allSatisfy { Self.isLetterMarkOrDigit($0) || $0 == "-" }
+            })
         else { throw refuse("the domain must be labels of letters, digits and hyphens separated by single dots") }
         normalized = address
         skeleton = Self.skeleton(of: address)

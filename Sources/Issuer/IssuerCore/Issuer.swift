@@ -40,7 +40,8 @@ public final class Issuer: Sendable {
     ) async throws -> Issuer {
         try await Schema.migrate(database, now: Int64(clock()))
         return try Issuer(
-            database: database, keyring: keyring, config: config, challengeSecret: challengeSecret, settlement: settlement, clock: clock)
+            database: database, keyring: keyring, config: config, challengeSecret: challengeSecret, settlement: settlement,
+            clock: clock)
     }
 
     init(
@@ -56,7 +57,9 @@ public final class Issuer: Sendable {
         let now = clock()
         keyset = try Keyset.sign(
             sequence: keyring.sequence, issuedAt: now,
-            keys: keyring.issuing.map { IssuerKey(publicKey: $0.signer.publicKey, validFrom: $0.validFrom, validUntil: $0.validUntil) },
+            keys: keyring.issuing.map {
+                IssuerKey(publicKey: $0.signer.publicKey, validFrom: $0.validFrom, validUntil: $0.validUntil)
+            },
             authority: keyring.authority)
         limits = try Limits.sign(
             currency: config.currency, maxOfflineHolding: config.maxOfflineHolding, maxHops: config.maxHops,
@@ -64,11 +67,14 @@ public final class Issuer: Sendable {
             authority: keyring.authority)
         verifier = NoteVerifier(keyset: keyset, limits: limits)
         redemptions = RedemptionQueue(
-            maxBatch: 128, parallelism: max(1, config.redemptionParallelism ?? Self.defaultRedemptionParallelism(database.dialect)))
+            maxBatch: 128,
+            parallelism: max(1, config.redemptionParallelism ?? Self.defaultRedemptionParallelism(database.dialect)))
     }
 
     /// `IssuerConfig.redemptionParallelism`'s default.
-    static func defaultRedemptionParallelism(_ dialect: SQLDialect, cores: Int = ProcessInfo.processInfo.activeProcessorCount) -> Int {
+    static func defaultRedemptionParallelism(
+        _ dialect: SQLDialect, cores: Int = ProcessInfo.processInfo.activeProcessorCount
+    ) -> Int {
         dialect == .sqlite || cores < 4 ? 1 : 2
     }
 
@@ -92,7 +98,9 @@ public final class Issuer: Sendable {
     }
 
     /// Runs a transaction, mapping low-level failures to `IssuerError.storage`.
-    func transaction<T: Sendable>(durable: Bool = true, _ body: (any SQLConnection) async throws -> T) async throws(IssuerError) -> T {
+    func transaction<T: Sendable>(
+        durable: Bool = true, _ body: (any SQLConnection) async throws -> T
+    ) async throws(IssuerError) -> T {
         do {
             return try await database.transaction(durable: durable, body)
         } catch let error as IssuerError {
@@ -112,7 +120,10 @@ public final class Issuer: Sendable {
     public func promoteToAdmin(email: String) async throws(IssuerError) -> (id: Int64, wasAdmin: Bool) {
         let address = try EmailAddress(email)
         return try await transaction { conn in
-            guard let row = try await conn.queryOne("SELECT id, role FROM account WHERE email = ? AND role <> 'system'", address.normalized) else {
+            guard
+                let row = try await conn.queryOne(
+                    "SELECT id, role FROM account WHERE email = ? AND role <> 'system'", address.normalized)
+            else {
                 throw IssuerError.accountNotFound
             }
             let id = try row.int("id")
@@ -155,7 +166,8 @@ public final class Issuer: Sendable {
         // No account has an invalid address: it gets the same answer as a wrong password.
         guard let address = try? EmailAddress(email) else { throw .badCredentials }
         let row = try await transaction { conn in
-            try await conn.queryOne("SELECT id, password_hash FROM account WHERE email = ? AND role <> 'system'", address.normalized)
+            try await conn.queryOne(
+                "SELECT id, password_hash FROM account WHERE email = ? AND role <> 'system'", address.normalized)
         }
         guard let row, let hash = try? row.blob("password_hash"),
             PasswordHasher(cost: config.passwordCost).verify(password, against: hash), let id = try? row.int("id")
@@ -168,11 +180,17 @@ public final class Issuer: Sendable {
     }
 
     static func loadAccount(_ conn: any SQLConnection, _ id: Int64) async throws -> Account {
-        guard let row = try await conn.queryOne("SELECT a.id AS id, a.email AS email, a.role AS role, a.frozen AS frozen, \(Ledger.balance(of: "a")) AS balance FROM account a WHERE a.id = ?", id) else {
+        guard
+            let row = try await conn.queryOne(
+                "SELECT a.id AS id, a.email AS email, a.role AS role, a.frozen AS frozen, \(Ledger.balance(of: "a")) AS balance FROM account a WHERE a.id = ?",
+                id)
+        else {
             throw IssuerError.accountNotFound
         }
-        let outstanding = try await conn.queryOne(
-            "SELECT CAST(COALESCE(SUM(amount - redeemed), 0) AS BIGINT) AS v FROM issued_note WHERE account_id = ? AND swept = 0", id)?
+        let outstanding =
+            try await conn.queryOne(
+                "SELECT CAST(COALESCE(SUM(amount - redeemed), 0) AS BIGINT) AS v FROM issued_note WHERE account_id = ? AND swept = 0",
+                id)?
             .int("v") ?? 0
         return Account(
             id: try row.int("id"), email: try row.text("email"), role: try row.text("role"),
@@ -187,8 +205,9 @@ public final class Issuer: Sendable {
                 "SELECT id, actor_account, action, detail, created_at FROM audit_log WHERE id < ? ORDER BY id DESC LIMIT ?",
                 before ?? Int64.max, max(1, min(limit, 1000)))
             return try rows.map {
-                AuditEntry(id: try $0.int("id"), actor: try $0.optionalInt("actor_account"), action: try $0.text("action"),
-                           detail: try $0.text("detail"), createdAt: try $0.int("created_at"))
+                AuditEntry(
+                    id: try $0.int("id"), actor: try $0.optionalInt("actor_account"), action: try $0.text("action"),
+                    detail: try $0.text("detail"), createdAt: try $0.int("created_at"))
             }
         }
     }
@@ -206,7 +225,9 @@ public final class Issuer: Sendable {
         do { amount = try await settlement.confirmDeposit(account: id, amount: requested, reference: reference) } catch {
             throw .storage("settlement did not confirm the deposit: \(error)")
         }
-        guard amount > 0, amount <= Amount.max else { throw .invalidField(field: "amount", reason: "settlement confirmed nothing") }
+        guard amount > 0, amount <= Amount.max else {
+            throw .invalidField(field: "amount", reason: "settlement confirmed nothing")
+        }
         let now = self.now
         let entry = random(16)
         return try await transaction { conn in
@@ -227,17 +248,23 @@ public final class Issuer: Sendable {
         var w = ByteWriter()
         w.raw(withUnsafeBytes(of: UInt64(now).bigEndian, Array.init))
         w.raw(random(16))
-        let tag = HMAC<SHA256>.authenticationCode(for: w.bytes + withUnsafeBytes(of: account.bigEndian, Array.init), using: challengeSecret.value)
+        let tag = HMAC<SHA256>.authenticationCode(
+            for: w.bytes + withUnsafeBytes(of: account.bigEndian, Array.init), using: challengeSecret.value)
         return w.bytes + Array(tag).prefix(16)
     }
 
     /// Registers a wallet's public key to an account. The wallet proves it holds the private
     /// key by signing `"offline-wallet/v1/register-key" ‖ 0x00 ‖ challenge ‖ account id (8 bytes, big-endian)`.
-    public func registerWalletKey(account: Int64, key: PublicKeyBytes, challenge: [UInt8], signature: [UInt8]) async throws(IssuerError) {
+    public func registerWalletKey(
+        account: Int64, key: PublicKeyBytes, challenge: [UInt8], signature: [UInt8]
+    ) async throws(IssuerError) {
         guard challenge.count == 40 else { throw .badChallenge("wrong length") }
         let accountBytes = withUnsafeBytes(of: account.bigEndian, Array.init)
-        let expected = HMAC<SHA256>.authenticationCode(for: Array(challenge.prefix(24)) + accountBytes, using: challengeSecret.value)
-        guard Array(expected).prefix(16).elementsEqual(challenge.suffix(16)) else { throw .badChallenge("not issued to this account") }
+        let expected = HMAC<SHA256>.authenticationCode(
+            for: Array(challenge.prefix(24)) + accountBytes, using: challengeSecret.value)
+        guard Array(expected).prefix(16).elementsEqual(challenge.suffix(16)) else {
+            throw .badChallenge("not issued to this account")
+        }
         let issued = challenge.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         guard UInt64(now) >= issued, UInt64(now) - issued <= 300 else { throw .badChallenge("expired") }
         guard let publicKey = try? key.signingKey(), let sig = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
@@ -270,7 +297,8 @@ public final class Issuer: Sendable {
         try Self.checkIdempotencyKey(idempotencyKey)
         let now = self.now
         guard let key = keyring.current(at: UInt64(now)) else { throw .storage("no issuing key is valid now; rotate keys") }
-        let requestHash = Array(SHA256.hash(data: Array("purchase".utf8) + walletKey.bytes + withUnsafeBytes(of: amount, Array.init)))
+        let requestHash = Array(
+            SHA256.hash(data: Array("purchase".utf8) + walletKey.bytes + withUnsafeBytes(of: amount, Array.init)))
         let noteID = NoteID(uncheckedBytes: random(16))
         let entry = random(16)
         let bytes: [UInt8]
@@ -280,12 +308,14 @@ public final class Issuer: Sendable {
                 let acct = try await Self.loadAccount(conn, account)
                 if let refusal = acct.frozenRefusal { throw refusal }
                 guard try await Self.keyOwner(conn, walletKey) == account else { throw IssuerError.walletKeyNotRegistered }
-                let outstanding = try await conn.queryOne(
-                    "SELECT CAST(COALESCE(SUM(amount - redeemed), 0) AS BIGINT) AS v FROM issued_note WHERE owner_key = ? AND swept = 0",
-                    walletKey.bytes)?.uint("v") ?? 0
+                let outstanding =
+                    try await conn.queryOne(
+                        "SELECT CAST(COALESCE(SUM(amount - redeemed), 0) AS BIGINT) AS v FROM issued_note WHERE owner_key = ? AND swept = 0",
+                        walletKey.bytes)?.uint("v") ?? 0
                 guard outstanding + amount <= self.config.maxOfflineHolding else {
                     throw IssuerError.holdingLimitExceeded(
-                        limit: self.config.maxOfflineHolding, outstanding: outstanding, requested: amount, currency: self.config.currency)
+                        limit: self.config.maxOfflineHolding, outstanding: outstanding, requested: amount,
+                        currency: self.config.currency)
                 }
                 let note = try IssuedNote.issue(
                     noteID: noteID, currency: self.config.currency, amount: amount, owner: walletKey, issuedAt: UInt64(now),
@@ -293,7 +323,10 @@ public final class Issuer: Sendable {
                 let float = try await self.systemAccount(conn, .float)
                 try await Ledger.post(
                     conn, kind: "purchase", reference: noteID.bytes,
-                    postings: [.init(account: account, amount: -Int64(amount), mustStayNonNegative: true), .init(account: float, amount: Int64(amount), sharded: true)],
+                    postings: [
+                        .init(account: account, amount: -Int64(amount), mustStayNonNegative: true),
+                        .init(account: float, amount: Int64(amount), sharded: true),
+                    ],
                     entry: entry, now: now)
                 try await conn.execute(
                     "INSERT INTO issued_note(note_id, state_ref, account_id, owner_key, amount, issued_at, expires_at, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -313,7 +346,9 @@ public final class Issuer: Sendable {
             case .storage, .insufficientFunds, .holdingLimitExceeded: break
             default: throw error
             }
-            let stored = try? await transaction { conn in try await Self.idempotentReplay(conn, account, idempotencyKey, requestHash) }
+            let stored = try? await transaction { conn in
+                try await Self.idempotentReplay(conn, account, idempotencyKey, requestHash)
+            }
             guard let replay = stored ?? nil else { throw error }
             bytes = replay
         }
@@ -327,16 +362,20 @@ public final class Issuer: Sendable {
         }
     }
 
-    static func idempotentReplay(_ conn: any SQLConnection, _ account: Int64, _ key: String, _ hash: [UInt8]) async throws -> [UInt8]? {
-        guard let row = try await conn.queryOne(
-            "SELECT request_hash, response FROM idempotency WHERE account_id = ? AND key = ?", account, key)
+    static func idempotentReplay(
+        _ conn: any SQLConnection, _ account: Int64, _ key: String, _ hash: [UInt8]
+    ) async throws -> [UInt8]? {
+        guard
+            let row = try await conn.queryOne(
+                "SELECT request_hash, response FROM idempotency WHERE account_id = ? AND key = ?", account, key)
         else { return nil }
         guard try row.blob("request_hash") == hash else { throw IssuerError.idempotencyConflict }
         return try row.blob("response")
     }
 
     static func storeIdempotent(
-        _ conn: any SQLConnection, _ account: Int64, _ key: String, _ operation: String, _ hash: [UInt8], _ response: [UInt8], _ now: Int64
+        _ conn: any SQLConnection, _ account: Int64, _ key: String, _ operation: String, _ hash: [UInt8], _ response: [UInt8],
+        _ now: Int64
     ) async throws {
         // A concurrent request with the same key fails here and rolls back whole: at most one wins.
         try await conn.execute(
@@ -347,7 +386,9 @@ public final class Issuer: Sendable {
     // MARK: Online send
 
     /// Moves money between two accounts, once per idempotency key.
-    public func send(from account: Int64, toEmail: String, amount: UInt64, idempotencyKey: String) async throws(IssuerError) -> Account {
+    public func send(
+        from account: Int64, toEmail: String, amount: UInt64, idempotencyKey: String
+    ) async throws(IssuerError) -> Account {
         guard amount > 0, amount <= Amount.max else { throw .invalidField(field: "amount", reason: "must be positive") }
         try Self.checkIdempotencyKey(idempotencyKey)
         let now = self.now
@@ -355,17 +396,23 @@ public final class Issuer: Sendable {
         // By the normalized address only, never the look-alike skeleton: a payer who types a
         // plain address must not reach an account that merely looks like it.
         let email = try EmailAddress(toEmail, field: "to").normalized
-        let requestHash = Array(SHA256.hash(data: Array("send".utf8) + Array(email.utf8) + withUnsafeBytes(of: amount, Array.init)))
+        let requestHash = Array(
+            SHA256.hash(data: Array("send".utf8) + Array(email.utf8) + withUnsafeBytes(of: amount, Array.init)))
         return try await transaction { conn in
             if try await Self.idempotentReplay(conn, account, idempotencyKey, requestHash) == nil {
                 let sender = try await Self.loadAccount(conn, account)
                 if let refusal = sender.frozenRefusal { throw refusal }
-                guard let to = try await conn.queryOne("SELECT id FROM account WHERE email = ? AND role <> 'system'", email)?.int("id"),
+                guard
+                    let to = try await conn.queryOne("SELECT id FROM account WHERE email = ? AND role <> 'system'", email)?.int(
+                        "id"),
                     to != account
                 else { throw IssuerError.invalidField(field: "to", reason: "no other account with this email") }
                 try await Ledger.post(
                     conn, kind: "send", reference: nil,
-                    postings: [.init(account: account, amount: -Int64(amount), mustStayNonNegative: true), .init(account: to, amount: Int64(amount))],
+                    postings: [
+                        .init(account: account, amount: -Int64(amount), mustStayNonNegative: true),
+                        .init(account: to, amount: Int64(amount)),
+                    ],
                     entry: entry, now: now)
                 try await Self.storeIdempotent(conn, account, idempotencyKey, "send", requestHash, [], now)
             }
@@ -391,8 +438,10 @@ public final class Issuer: Sendable {
         try await transaction { conn in
             let target = try await Self.loadAccount(conn, account)
             try target.checkFreezable()
-            try await conn.execute("UPDATE account SET frozen = ? WHERE id = ?", frozen ? Account.frozenByOperatorMark : 0, account)
-            try await audit(conn, actor: admin, frozen ? "freeze" : "unfreeze", "account \(account) (\(target.email)): \(checked)")
+            try await conn.execute(
+                "UPDATE account SET frozen = ? WHERE id = ?", frozen ? Account.frozenByOperatorMark : 0, account)
+            try await audit(
+                conn, actor: admin, frozen ? "freeze" : "unfreeze", "account \(account) (\(target.email)): \(checked)")
         }
     }
 
@@ -419,23 +468,30 @@ public final class Issuer: Sendable {
     public func checkLedger() async throws(IssuerError) -> [String] {
         try await transaction { conn in
             var problems: [String] = []
-            for row in try await conn.query("SELECT entry, CAST(SUM(amount) AS BIGINT) AS total FROM journal GROUP BY entry HAVING SUM(amount) <> 0") {
+            for row in try await conn.query(
+                "SELECT entry, CAST(SUM(amount) AS BIGINT) AS total FROM journal GROUP BY entry HAVING SUM(amount) <> 0")
+            {
                 problems.append("entry \(Hex.encode(try row.blob("entry"))) sums to \(try row.int("total"))")
             }
             for row in try await conn.query(
                 // One pass over the journal (a join and GROUP BY); a subquery per account would walk
                 // each account's postings by index, minutes at 10^7 notes.
-                "SELECT a.id AS id, \(Ledger.balance(of: "a")) AS balance, CAST(COALESCE(SUM(j.amount), 0) AS BIGINT) AS journal FROM account a LEFT JOIN journal j ON j.account_id = a.id GROUP BY a.id, a.balance")
+                "SELECT a.id AS id, \(Ledger.balance(of: "a")) AS balance, CAST(COALESCE(SUM(j.amount), 0) AS BIGINT) AS journal FROM account a LEFT JOIN journal j ON j.account_id = a.id GROUP BY a.id, a.balance"
+            )
             where try row.int("balance") != row.int("journal") {
-                problems.append("account \(try row.int("id")) balance \(try row.int("balance")) ≠ journal \(try row.int("journal"))")
+                problems.append(
+                    "account \(try row.int("id")) balance \(try row.int("balance")) ≠ journal \(try row.int("journal"))")
             }
             for row in try await conn.query(
-                "SELECT DISTINCT s.account_id AS id FROM balance_shard s JOIN account a ON a.id = s.account_id WHERE a.role <> 'system'")
-            {
+                "SELECT DISTINCT s.account_id AS id FROM balance_shard s JOIN account a ON a.id = s.account_id WHERE a.role <> 'system'"
+            ) {
                 problems.append("account \(try row.int("id")) is not a system account but has balance shards")
             }
             let float = try await conn.queryOne("SELECT \(Ledger.balance(of: .float)) AS balance")?.int("balance") ?? 0
-            let notes = try await conn.queryOne("SELECT CAST(COALESCE(SUM(amount - redeemed), 0) AS BIGINT) AS v FROM issued_note WHERE swept = 0")?.int("v") ?? 0
+            let notes =
+                try await conn.queryOne(
+                    "SELECT CAST(COALESCE(SUM(amount - redeemed), 0) AS BIGINT) AS v FROM issued_note WHERE swept = 0")?.int("v")
+                ?? 0
             if float != notes { problems.append("float \(float) ≠ unredeemed notes \(notes)") }
             return problems
         }

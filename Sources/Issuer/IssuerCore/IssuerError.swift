@@ -85,7 +85,8 @@ public enum IssuerError: Error, Equatable, Sendable, CustomStringConvertible {
         case .emailLookAlike:
             "An account exists whose address looks the same (it differs only in letter case, width or look-alike letters). Log in with that address or use another one."
         case .badCredentials: "Wrong email or password."
-        case .sessionEnded: "This login session has ended (logged out, expired or revoked). Log in again with your email and password."
+        case .sessionEnded:
+            "This login session has ended (logged out, expired or revoked). Log in again with your email and password."
         case .accountNotFound: "No such account."
         case .accountFrozen: "This account is frozen after a double spend. Contact support."
         case .accountFrozenByOperator: "This account was frozen by the issuer's operator. Contact support."

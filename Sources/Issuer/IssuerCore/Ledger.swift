@@ -90,8 +90,12 @@ enum Ledger {
         /// in key order), then shards (every transaction locks account rows before shard rows).
         private func changes() -> Changes {
             Changes(
-                accounts: byAccount.filter { $0.value != 0 }.sorted { $0.key < $1.key }.map { ($0.key as any SQLBindable, $0.value) },
-                notes: redeemedByNote.filter { $0.value != 0 }.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { ($0.key as any SQLBindable, $0.value) },
+                accounts: byAccount.filter { $0.value != 0 }.sorted { $0.key < $1.key }.map {
+                    ($0.key as any SQLBindable, $0.value)
+                },
+                notes: redeemedByNote.filter { $0.value != 0 }.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map {
+                    ($0.key as any SQLBindable, $0.value)
+                },
                 shards: bySharded.filter { $0.value != 0 }.sorted { $0.key < $1.key })
         }
 
@@ -116,12 +120,17 @@ enum Ledger {
                 for start in stride(from: 0, to: journal.count, by: 500) {
                     let chunk = journal[start..<min(start + 500, journal.count)]
                     try await conn.execute(
-                        "INSERT INTO journal(\(Self.journalColumns)) VALUES " + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "),
+                        "INSERT INTO journal(\(Self.journalColumns)) VALUES "
+                            + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", "),
                         chunk.flatMap { $0 })
                 }
-                try await Self.addAllOnSQLite(conn, table: "account", key: "id", keyKind: .bigint, column: "balance", changes.accounts)
-                try await Self.addAllOnSQLite(conn, table: "issued_note", key: "note_id", keyKind: .bytea, column: "redeemed", changes.notes)
-                for (account, delta) in changes.shards { try await Ledger.addToShard(conn, account: account, shard: shard, delta) }
+                try await Self.addAllOnSQLite(
+                    conn, table: "account", key: "id", keyKind: .bigint, column: "balance", changes.accounts)
+                try await Self.addAllOnSQLite(
+                    conn, table: "issued_note", key: "note_id", keyKind: .bytea, column: "redeemed", changes.notes)
+                for (account, delta) in changes.shards {
+                    try await Ledger.addToShard(conn, account: account, shard: shard, delta)
+                }
             }
             reset()
         }
@@ -138,7 +147,9 @@ enum Ledger {
 
         private func statement(_ changes: Changes) throws -> Statement {
             var out = Statement()
-            if let part = try Ledger.addAllPart("a", table: "account", key: "id", keyKind: .bigint, column: "balance", changes.accounts) {
+            if let part = try Ledger.addAllPart(
+                "a", table: "account", key: "id", keyKind: .bigint, column: "balance", changes.accounts)
+            {
                 out.ctes += part.ctes
                 out.binds += part.binds
                 out.counts.append(("a_upd", changes.accounts.count))
@@ -156,9 +167,11 @@ enum Ledger {
                     let (low, high) = Ledger.bounds(adding: change.value)
                     return [change.key, change.value, low, high]
                 }
-                let bulk = try BulkColumns(rows, columns: [.init(.bigint), .init(.bigint), .init(.bigint), .init(.bigint)], alias: "s")
+                let bulk = try BulkColumns(
+                    rows, columns: [.init(.bigint), .init(.bigint), .init(.bigint), .init(.bigint)], alias: "s")
                 out.ctes.append("s_v(k, delta, low, high) AS (SELECT \(bulk.select) FROM \(bulk.from))")
-                out.ctes.append("""
+                out.ctes.append(
+                    """
                     s_upd AS (UPDATE balance_shard SET balance = balance_shard.balance + s_v.delta FROM s_v
                     WHERE balance_shard.account_id = s_v.k AND balance_shard.shard = CAST(? AS BIGINT)
                     AND balance_shard.balance BETWEEN s_v.low AND s_v.high RETURNING balance_shard.account_id)
@@ -168,7 +181,11 @@ enum Ledger {
             }
             if !journal.isEmpty {
                 let bulk = try BulkColumns(
-                    journal, columns: [.init(.bytea), .init(.bigint), .init(.bigint), .init(.text), .init(.bytea, nullable: true), .init(.bigint)], alias: "j")
+                    journal,
+                    columns: [
+                        .init(.bytea), .init(.bigint), .init(.bigint), .init(.text), .init(.bytea, nullable: true),
+                        .init(.bigint),
+                    ], alias: "j")
                 out.ctes.append("j_ins AS (INSERT INTO journal(\(Self.journalColumns)) SELECT \(bulk.select) FROM \(bulk.from))")
                 out.binds += bulk.binds
             }
@@ -190,14 +207,22 @@ enum Ledger {
             let statement = try statement(changes)
             guard !statement.ctes.isEmpty else { return }
             let counts = statement.counts
-            let select = counts.isEmpty ? "SELECT 0 AS none" : "SELECT " + counts.map { "(SELECT CAST(COUNT(*) AS BIGINT) FROM \($0.column)) AS \($0.column)" }.joined(separator: ", ")
-            guard let row = try await conn.query("WITH " + statement.ctes.joined(separator: ",\n") + "\n" + select, statement.binds).first else {
+            let select =
+                counts.isEmpty
+                ? "SELECT 0 AS none"
+                : "SELECT "
+                    + counts.map { "(SELECT CAST(COUNT(*) AS BIGINT) FROM \($0.column)) AS \($0.column)" }.joined(separator: ", ")
+            guard
+                let row = try await conn.query("WITH " + statement.ctes.joined(separator: ",\n") + "\n" + select, statement.binds)
+                    .first
+            else {
                 throw IssuerError.storage("the batch's balance statement returned no row")
             }
             for (column, expected) in counts where try row.int(column) != expected {
-                if column == "n_upd", try await conn.queryOne(
-                    "SELECT 1 AS swept FROM issued_note WHERE note_id = ANY(CAST(? AS BYTEA[])) AND swept <> 0",
-                    SQLValue.blobs(Array(redeemedByNote.keys))) != nil
+                if column == "n_upd",
+                    try await conn.queryOne(
+                        "SELECT 1 AS swept FROM issued_note WHERE note_id = ANY(CAST(? AS BYTEA[])) AND swept <> 0",
+                        SQLValue.blobs(Array(redeemedByNote.keys))) != nil
                 {
                     // The expiry sweep refunded a note after the batch read it: run the batch
                     // again, and its lookup answers the note's chains `expired`.
@@ -205,7 +230,8 @@ enum Ledger {
                 }
                 if column == "s_upd" {
                     // As `addToShard` tells them apart: a missing row is a broken schema, not an overflow.
-                    for (account, _) in changes.shards where try await conn.queryOne(
+                    for (account, _) in changes.shards
+                    where try await conn.queryOne(
                         "SELECT shard FROM balance_shard WHERE account_id = ? AND shard = ?", account, Int64(shard)) == nil
                     {
                         throw IssuerError.storage("balance shard \(shard) of account \(account) missing; migrations did not run")
@@ -223,7 +249,9 @@ enum Ledger {
         /// missing shard), the statement fails with `SQLError.failed` and has written nothing.
         /// It never reports why: the caller writes the batch again in a transaction, which does.
         /// The locks come in the order `applyInOneStatement` takes them, after the leading CTE's.
-        func applyCommittingAlone(_ conn: any SQLConnection, leading: (ctes: [String], name: String, binds: [any SQLBindable], expected: Int)) async throws {
+        func applyCommittingAlone(
+            _ conn: any SQLConnection, leading: (ctes: [String], name: String, binds: [any SQLBindable], expected: Int)
+        ) async throws {
             var statement = try statement(changes())
             statement.ctes.insert(contentsOf: leading.ctes, at: 0)
             statement.binds.insert(contentsOf: leading.binds, at: 0)
@@ -235,7 +263,8 @@ enum Ledger {
             let all = counts.map { "(SELECT COUNT(*) FROM \($0.0)) = CAST(? AS BIGINT)" }.joined(separator: " AND ")
             let select = "SELECT CAST(CASE WHEN \(all) THEN '0' ELSE '\(Self.shortCountMessage)' END AS BIGINT) AS ok"
             _ = try await conn.query(
-                "WITH " + statement.ctes.joined(separator: ",\n") + "\n" + select, statement.binds + counts.map { Int64($0.1) as any SQLBindable })
+                "WITH " + statement.ctes.joined(separator: ",\n") + "\n" + select,
+                statement.binds + counts.map { Int64($0.1) as any SQLBindable })
             reset()
         }
 
@@ -246,12 +275,17 @@ enum Ledger {
         /// (`amountOverflow`, which rolls the whole batch back) if any row would leave Int64: such
         /// a row fails its bounds and is not updated, and the count shows it. (PostgreSQL writes
         /// a batch's changes with `applyInOneStatement`.)
-        static func addAllOnSQLite(_ conn: any SQLConnection, table: String, key: String, keyKind: BulkColumns.Kind, column: String,
-                           _ changes: [(any SQLBindable, Int64)]) async throws {
+        static func addAllOnSQLite(
+            _ conn: any SQLConnection, table: String, key: String, keyKind: BulkColumns.Kind, column: String,
+            _ changes: [(any SQLBindable, Int64)]
+        ) async throws {
             guard !changes.isEmpty else { return }
             let keyType = keyKind == .bigint ? "BIGINT" : "BLOB"
-            let values = Array(repeating: "(CAST(? AS \(keyType)), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT))", count: changes.count)
-                .joined(separator: ", ")
+            let values = Array(
+                repeating: "(CAST(? AS \(keyType)), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT))",
+                count: changes.count
+            )
+            .joined(separator: ", ")
             let binds = changes.flatMap { change -> [any SQLBindable] in
                 let (low, high) = Ledger.bounds(adding: change.1)
                 return [change.0, change.1, low, high]
@@ -334,7 +368,8 @@ enum Ledger {
     /// key, and two batches would deadlock on each other's journal rows. `condition` is one
     /// more the updated rows must meet (a row that fails it is not updated, and counts short).
     static func addAllPart(
-        _ name: String, table: String, key: String, keyKind: BulkColumns.Kind, column: String, _ changes: [(any SQLBindable, Int64)],
+        _ name: String, table: String, key: String, keyKind: BulkColumns.Kind, column: String,
+        _ changes: [(any SQLBindable, Int64)],
         condition: String? = nil
     ) throws -> (ctes: [String], binds: [any SQLBindable])? {
         guard !changes.isEmpty else { return nil }
@@ -344,14 +379,16 @@ enum Ledger {
         }
         let bulk = try BulkColumns(rows, columns: [.init(keyKind), .init(.bigint), .init(.bigint), .init(.bigint)], alias: name)
         let v = "\(name)_v", locked = "\(name)_locked"
-        return ([
-            "\(v)(k, delta, low, high) AS (SELECT \(bulk.select) FROM \(bulk.from))",
-            "\(locked) AS (SELECT t.\(key) AS k FROM \(table) t JOIN \(v) ON t.\(key) = \(v).k ORDER BY t.\(key) FOR NO KEY UPDATE OF t)",
-            """
-            \(name)_upd AS (UPDATE \(table) SET \(column) = \(table).\(column) + \(v).delta FROM \(v) JOIN \(locked) ON \(locked).k = \(v).k
-            WHERE \(table).\(key) = \(v).k AND \(table).\(column) BETWEEN \(v).low AND \(v).high\(condition.map { " AND " + $0 } ?? "") RETURNING \(table).\(key))
-            """,
-        ], bulk.binds)
+        return (
+            [
+                "\(v)(k, delta, low, high) AS (SELECT \(bulk.select) FROM \(bulk.from))",
+                "\(locked) AS (SELECT t.\(key) AS k FROM \(table) t JOIN \(v) ON t.\(key) = \(v).k ORDER BY t.\(key) FOR NO KEY UPDATE OF t)",
+                """
+                \(name)_upd AS (UPDATE \(table) SET \(column) = \(table).\(column) + \(v).delta FROM \(v) JOIN \(locked) ON \(locked).k = \(v).k
+                WHERE \(table).\(key) = \(v).k AND \(table).\(column) BETWEEN \(v).low AND \(v).high\(condition.map { " AND " + $0 } ?? "") RETURNING \(table).\(key))
+                """,
+            ], bulk.binds
+        )
     }
 
     /// `balance_shard.balance += delta` for one shard, refusing (`amountOverflow`) a sum that
@@ -363,7 +400,10 @@ enum Ledger {
             "UPDATE balance_shard SET balance = balance + ? WHERE account_id = ? AND shard = ? AND balance BETWEEN ? AND ? RETURNING shard",
             delta, account, Int64(shard), low, high)
         guard updated.isEmpty else { return }
-        guard try await conn.queryOne("SELECT shard FROM balance_shard WHERE account_id = ? AND shard = ?", account, Int64(shard)) != nil else {
+        guard
+            try await conn.queryOne("SELECT shard FROM balance_shard WHERE account_id = ? AND shard = ?", account, Int64(shard))
+                != nil
+        else {
             throw IssuerError.storage("balance shard \(shard) of account \(account) missing; migrations did not run")
         }
         throw IssuerError.amountOverflow

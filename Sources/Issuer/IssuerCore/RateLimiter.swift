@@ -71,12 +71,13 @@ final class RateLimiter: Sendable {
         let totals = try await database.transaction(durable: false) { conn -> [(Key, Int64)] in
             var totals: [(Key, Int64)] = []
             for (key, n) in pending.sorted(by: { ($0.0.bucket, $0.0.window) < ($1.0.bucket, $1.0.window) }) {
-                let hits = try await conn.queryOne(
-                    """
-                    INSERT INTO rate_limit(bucket, window_start, hits) VALUES (?, ?, ?)
-                    ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_limit.hits + excluded.hits RETURNING hits
-                    """,
-                    key.bucket, key.window, n)?.int("hits") ?? n
+                let hits =
+                    try await conn.queryOne(
+                        """
+                        INSERT INTO rate_limit(bucket, window_start, hits) VALUES (?, ?, ?)
+                        ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_limit.hits + excluded.hits RETURNING hits
+                        """,
+                        key.bucket, key.window, n)?.int("hits") ?? n
                 totals.append((key, hits))
             }
             return totals

@@ -17,10 +17,13 @@ extension Issuer {
     /// rule 5): a state already spent is retired (`already_spent`, no fraud case), and each
     /// state exchanged is remembered so that a transfer of it the old device surfaces later is
     /// a restore conflict, not fraud.
-    public func refresh(account: Int64, walletKey: PublicKeyBytes, chains: [[UInt8]], restore: Bool = false) async throws(IssuerError)
+    public func refresh(
+        account: Int64, walletKey: PublicKeyBytes, chains: [[UInt8]], restore: Bool = false
+    ) async throws(IssuerError)
         -> (results: [RedeemResult], notes: [Chain])
     {
-        let results = restore
+        let results =
+            restore
             ? try await exchangeRestored(account: account, walletKey: walletKey, chains: chains)
             : try await redeem(account: account, chains: chains)
         var total: UInt64 = 0
@@ -42,7 +45,9 @@ extension Issuer {
 
 extension Issuer {
     /// Redeems restored states one by one, remembering each exchange under the new wallet key.
-    func exchangeRestored(account: Int64, walletKey: PublicKeyBytes, chains: [[UInt8]]) async throws(IssuerError) -> [RedeemResult] {
+    func exchangeRestored(
+        account: Int64, walletKey: PublicKeyBytes, chains: [[UInt8]]
+    ) async throws(IssuerError) -> [RedeemResult] {
         guard (1...64).contains(chains.count) else { throw .invalidField(field: "chains", reason: "1 to 64 chains") }
         var results: [RedeemResult] = []
         for bytes in chains {
@@ -59,42 +64,51 @@ extension Issuer {
                 continue
             }
             let item = RedemptionItem(account: account, state: state, entry: random(16))
-            results.append(try await transaction { conn -> RedeemResult in
-                if let existing = try await conn.queryOne("SELECT kind, account_id, amount FROM spent_state WHERE state_ref = ?", state.ref.bytes) {
-                    guard try existing.text("kind") == "redeem" else {
-                        return .invalid(code: "already_spent", reason: "the old device already spent this note; it is retired, not exchanged")
+            results.append(
+                try await transaction { conn -> RedeemResult in
+                    if let existing = try await conn.queryOne(
+                        "SELECT kind, account_id, amount FROM spent_state WHERE state_ref = ?", state.ref.bytes)
+                    {
+                        guard try existing.text("kind") == "redeem" else {
+                            return .invalid(
+                                code: "already_spent",
+                                reason: "the old device already spent this note; it is retired, not exchanged")
+                        }
+                        guard try existing.optionalInt("account_id") == account else {
+                            return .invalid(code: "not_owner", reason: "redeemed by another account")
+                        }
+                        // Only this wallet's own exchange is answered again (a retry after a lost
+                        // answer gets its notes back through the purchase's idempotency key). A
+                        // state another restore of the backup exchanged, or that the account
+                        // redeemed before, has its value elsewhere: counting it again would buy
+                        // notes the account already paid for.
+                        let exchange = try await conn.queryOne(
+                            "SELECT restore_key FROM restore_exchange WHERE state_ref = ?", state.ref.bytes)
+                        switch try exchange?.blob("restore_key") {
+                        case walletKey.bytes?:
+                            return .alreadyCredited(amount: try existing.uint("amount"))
+                        case .some:
+                            return .invalid(
+                                code: "already_exchanged",
+                                reason:
+                                    "another restore of this backup already exchanged this note; its value is in that wallet's notes"
+                            )
+                        case nil:
+                            return .invalid(
+                                code: "already_redeemed",
+                                reason: "this account already redeemed this note; its value is in the account's balance")
+                        }
                     }
-                    guard try existing.optionalInt("account_id") == account else {
-                        return .invalid(code: "not_owner", reason: "redeemed by another account")
+                    let deltas = Ledger.Deltas(shard: Int.random(in: 0..<Ledger.shardCount))
+                    let result = try await self.write(item, conn, deltas)
+                    try await deltas.apply(conn)
+                    if case .credited = result {
+                        try await conn.execute(
+                            "INSERT INTO restore_exchange(state_ref, account_id, restore_key, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (state_ref) DO NOTHING",
+                            state.ref.bytes, account, walletKey.bytes, now)
                     }
-                    // Only this wallet's own exchange is answered again (a retry after a lost
-                    // answer gets its notes back through the purchase's idempotency key). A
-                    // state another restore of the backup exchanged, or that the account
-                    // redeemed before, has its value elsewhere: counting it again would buy
-                    // notes the account already paid for.
-                    let exchange = try await conn.queryOne("SELECT restore_key FROM restore_exchange WHERE state_ref = ?", state.ref.bytes)
-                    switch try exchange?.blob("restore_key") {
-                    case walletKey.bytes?:
-                        return .alreadyCredited(amount: try existing.uint("amount"))
-                    case .some:
-                        return .invalid(
-                            code: "already_exchanged",
-                            reason: "another restore of this backup already exchanged this note; its value is in that wallet's notes")
-                    case nil:
-                        return .invalid(
-                            code: "already_redeemed", reason: "this account already redeemed this note; its value is in the account's balance")
-                    }
-                }
-                let deltas = Ledger.Deltas(shard: Int.random(in: 0..<Ledger.shardCount))
-                let result = try await self.write(item, conn, deltas)
-                try await deltas.apply(conn)
-                if case .credited = result {
-                    try await conn.execute(
-                        "INSERT INTO restore_exchange(state_ref, account_id, restore_key, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (state_ref) DO NOTHING",
-                        state.ref.bytes, account, walletKey.bytes, now)
-                }
-                return result
-            })
+                    return result
+                })
             CrashPoints.reach(.issuerRestoreExchanged)
         }
         return results
@@ -106,7 +120,9 @@ extension Issuer {
     /// already redeemed (paid at redemption) or held by the cheater's own account. So an honest
     /// wallet paid from a cheater's losing branch, and refused by a payee who had seen the
     /// other branch, is still credited.
-    func losingBranchHolders(_ conn: any SQLConnection, noteID: [UInt8]) async throws -> [(cheater: Int64, holders: [Int64: Int64])] {
+    func losingBranchHolders(
+        _ conn: any SQLConnection, noteID: [UInt8]
+    ) async throws -> [(cheater: Int64, holders: [Int64: Int64])] {
         let cases = try await conn.query(
             "SELECT second_transfer, cheater_account FROM fraud_case WHERE note_id = ? AND second_transfer IS NOT NULL AND cheater_account IS NOT NULL ORDER BY id",
             noteID)
@@ -117,7 +133,9 @@ extension Issuer {
         }
         var out: [(cheater: Int64, holders: [Int64: Int64])] = []
         for row in cases {
-            guard let bytes = try row.optionalBlob("second_transfer"), let second = try? Transfer(decoding: bytes) else { continue }
+            guard let bytes = try row.optionalBlob("second_transfer"), let second = try? Transfer(decoding: bytes) else {
+                continue
+            }
             let cheater = try row.int("cheater_account")
             var stack: [(ref: [UInt8], owner: [UInt8], signer: [UInt8]?, amount: UInt64, depth: Int)] = []
             for (i, output) in second.outputs.enumerated() where spent[second.outputRef(i).bytes]?.kind == "transfer" {
@@ -133,7 +151,9 @@ extension Issuer {
                     if account != cheater { holders[account, default: 0] += Int64(clamping: next.amount) }
                     continue
                 }
-                guard seen.kind == "transfer", let transfer = seen.transfer, next.depth < 64, let t = try? Transfer(decoding: transfer) else { continue }
+                guard seen.kind == "transfer", let transfer = seen.transfer, next.depth < 64,
+                    let t = try? Transfer(decoding: transfer)
+                else { continue }
                 for (i, output) in t.outputs.enumerated() {
                     stack.append((t.outputRef(i).bytes, output.owner.bytes, next.owner, output.amount, next.depth + 1))
                 }
@@ -156,7 +176,10 @@ extension Issuer {
             guard let bytes = try row.optionalBlob("transfer"), let other = try? Transfer(decoding: bytes),
                 other.hash != payment.hash, other.signerKeyID != payment.signerKeyID
             else { continue }
-            if try await conn.queryOne("SELECT 1 AS taken FROM spent_state WHERE state_ref = ?", other.outputRef(0).bytes) != nil { return true }
+            if try await conn.queryOne("SELECT 1 AS taken FROM spent_state WHERE state_ref = ?", other.outputRef(0).bytes) != nil
+            {
+                return true
+            }
         }
         return false
     }
@@ -166,7 +189,9 @@ extension Issuer {
     /// the key that signed it over, else of the purchaser — except a payment its payee refused
     /// (`requestPaidByAnother`), which goes to the signer's account first. Amounts sum to at most `remaining`;
     /// whatever is left goes to the purchaser.
-    func lastHolders(_ conn: any SQLConnection, noteID: [UInt8], root: [UInt8], rootOwner: [UInt8], purchaser: Int64, remaining: Int64)
+    func lastHolders(
+        _ conn: any SQLConnection, noteID: [UInt8], root: [UInt8], rootOwner: [UInt8], purchaser: Int64, remaining: Int64
+    )
         async throws -> [(account: Int64, amount: Int64)]
     {
         var spent: [[UInt8]: (kind: String, transfer: [UInt8]?)] = [:]
@@ -189,7 +214,11 @@ extension Issuer {
                 let transfer = try? Transfer(decoding: bytes)
             else { continue }
             for (i, output) in transfer.outputs.enumerated() {
-                stack.append((transfer.outputRef(i).bytes, output.owner.bytes, next.owner, output.amount, next.depth + 1, i == 0 ? transfer : nil))
+                stack.append(
+                    (
+                        transfer.outputRef(i).bytes, output.owner.bytes, next.owner, output.amount, next.depth + 1,
+                        i == 0 ? transfer : nil
+                    ))
             }
         }
         var left = remaining

@@ -130,8 +130,10 @@ extension Issuer {
         if conn.dialect == .postgres {
             lookup = ("= ANY(CAST(? AS BYTEA[]))", "= ANY(CAST(? AS BYTEA[]))", [SQLValue.blobs(notes), SQLValue.blobs(keys)])
         } else {
-            lookup = ("IN (\(Array(repeating: "?", count: notes.count).joined(separator: ", ")))",
-                      "IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))", notes + keys)
+            lookup = (
+                "IN (\(Array(repeating: "?", count: notes.count).joined(separator: ", ")))",
+                "IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))", notes + keys
+            )
         }
         for row in try await conn.query(
             """
@@ -162,7 +164,8 @@ extension Issuer {
     /// A chain whose issuer signature is still unverified is settled against its note's record
     /// first. If the record does not settle it, its result is nil and nothing of it is written:
     /// the caller verifies the signature outside the transaction (see `redeemOne`).
-    func writeInTransaction(_ pending: [PendingRedemption], _ conn: any SQLConnection, shard: Int) async throws -> [RedeemResult?] {
+    func writeInTransaction(_ pending: [PendingRedemption], _ conn: any SQLConnection, shard: Int) async throws -> [RedeemResult?]
+    {
         let now = self.now
         let deltas = Ledger.Deltas(shard: shard)
         var results = [RedeemResult?](repeating: nil, count: pending.count)
@@ -184,7 +187,8 @@ extension Issuer {
 
     /// `writeInTransaction` for the chains verified in full, with the batch's lookups.
     func writeVerified(
-        _ batch: [RedemptionItem], _ conn: any SQLConnection, _ deltas: Ledger.Deltas, swept: [[UInt8]: Int64], owners: [[UInt8]: Int64], now: Int64
+        _ batch: [RedemptionItem], _ conn: any SQLConnection, _ deltas: Ledger.Deltas, swept: [[UInt8]: Int64],
+        owners: [[UInt8]: Int64], now: Int64
     ) async throws -> [RedeemResult] {
         var results = [RedeemResult?](repeating: nil, count: batch.count)
         // Items that touch no state another item touches go through the bulk insert.
@@ -195,7 +199,8 @@ extension Issuer {
             let refs = item.states
             let prepared = KnownBeforeWrite(swept: swept[item.state.noteID.bytes], owner: owners[item.state.owner.bytes])
             guard prepared.swept == 0, prepared.owner == item.account else {
-                results[i] = try await write(item, conn, deltas, prepared: KnownBeforeWrite(swept: prepared.swept, owner: prepared.owner, inserted: []))
+                results[i] = try await write(
+                    item, conn, deltas, prepared: KnownBeforeWrite(swept: prepared.swept, owner: prepared.owner, inserted: []))
                 continue
             }
             if refs.contains(where: seen.contains) { oneByOne.append(i) } else { bulk.append(i) }
@@ -205,10 +210,13 @@ extension Issuer {
         let inserted = try await Self.insertSpent(conn, rows.flatMap { $0 })
         for (n, i) in bulk.enumerated() {
             let mine = Set(rows[n].compactMap { $0.first as? [UInt8] }).intersection(inserted)
-            results[i] = try await write(batch[i], conn, deltas, prepared: KnownBeforeWrite(swept: 0, owner: batch[i].account, inserted: mine))
+            results[i] = try await write(
+                batch[i], conn, deltas, prepared: KnownBeforeWrite(swept: 0, owner: batch[i].account, inserted: mine))
         }
         for i in oneByOne {
-            results[i] = try await write(batch[i], conn, deltas, prepared: KnownBeforeWrite(swept: swept[batch[i].state.noteID.bytes], owner: owners[batch[i].state.owner.bytes]))
+            results[i] = try await write(
+                batch[i], conn, deltas,
+                prepared: KnownBeforeWrite(swept: swept[batch[i].state.noteID.bytes], owner: owners[batch[i].state.owner.bytes]))
         }
         try await deltas.apply(conn)
         return results.map { $0 ?? .invalid(code: "internal", reason: "not processed") }
@@ -230,7 +238,8 @@ extension Issuer {
         var rows = edgeRows(state, now: now)
         let marker = Array(SHA256.hash(data: Self.redeemMarker + state.ref.bytes))
         rows.append([
-            state.ref.bytes, marker, "redeem", SQLValue.null, state.chain.encoded, state.noteID.bytes, item.account, state.amount, "float", now,
+            state.ref.bytes, marker, "redeem", SQLValue.null, state.chain.encoded, state.noteID.bytes, item.account, state.amount,
+            "float", now,
             SQLValue.null, SQLValue.null,
         ])
         return rows
@@ -240,13 +249,16 @@ extension Issuer {
     /// owner and the nonce).
     func edgeRows(_ state: VerifiedState, now: Int64) -> [[any SQLBindable]] {
         state.spends.map { edge in
-            [edge.state.bytes, edge.transfer.hash.bytes, "transfer", edge.transfer.encoded, state.chain.proving(edge).encoded,
-             state.noteID.bytes, SQLValue.null, Self.amount(of: edge), SQLValue.null, now,
-             edge.transfer.outputs[0].owner.bytes, edge.transfer.nonce.bytes]
+            [
+                edge.state.bytes, edge.transfer.hash.bytes, "transfer", edge.transfer.encoded, state.chain.proving(edge).encoded,
+                state.noteID.bytes, SQLValue.null, Self.amount(of: edge), SQLValue.null, now,
+                edge.transfer.outputs[0].owner.bytes, edge.transfer.nonce.bytes,
+            ]
         }
     }
 
-    static let spentStateColumns = "state_ref, spender, kind, transfer, chain, note_id, account_id, amount, funded_by, created_at, pays_key, pays_nonce"
+    static let spentStateColumns =
+        "state_ref, spender, kind, transfer, chain, note_id, account_id, amount, funded_by, created_at, pays_key, pays_nonce"
     /// `spentStateColumns` as PostgreSQL arrays: a redemption marker has no transfer, no request
     /// paid; a transfer no account and no funding.
     static let spentStateBulkColumns: [BulkColumns.Column] = [
@@ -274,7 +286,8 @@ extension Issuer {
         }
         for start in stride(from: 0, to: rows.count, by: 400) {
             let chunk = rows[start..<min(start + 400, rows.count)]
-            let placeholders = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", ")
+            let placeholders = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(
+                separator: ", ")
             for row in try await conn.query(
                 "INSERT INTO spent_state(\(spentStateColumns)) VALUES \(placeholders) ON CONFLICT (state_ref) DO NOTHING RETURNING state_ref",
                 chunk.flatMap { $0 })

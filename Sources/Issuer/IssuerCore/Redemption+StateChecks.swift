@@ -29,7 +29,9 @@ extension Issuer {
     /// offline: a chain proving a state and two different transfers of it, both signed by its
     /// owner. Both spends are recorded; the second opens (or finds) the fraud case naming the
     /// owner and freezes its account. No one is credited: the reporter refused the payment.
-    public func reportFraud(account: Int64, chain: [UInt8], first: [UInt8], second: [UInt8]) async throws(IssuerError)
+    public func reportFraud(
+        account: Int64, chain: [UInt8], first: [UInt8], second: [UInt8]
+    ) async throws(IssuerError)
         -> RedeemResult
     {
         let states: [VerifiedState]
@@ -137,7 +139,8 @@ extension Issuer {
     /// Fraud cases, newest first, with both signed transfers (admin).
     public func fraudCases(limit: Int = 100) async throws(IssuerError) -> [FraudCase] {
         try await transaction { conn in
-            try await conn.query("SELECT * FROM fraud_case ORDER BY id DESC LIMIT ?", max(1, min(limit, 1000))).map(Self.fraudCaseRow)
+            try await conn.query("SELECT * FROM fraud_case ORDER BY id DESC LIMIT ?", max(1, min(limit, 1000))).map(
+                Self.fraudCaseRow)
         }
     }
 }

@@ -10,7 +10,9 @@ import SQLStore
 extension Issuer {
     /// The transactional part of one redemption. Never throws for bad input (that would abort
     /// the whole batch): refusals are results.
-    func write(_ item: RedemptionItem, _ conn: any SQLConnection, _ deltas: Ledger.Deltas, prepared: KnownBeforeWrite? = nil) async throws -> RedeemResult {
+    func write(
+        _ item: RedemptionItem, _ conn: any SQLConnection, _ deltas: Ledger.Deltas, prepared: KnownBeforeWrite? = nil
+    ) async throws -> RedeemResult {
         let state = item.state
         let now = self.now
         var prepared = prepared ?? KnownBeforeWrite()
@@ -31,12 +33,18 @@ extension Issuer {
 
         // 1. Every spend of the chain and the redemption of the held state.
         let inserted: Set<[UInt8]>
-        if let pre = prepared.inserted { inserted = pre } else { inserted = try await Self.insertSpent(conn, spentRows(item, now: now)) }
+        if let pre = prepared.inserted {
+            inserted = pre
+        } else {
+            inserted = try await Self.insertSpent(conn, spentRows(item, now: now))
+        }
 
         // 2. What was there already: the same spends (fine), or different ones (fraud).
         let conflict = try await recordSpends(conn, state, beneficiary: item.account, inserted: inserted)
         guard inserted.contains(state.ref.bytes) else {
-            guard let existing = try await conn.queryOne("SELECT kind, account_id, amount, spender, transfer FROM spent_state WHERE state_ref = ?", state.ref.bytes)
+            guard
+                let existing = try await conn.queryOne(
+                    "SELECT kind, account_id, amount, spender, transfer FROM spent_state WHERE state_ref = ?", state.ref.bytes)
             else { return .invalid(code: "internal", reason: "state vanished") }
             if try existing.text("kind") == "redeem" {
                 return try existing.optionalInt("account_id") == item.account
@@ -62,7 +70,10 @@ extension Issuer {
             try await conn.execute("UPDATE spent_state SET funded_by = 'restore' WHERE state_ref = ?", state.ref.bytes)
             try await Ledger.post(
                 conn, kind: "restore_conflict", reference: state.ref.bytes,
-                postings: [.init(account: owner, amount: -Int64(state.amount)), .init(account: item.account, amount: Int64(state.amount))],
+                postings: [
+                    .init(account: owner, amount: -Int64(state.amount)),
+                    .init(account: item.account, amount: Int64(state.amount)),
+                ],
                 entry: item.entry, now: now, deferred: deltas)
             try await conn.execute("UPDATE fraud_case SET beneficiary_account = ? WHERE id = ?", item.account, conflict.caseID)
             return .conflict(fraudCase: conflict.caseID, credited: state.amount)
@@ -75,28 +86,39 @@ extension Issuer {
         try await conn.execute("UPDATE spent_state SET funded_by = 'fraud' WHERE state_ref = ?", state.ref.bytes)
         try await Ledger.post(
             conn, kind: "fraud_recovery", reference: state.ref.bytes,
-            postings: [.init(account: cheater, amount: -Int64(state.amount)), .init(account: item.account, amount: Int64(state.amount))],
+            postings: [
+                .init(account: cheater, amount: -Int64(state.amount)), .init(account: item.account, amount: Int64(state.amount)),
+            ],
             entry: item.entry, now: now, deferred: deltas)
         try await conn.execute("UPDATE account SET frozen = 1 WHERE id = ?", cheater)
-        try await conn.execute("UPDATE fraud_case SET beneficiary_account = ?, status = 'recovered' WHERE id = ?", item.account, conflict.caseID)
+        try await conn.execute(
+            "UPDATE fraud_case SET beneficiary_account = ?, status = 'recovered' WHERE id = ?", item.account, conflict.caseID)
         return .conflict(fraudCase: conflict.caseID, credited: state.amount)
     }
 
     /// The books of a redemption credited from the float (the normal case), into `deltas`:
     /// no statement runs.
-    func credit(_ item: RedemptionItem, from float: Int64, _ conn: any SQLConnection, _ deltas: Ledger.Deltas, now: Int64) async throws {
+    func credit(
+        _ item: RedemptionItem, from float: Int64, _ conn: any SQLConnection, _ deltas: Ledger.Deltas, now: Int64
+    ) async throws {
         let state = item.state
         try await Ledger.post(
             conn, kind: "redeem", reference: state.ref.bytes,
-            postings: [.init(account: float, amount: -Int64(state.amount), sharded: true), .init(account: item.account, amount: Int64(state.amount))],
+            postings: [
+                .init(account: float, amount: -Int64(state.amount), sharded: true),
+                .init(account: item.account, amount: Int64(state.amount)),
+            ],
             entry: item.entry, now: now, deferred: deltas)
-        deltas.redeemedByNote[state.noteID.bytes] = try Ledger.add(deltas.redeemedByNote[state.noteID.bytes, default: 0], Int64(state.amount))
+        deltas.redeemedByNote[state.noteID.bytes] = try Ledger.add(
+            deltas.redeemedByNote[state.noteID.bytes, default: 0], Int64(state.amount))
     }
 
     /// Records every spend of a verified chain in `spent_state` (unless `inserted` says which of
     /// its rows a bulk insert already wrote). The first spend that contradicts an earlier one
     /// opens a fraud case, which is returned.
-    func recordSpends(_ conn: any SQLConnection, _ state: VerifiedState, beneficiary: Int64?, inserted: Set<[UInt8]>? = nil) async throws
+    func recordSpends(
+        _ conn: any SQLConnection, _ state: VerifiedState, beneficiary: Int64?, inserted: Set<[UInt8]>? = nil
+    ) async throws
         -> FraudCaseRef?
     {
         let written: Set<[UInt8]>
@@ -107,7 +129,9 @@ extension Issuer {
         // every chain through it, and that one must be on the books too. The first is the one
         // the caller settles.
         for edge in state.spends where !written.contains(edge.state.bytes) {
-            guard let first = try await conn.queryOne("SELECT spender, kind, transfer FROM spent_state WHERE state_ref = ?", edge.state.bytes),
+            guard
+                let first = try await conn.queryOne(
+                    "SELECT spender, kind, transfer FROM spent_state WHERE state_ref = ?", edge.state.bytes),
                 try first.blob("spender") != edge.transfer.hash.bytes
             else { continue }
             let fraudCase = try await openFraudCase(
@@ -168,14 +192,18 @@ extension Issuer {
         if let row = inserted.first {
             id = try row.int("id")
             if restoreConflict {
-                try await audit(conn, actor: nil, "restore_conflict", "case \(id): key \(cheater.keyID) spent state \(state) that a restore exchanged; paid from account \(cheaterAccount ?? 0)")
+                try await audit(
+                    conn, actor: nil, "restore_conflict",
+                    "case \(id): key \(cheater.keyID) spent state \(state) that a restore exchanged; paid from account \(cheaterAccount ?? 0)"
+                )
             } else {
                 if let cheaterAccount { try await conn.execute("UPDATE account SET frozen = 1 WHERE id = ?", cheaterAccount) }
                 try await audit(conn, actor: nil, "fraud_case", "case \(id): key \(cheater.keyID) double spent state \(state)")
                 CrashPoints.reach(.issuerFraudInTransaction)
             }
         } else {
-            let row = try await conn.queryOne("SELECT id, status FROM fraud_case WHERE state_ref = ? AND second_spender = ?", state.bytes, secondSpender)
+            let row = try await conn.queryOne(
+                "SELECT id, status FROM fraud_case WHERE state_ref = ? AND second_spender = ?", state.bytes, secondSpender)
             id = try row?.int("id") ?? 0
             restoreConflict = try row?.text("status") == "restore_conflict"
         }

@@ -106,7 +106,9 @@ extension Issuer {
         let item = PendingRedemption(account: account, chain: chain, entry: random(16))
         return try await redemptions.submit(item) { batch, slot in
             let first = try await self.commitBatch(batch, slot: slot)
-            var results: [Result<RedeemResult, any Error>] = first.map { .success($0 ?? .invalid(code: "internal", reason: "not processed")) }
+            var results: [Result<RedeemResult, any Error>] = first.map {
+                .success($0 ?? .invalid(code: "internal", reason: "not processed"))
+            }
             // Notes the record did not settle: their signatures are verified here, outside any
             // transaction (a flood of forged notes must not hold one open), and those that pass
             // are written by a second one. Honest chains get here only if their note's bytes
@@ -125,7 +127,9 @@ extension Issuer {
             // The first transaction's chains are committed: a failure now is only these chains'.
             do {
                 let written = try await self.commitBatch(bySignature.map(\.item), slot: slot)
-                for (n, i) in bySignature.map(\.index).enumerated() { results[i] = .success(written[n] ?? .invalid(code: "internal", reason: "not processed")) }
+                for (n, i) in bySignature.map(\.index).enumerated() {
+                    results[i] = .success(written[n] ?? .invalid(code: "internal", reason: "not processed"))
+                }
             } catch {
                 for i in bySignature.map(\.index) { results[i] = .failure(error) }
             }

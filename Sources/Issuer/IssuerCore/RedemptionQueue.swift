@@ -32,7 +32,8 @@ final class RedemptionQueue: Sendable {
     /// slot, in `0..<parallelism`: no two batches running at once have the same one (the issuer
     /// gives each slot its own float shard).
     func submit(
-        _ item: PendingRedemption, flush: @escaping @Sendable ([PendingRedemption], Int) async throws -> [Result<RedeemResult, any Error>]
+        _ item: PendingRedemption,
+        flush: @escaping @Sendable ([PendingRedemption], Int) async throws -> [Result<RedeemResult, any Error>]
     ) async throws -> RedeemResult {
         try await withCheckedThrowingContinuation { continuation in
             let slot = state.withLock { s -> Int? in
@@ -43,7 +44,9 @@ final class RedemptionQueue: Sendable {
         }
     }
 
-    private func drain(slot: Int, _ flush: @escaping @Sendable ([PendingRedemption], Int) async throws -> [Result<RedeemResult, any Error>]) async {
+    private func drain(
+        slot: Int, _ flush: @escaping @Sendable ([PendingRedemption], Int) async throws -> [Result<RedeemResult, any Error>]
+    ) async {
         while true {
             let batch = state.withLock { s -> [Waiter] in
                 let take = Array(s.pending.prefix(maxBatch))

@@ -189,7 +189,8 @@ enum Schema {
         case .sqlite:
             let valid = rule.columns.map { "typeof(NEW.\($0)) = 'integer'" + (rule.nonNegative ? " AND NEW.\($0) >= 0" : "") }
                 .joined(separator: " AND ")
-            let message = "\(rule.table).\(rule.columns.joined(separator: "/")) must be \(rule.nonNegative ? "a non-negative" : "an") integer: amounts are whole minor units"
+            let message =
+                "\(rule.table).\(rule.columns.joined(separator: "/")) must be \(rule.nonNegative ? "a non-negative" : "an") integer: amounts are whole minor units"
             return ["INSERT", "UPDATE OF \(rule.columns.joined(separator: ", "))"].map { event in
                 """
                 CREATE TRIGGER \(rule.table)_money_\(event.hasPrefix("INSERT") ? "insert" : "update") BEFORE \(event) ON \(rule.table)
@@ -239,7 +240,7 @@ enum Schema {
                 balance \(int) NOT NULL DEFAULT 0,
                 PRIMARY KEY (account_id, shard)
             )
-            """,
+            """
         ]
         statements += moneyRule(("balance_shard", ["balance"], false), dialect)
         if dialect == .postgres { statements.append("ALTER TABLE issued_note SET (fillfactor = 80)") }
@@ -253,8 +254,12 @@ enum Schema {
                 // Serializes concurrent migrators across processes for this transaction.
                 _ = try await conn.query("SELECT CAST(pg_advisory_xact_lock(7042001) AS TEXT) AS locked")
             }
-            try await conn.execute("CREATE TABLE IF NOT EXISTS schema_migration (version \(conn.dialect == .sqlite ? "INTEGER" : "BIGINT") PRIMARY KEY, applied_at \(conn.dialect == .sqlite ? "INTEGER" : "BIGINT") NOT NULL)")
-            let current = try await conn.queryOne("SELECT CAST(COALESCE(MAX(version), 0) AS BIGINT) AS v FROM schema_migration")?.int("v") ?? 0
+            try await conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migration (version \(conn.dialect == .sqlite ? "INTEGER" : "BIGINT") PRIMARY KEY, applied_at \(conn.dialect == .sqlite ? "INTEGER" : "BIGINT") NOT NULL)"
+            )
+            let current =
+                try await conn.queryOne("SELECT CAST(COALESCE(MAX(version), 0) AS BIGINT) AS v FROM schema_migration")?.int("v")
+                ?? 0
             if current < 1 {
                 for statement in ddl(conn.dialect) { try await conn.execute(statement) }
                 // System ledger accounts: external money in, and the float of outstanding notes.
@@ -280,7 +285,8 @@ enum Schema {
             if current < 5 {
                 for statement in ddlChain(conn.dialect) { try await conn.execute(statement) }
                 for account in [SystemAccount.withdrawals, SystemAccount.unclaimed] {
-                    try await conn.execute("INSERT INTO account(email, role, created_at) VALUES (?, 'system', ?)", account.email, now)
+                    try await conn.execute(
+                        "INSERT INTO account(email, role, created_at) VALUES (?, 'system', ?)", account.email, now)
                 }
                 try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (5, ?)", now)
             }
@@ -296,7 +302,8 @@ enum Schema {
                 for statement in ddlShards(conn.dialect) { try await conn.execute(statement) }
                 let float = try await Ledger.systemAccount(conn, .float)
                 for shard in 0..<Ledger.shardCount {
-                    try await conn.execute("INSERT INTO balance_shard(account_id, shard, balance) VALUES (?, ?, 0)", float, Int64(shard))
+                    try await conn.execute(
+                        "INSERT INTO balance_shard(account_id, shard, balance) VALUES (?, ?, 0)", float, Int64(shard))
                 }
                 try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (8, ?)", now)
             }

@@ -50,8 +50,9 @@ extension Issuer {
                     nextHash, try claimed.blob("family"), account, now + Self.refreshLifetime, now)
                 return .success(account)
             }
-            guard let row = try await conn.queryOne(
-                "SELECT family, account_id, used, used_at, revoked FROM refresh_token WHERE token_hash = ?", hash)
+            guard
+                let row = try await conn.queryOne(
+                    "SELECT family, account_id, used, used_at, revoked FROM refresh_token WHERE token_hash = ?", hash)
             else { return .failure(.sessionEnded) }
             guard try row.int("used") != 0 else { return .failure(.sessionEnded) }  // revoked or expired
             let account = try row.int("account_id")
@@ -70,7 +71,9 @@ extension Issuer {
 
     /// The token that replaces `token` on rotation (see `rotateRefreshToken`).
     func successor(of token: [UInt8]) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: Array("offline-wallet/v1/refresh-successor".utf8) + [0] + token, using: challengeSecret.value))
+        Array(
+            HMAC<SHA256>.authenticationCode(
+                for: Array("offline-wallet/v1/refresh-successor".utf8) + [0] + token, using: challengeSecret.value))
     }
 
     /// Revokes the family of a refresh token (logout).
@@ -119,13 +122,20 @@ extension Issuer {
         return try await transaction { conn in
             var sql = "SELECT id, kind, amount, reference, created_at FROM journal WHERE account_id = ?"
             var binds: [any SQLBindable] = [account]
-            if let before { sql += " AND id < ?"; binds.append(before) }
-            if let kind { sql += " AND kind = ?"; binds.append(kind) }
+            if let before {
+                sql += " AND id < ?"
+                binds.append(before)
+            }
+            if let kind {
+                sql += " AND kind = ?"
+                binds.append(kind)
+            }
             sql += " ORDER BY id DESC LIMIT ?"
             binds.append(limit)
             return try await conn.query(sql, binds).map {
-                JournalEntry(id: try $0.int("id"), kind: try $0.text("kind"), amount: try $0.int("amount"),
-                             reference: try $0.optionalBlob("reference"), createdAt: try $0.int("created_at"))
+                JournalEntry(
+                    id: try $0.int("id"), kind: try $0.text("kind"), amount: try $0.int("amount"),
+                    reference: try $0.optionalBlob("reference"), createdAt: try $0.int("created_at"))
             }
         }
     }

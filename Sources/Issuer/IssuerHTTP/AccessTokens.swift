@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
 import IssuerCore
-import Synchronization
 import OfflineNotes
+import Synchronization
 
 /// Short-lived access tokens: compact JWS (RFC 7515) with HS256, claims `sub` (account id),
 /// `role`, `iat`, `exp`. HMAC keeps verification to one hash per request and needs no key
@@ -33,7 +33,9 @@ public struct AccessTokens: Sendable {
         }
     }
 
-    public init(secret: [UInt8], lifetime: Int64 = 900, clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
+    public init(
+        secret: [UInt8], lifetime: Int64 = 900, clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+    ) {
         key = SendableKey(SymmetricKey(data: secret))
         self.lifetime = lifetime
         self.clock = clock

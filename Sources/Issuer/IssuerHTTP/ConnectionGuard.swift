@@ -107,7 +107,8 @@ final class ConnectionRegistry: Sendable {
         /// The oldest connection with no request in progress, of `client` or of anyone.
         func oldestIdle(of client: String?) -> ObjectIdentifier? {
             var oldest: (id: ObjectIdentifier, serial: UInt64)?
-            for (id, entry) in open where !entry.busy && entry.serial < (oldest?.serial ?? .max) && (client == nil || entry.client == client) {
+            for (id, entry) in open
+            where !entry.busy && entry.serial < (oldest?.serial ?? .max) && (client == nil || entry.client == client) {
                 oldest = (id, entry.serial)
             }
             return oldest?.id

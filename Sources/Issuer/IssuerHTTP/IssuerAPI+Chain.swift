@@ -12,34 +12,47 @@ import WalletAPI
 extension IssuerAPI {
     static let chainNotConfigured = HTTPProblem(
         .notFound, code: "chain_not_configured",
-        detail: "This server does not settle on a chain: it runs without --chain-rpc. Deposit and withdraw through the operator's other channels, or ask the operator to enable chain settlement.")
+        detail:
+            "This server does not settle on a chain: it runs without --chain-rpc. Deposit and withdraw through the operator's other channels, or ask the operator to enable chain settlement."
+    )
 
     func chainMonitor() throws -> any ChainMonitor {
         guard let chain else { throw Self.chainNotConfigured }
         return chain
     }
 
-    public func getDepositInstructions(_ input: Operations.GetDepositInstructions.Input) async throws -> Operations.GetDepositInstructions.Output {
+    public func getDepositInstructions(
+        _ input: Operations.GetDepositInstructions.Input
+    ) async throws -> Operations.GetDepositInstructions.Output {
         let claims = try caller()
         let chain = try chainMonitor()
         let ref = try await issuer.depositReference(account: claims.sub)
         let info = chain.info
-        return .ok(.init(body: .json(.init(
-            chainId: String(info.chainID), escrow: info.escrow, token: info.token, accountRef: ChainAddress.hex(ref),
-            decimals: info.decimals, confirmations: info.confirmations, currency: issuer.config.currency.code))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        chainId: String(info.chainID), escrow: info.escrow, token: info.token, accountRef: ChainAddress.hex(ref),
+                        decimals: info.decimals, confirmations: info.confirmations, currency: issuer.config.currency.code))))
     }
 
-    public func requestWithdrawal(_ input: Operations.RequestWithdrawal.Input) async throws -> Operations.RequestWithdrawal.Output {
+    public func requestWithdrawal(_ input: Operations.RequestWithdrawal.Input) async throws -> Operations.RequestWithdrawal.Output
+    {
         _ = try caller()
         let chain = try chainMonitor()
-        guard case .json(let body) = input.body else { throw HTTPProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send JSON.") }
+        guard case .json(let body) = input.body else {
+            throw HTTPProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send JSON.")
+        }
         let claims = try await callerCountingOneWrite()
         let to: [UInt8]
         do { to = try chain.parseAddress(body.to) } catch {
-            let reason = (error as? IssuerError).flatMap { if case .invalidField(_, let r) = $0 { r } else { nil } } ?? String(describing: error)
+            let reason =
+                (error as? IssuerError).flatMap { if case .invalidField(_, let r) = $0 { r } else { nil } }
+                ?? String(describing: error)
             throw HTTPProblem(
                 .badRequest, code: "invalid_field",
-                detail: "'to' is not a usable address: \(reason). Copy the address from your wallet (0x and 40 hex digits).", field: "to")
+                detail: "'to' is not a usable address: \(reason). Copy the address from your wallet (0x and 40 hex digits).",
+                field: "to")
         }
         let withdrawal = try await issuer.requestWithdrawal(
             account: claims.sub, amount: try amount(body.amount), to: to, idempotencyKey: input.headers.idempotencyKey)
@@ -62,47 +75,70 @@ extension IssuerAPI {
         guard let id = ChainAddress.bytes(input.path.withdrawalId, count: 32) else {
             throw HTTPProblem(
                 .badRequest, code: "invalid_parameter",
-                detail: "A withdrawal id is 0x followed by 64 hex digits, as the withdrawal request answered.", field: "withdrawalId")
+                detail: "A withdrawal id is 0x followed by 64 hex digits, as the withdrawal request answered.",
+                field: "withdrawalId")
         }
         // Another account's withdrawal is answered exactly like a missing one.
-        guard let withdrawal = try await issuer.withdrawal(id: id, account: claims.sub) else { throw IssuerError.withdrawalNotFound }
+        guard let withdrawal = try await issuer.withdrawal(id: id, account: claims.sub) else {
+            throw IssuerError.withdrawalNotFound
+        }
         return .ok(.init(body: .json(Self.withdrawal(withdrawal, chain))))
     }
 
-    public func getReconciliation(_ input: Operations.GetReconciliation.Input) async throws -> Operations.GetReconciliation.Output {
+    public func getReconciliation(_ input: Operations.GetReconciliation.Input) async throws -> Operations.GetReconciliation.Output
+    {
         _ = try caller()
         let chain = try chainMonitor()
         _ = try admin()
         let r = try await Self.reconcile(chain)
         metrics.record(r)
-        return .ok(.init(body: .json(.init(
-            block: Int64(clamping: r.block), escrowBalance: r.escrowBalance, accounts: r.accounts, debts: r.debts,
-            outstandingNotes: r.outstandingNotes, pendingWithdrawals: r.pendingWithdrawals, unclaimed: r.unclaimed,
-            uncreditedDeposits: r.uncreditedDeposits, paidNotSettled: r.paidNotSettled, expected: r.expected, difference: r.difference,
-            ok: r.ok, creditedThrough: r.creditedThrough.map { Int64(clamping: $0) }, currency: issuer.config.currency.code))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        block: Int64(clamping: r.block), escrowBalance: r.escrowBalance, accounts: r.accounts, debts: r.debts,
+                        outstandingNotes: r.outstandingNotes, pendingWithdrawals: r.pendingWithdrawals, unclaimed: r.unclaimed,
+                        uncreditedDeposits: r.uncreditedDeposits, paidNotSettled: r.paidNotSettled, expected: r.expected,
+                        difference: r.difference,
+                        ok: r.ok, creditedThrough: r.creditedThrough.map { Int64(clamping: $0) },
+                        currency: issuer.config.currency.code))))
     }
 
-    public func assignUnclaimedDeposit(_ input: Operations.AssignUnclaimedDeposit.Input) async throws -> Operations.AssignUnclaimedDeposit.Output {
+    public func assignUnclaimedDeposit(
+        _ input: Operations.AssignUnclaimedDeposit.Input
+    ) async throws -> Operations.AssignUnclaimedDeposit.Output {
         _ = try caller()
         _ = try chainMonitor()
         let claims = try admin()
-        guard case .json(let body) = input.body else { throw HTTPProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send JSON.") }
+        guard case .json(let body) = input.body else {
+            throw HTTPProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send JSON.")
+        }
         guard body.logIndex >= 0 else {
-            throw HTTPProblem(.badRequest, code: "invalid_field", detail: "'logIndex' is the Deposit log's index in its block, 0 or more.", field: "logIndex")
+            throw HTTPProblem(
+                .badRequest, code: "invalid_field", detail: "'logIndex' is the Deposit log's index in its block, 0 or more.",
+                field: "logIndex")
         }
         let d = try await issuer.assignUnclaimedDeposit(
-            txHash: try Self.txHash(body.txHash), logIndex: UInt64(body.logIndex), to: body.accountId, reason: body.reason, by: claims.sub)
-        return .ok(.init(body: .json(.init(
-            txHash: ChainAddress.hex(d.txHash), logIndex: Int64(d.logIndex), blockNumber: Int64(clamping: d.blockNumber),
-            amount: Int64(clamping: d.amount), accountId: d.account, reason: d.reason, assignedBy: d.assignedBy, assignedAt: d.assignedAt,
-            currency: issuer.config.currency.code))))
+            txHash: try Self.txHash(body.txHash), logIndex: UInt64(body.logIndex), to: body.accountId, reason: body.reason,
+            by: claims.sub)
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        txHash: ChainAddress.hex(d.txHash), logIndex: Int64(d.logIndex),
+                        blockNumber: Int64(clamping: d.blockNumber),
+                        amount: Int64(clamping: d.amount), accountId: d.account, reason: d.reason, assignedBy: d.assignedBy,
+                        assignedAt: d.assignedAt,
+                        currency: issuer.config.currency.code))))
     }
 
     public func bookChainSurplus(_ input: Operations.BookChainSurplus.Input) async throws -> Operations.BookChainSurplus.Output {
         _ = try caller()
         let chain = try chainMonitor()
         let claims = try admin()
-        guard case .json(let body) = input.body else { throw HTTPProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send JSON.") }
+        guard case .json(let body) = input.body else {
+            throw HTTPProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send JSON.")
+        }
         let txHash = try Self.txHash(body.txHash)
         let amount = try amount(body.amount)
         // Read before reconciling: surplus booked after this point is taken off the difference
@@ -111,16 +147,23 @@ extension IssuerAPI {
         let r = try await Self.reconcile(chain)
         metrics.record(r)
         let s = try await issuer.bookChainSurplus(
-            txHash: txHash, amount: amount, reason: body.reason, by: claims.sub, difference: r.difference, bookedBefore: bookedBefore)
-        return .ok(.init(body: .json(.init(
-            txHash: ChainAddress.hex(s.txHash), amount: Int64(clamping: s.amount), reason: s.reason, bookedBy: s.bookedBy, bookedAt: s.bookedAt,
-            replayed: s.replayed, currency: issuer.config.currency.code))))
+            txHash: txHash, amount: amount, reason: body.reason, by: claims.sub, difference: r.difference,
+            bookedBefore: bookedBefore)
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        txHash: ChainAddress.hex(s.txHash), amount: Int64(clamping: s.amount), reason: s.reason,
+                        bookedBy: s.bookedBy, bookedAt: s.bookedAt,
+                        replayed: s.replayed, currency: issuer.config.currency.code))))
     }
 
     /// A transaction hash from a request body: 0x and 64 hex digits.
     static func txHash(_ text: String) throws -> [UInt8] {
         guard let hash = ChainAddress.bytes(text, count: 32) else {
-            throw HTTPProblem(.badRequest, code: "invalid_field", detail: "'txHash' is 0x followed by 64 hex digits, as a block explorer shows it.", field: "txHash")
+            throw HTTPProblem(
+                .badRequest, code: "invalid_field",
+                detail: "'txHash' is 0x followed by 64 hex digits, as a block explorer shows it.", field: "txHash")
         }
         return hash
     }
@@ -154,22 +197,30 @@ extension IssuerAPI {
         guard let chain else { return }
         if let r = chain.lastReconciliation { metrics.record(r) }
         let totals = try await issuer.chainTotals()
-        chainCounters.catchUp("chain_deposits_credited", help: "Chain deposits credited (to an account or system:unclaimed)", [], to: totals.depositsCredited, in: metrics.registry)
-        chainCounters.catchUp("chain_payouts", help: "Withdrawals settled on chain, by outcome", [("status", "paid")], to: totals.paid, in: metrics.registry)
-        chainCounters.catchUp("chain_payouts", help: "Withdrawals settled on chain, by outcome", [("status", "refused")], to: totals.refused, in: metrics.registry)
+        chainCounters.catchUp(
+            "chain_deposits_credited", help: "Chain deposits credited (to an account or system:unclaimed)", [],
+            to: totals.depositsCredited, in: metrics.registry)
+        chainCounters.catchUp(
+            "chain_payouts", help: "Withdrawals settled on chain, by outcome", [("status", "paid")], to: totals.paid,
+            in: metrics.registry)
+        chainCounters.catchUp(
+            "chain_payouts", help: "Withdrawals settled on chain, by outcome", [("status", "refused")], to: totals.refused,
+            in: metrics.registry)
     }
 }
 
 extension IssuerMetrics {
     /// `offline_wallet_chain_reconciliation_ok` (1 or 0) and `…_difference` (minor units).
     func record(_ r: Reconciliation) {
-        registry.makeGauge(descriptor: .init(
-            namespace: "offline_wallet", metricName: "chain_reconciliation_ok", unitName: "",
-            helpText: "1 when the escrow's balance equals what the books say it must hold at the last reconciliation")
+        registry.makeGauge(
+            descriptor: .init(
+                namespace: "offline_wallet", metricName: "chain_reconciliation_ok", unitName: "",
+                helpText: "1 when the escrow's balance equals what the books say it must hold at the last reconciliation")
         ).set(to: r.ok ? 1 : 0)
-        registry.makeGauge(descriptor: .init(
-            namespace: "offline_wallet", metricName: "chain_reconciliation_difference", unitName: "minor_units",
-            helpText: "Escrow balance minus the expected balance at the last reconciliation")
+        registry.makeGauge(
+            descriptor: .init(
+                namespace: "offline_wallet", metricName: "chain_reconciliation_difference", unitName: "minor_units",
+                helpText: "Escrow balance minus the expected balance at the last reconciliation")
         ).set(to: Double(r.difference))
     }
 }
@@ -179,7 +230,9 @@ extension IssuerMetrics {
 final class ChainCounters: Sendable {
     private let seen = Mutex<[String: Int64]>([:])
 
-    func catchUp(_ name: String, help: String, _ labels: [(String, String)], to total: Int64, in registry: PrometheusCollectorRegistry) {
+    func catchUp(
+        _ name: String, help: String, _ labels: [(String, String)], to total: Int64, in registry: PrometheusCollectorRegistry
+    ) {
         let key = name + labels.map { "|\($0.0)=\($0.1)" }.joined()
         let delta = seen.withLock { seen -> Int64 in
             let grown = total - seen[key, default: 0]

@@ -58,15 +58,20 @@ public enum IssuerApplication {
         // The operator console (docs/server.md): HTML for admins under /console, mounted before
         // the API's body, JSON, rate-limit and token middlewares, which it does on its own terms
         // (form bodies, the same rate-limit buckets, session cookies); its errors are pages.
-        try OperatorConsole(issuer: issuer, chain: chain, settings: ConsoleSettings(
-            secureCookies: tls != nil || settings.consoleSecureCookies, loginsPerMinutePerIP: settings.loginsPerMinutePerIP,
-            writesPerMinutePerIP: settings.writesPerMinutePerIP, writesPerMinutePerAccount: settings.account.writesPerMinute)
+        try OperatorConsole(
+            issuer: issuer, chain: chain,
+            settings: ConsoleSettings(
+                secureCookies: tls != nil || settings.consoleSecureCookies, loginsPerMinutePerIP: settings.loginsPerMinutePerIP,
+                writesPerMinutePerIP: settings.writesPerMinutePerIP, writesPerMinutePerAccount: settings.account.writesPerMinute)
         ).mount(on: router)
         // A wrong method is refused before the body is read, rate limits counted or tokens checked.
         routes.installMethodNotAllowed(on: router)
         router.middlewares.add(BodyLimitMiddleware<IssuerRequestContext>(maxBytes: settings.maxBodyBytes))
         router.middlewares.add(StrictJSONMiddleware<IssuerRequestContext>(maxBytes: settings.maxBodyBytes))
-        router.middlewares.add(RateLimitMiddleware(issuer: issuer, writesPerMinutePerIP: settings.writesPerMinutePerIP, loginsPerMinutePerIP: settings.loginsPerMinutePerIP))
+        router.middlewares.add(
+            RateLimitMiddleware(
+                issuer: issuer, writesPerMinutePerIP: settings.writesPerMinutePerIP,
+                loginsPerMinutePerIP: settings.loginsPerMinutePerIP))
         router.middlewares.add(AuthMiddleware(tokens: tokens))
         routes.installHandlers(on: router)
         router.get("/openapi.yaml") { _, _ in
@@ -110,7 +115,9 @@ extension IssuerApplication {
     /// and timed (ConnectionGuard.swift).
     static func guarded(_ limits: ConnectionLimits, tls: TLSConfiguration?) -> HTTPServerBuilder {
         let registry = ConnectionRegistry(limits: limits)
-        let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [RequestDeadlineHandler(limits: limits, registry: registry)])
+        let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [
+            RequestDeadlineHandler(limits: limits, registry: registry)
+        ])
         return HTTPServerBuilder { responder -> any ServerChildChannel in
             let plain = HTTP1Channel(responder: responder, configuration: http1)
             if let tls {

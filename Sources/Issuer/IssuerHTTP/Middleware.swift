@@ -44,7 +44,8 @@ public struct HTTPProblem: Error, Sendable {
         self.allow = allow
     }
 
-    public static let unauthorized = HTTPProblem(.unauthorized, code: "unauthorized", detail: "Log in: send a valid bearer access token.")
+    public static let unauthorized = HTTPProblem(
+        .unauthorized, code: "unauthorized", detail: "Log in: send a valid bearer access token.")
     public static let forbidden = HTTPProblem(.forbidden, code: "forbidden", detail: "This needs the admin role.")
 
     /// Maps issuer refusals to HTTP semantics.
@@ -61,7 +62,8 @@ public struct HTTPProblem: Error, Sendable {
         case .accountNotFound, .withdrawalNotFound, .depositNotFound: status = .notFound
         case .depositNotUnclaimed, .noSurplus, .surplusConflict: status = .conflict
         case .accountFrozen, .accountFrozenByOperator, .accountNotFreezable, .fundingDisabled, .notOwner: status = .forbidden
-        case .insufficientFunds, .holdingLimitExceeded, .amountOverflow, .walletKeyNotRegistered, .badChallenge: status = .unprocessableContent
+        case .insufficientFunds, .holdingLimitExceeded, .amountOverflow, .walletKeyNotRegistered, .badChallenge:
+            status = .unprocessableContent
         case .storage, .chainMismatch: status = .serviceUnavailable
         }
         self.init(status, code: error.code, detail: error.description, field: field)
@@ -84,16 +86,19 @@ public struct HTTPProblem: Error, Sendable {
 /// Turns every error into problem+json. Unexpected ones are logged by operation and cause
 /// only (never the request, whose headers carry bearer tokens) and hidden from the client.
 struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response
+    {
         do {
             return try await next(request, context)
         } catch {
             if let problem = Self.problem(in: error) { return problem.response() }
             if let http = error as? HTTPError {
-                return HTTPProblem(http.status, code: "http_\(http.status.code)", detail: http.body ?? http.status.reasonPhrase).response()
+                return HTTPProblem(http.status, code: "http_\(http.status.code)", detail: http.body ?? http.status.reasonPhrase)
+                    .response()
             }
             if let server = error as? ServerError {
-                context.logger.error("unhandled error in \(server.operationID): \(server.causeDescription) (\(type(of: server.underlyingError)))")
+                context.logger.error(
+                    "unhandled error in \(server.operationID): \(server.causeDescription) (\(type(of: server.underlyingError)))")
             } else {
                 context.logger.error("unhandled error: \(type(of: error))")
             }
@@ -122,7 +127,8 @@ struct AuthMiddleware: RouterMiddleware {
     typealias Context = IssuerRequestContext
     let tokens: AccessTokens
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response
+    {
         var claims: AccessTokens.Claims?
         if let header = request.headers[.authorization], header.hasPrefix("Bearer ") {
             claims = tokens.verify(String(header.dropFirst(7)))
@@ -139,16 +145,19 @@ struct AuthMiddleware: RouterMiddleware {
 struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
     let maxBytes: Int
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response
+    {
         if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBytes {
-            throw HTTPProblem(.contentTooLarge, code: "body_too_large", detail: "Request bodies are limited to \(maxBytes) bytes.")
+            throw HTTPProblem(
+                .contentTooLarge, code: "body_too_large", detail: "Request bodies are limited to \(maxBytes) bytes.")
         }
         var request = request
         do {
             let buffer = try await request.body.collect(upTo: maxBytes)
             request.body = .init(buffer: buffer)
         } catch {
-            throw HTTPProblem(.contentTooLarge, code: "body_too_large", detail: "Request bodies are limited to \(maxBytes) bytes.")
+            throw HTTPProblem(
+                .contentTooLarge, code: "body_too_large", detail: "Request bodies are limited to \(maxBytes) bytes.")
         }
         return try await next(request, context)
     }
@@ -161,7 +170,8 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
 struct StrictJSONMiddleware<Context: RequestContext>: RouterMiddleware {
     let maxBytes: Int
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response
+    {
         guard Self.isJSON(request.headers[.contentType]) else { return try await next(request, context) }
         var request = request
         let buffer = try await request.body.collect(upTo: maxBytes)
@@ -181,7 +191,9 @@ struct StrictJSONMiddleware<Context: RequestContext>: RouterMiddleware {
         // What every client sends, answered by a byte comparison: Foundation's character sets
         // are slow on Linux, and every request passes here.
         if contentType.utf8.elementsEqual("application/json".utf8) { return true }
-        let media = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let media =
+            contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            ?? ""
         return media.isEmpty || media == "application/json" || media.hasSuffix("+json")
     }
 
@@ -189,11 +201,15 @@ struct StrictJSONMiddleware<Context: RequestContext>: RouterMiddleware {
         switch failure {
         case .duplicateKey(let key, let path):
             let shown = key.count > 64 ? String(key.prefix(64)) + "…" : key
-            return HTTPProblem(.badRequest, code: "duplicate_key", detail: "The JSON object at \(path) has the key \"\(shown)\" more than once; send each key once.")
+            return HTTPProblem(
+                .badRequest, code: "duplicate_key",
+                detail: "The JSON object at \(path) has the key \"\(shown)\" more than once; send each key once.")
         case .tooDeep(let limit):
-            return HTTPProblem(.badRequest, code: "json_too_deep", detail: "The JSON body nests objects and arrays deeper than \(limit) levels.")
+            return HTTPProblem(
+                .badRequest, code: "json_too_deep", detail: "The JSON body nests objects and arrays deeper than \(limit) levels.")
         case .invalid(let reason, let offset):
-            return HTTPProblem(.badRequest, code: "invalid_json", detail: "The body is not valid JSON: \(reason) at byte \(offset).")
+            return HTTPProblem(
+                .badRequest, code: "invalid_json", detail: "The body is not valid JSON: \(reason) at byte \(offset).")
         }
     }
 }
@@ -206,13 +222,17 @@ struct RateLimitMiddleware: RouterMiddleware {
     let writesPerMinutePerIP: Int
     let loginsPerMinutePerIP: Int
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response
+    {
         guard request.method != .get, request.method != .head else { return try await next(request, context) }
         let ip = context.remoteAddress?.ipAddress ?? "unknown"
         let isLogin = request.uri.path.hasPrefix("/v1/auth/")
         let bucket = isLogin ? "ip-auth:\(ip)" : "ip-write:\(ip)"
-        if let retry = try await issuer.rateLimit(bucket: bucket, limit: isLogin ? loginsPerMinutePerIP : writesPerMinutePerIP, windowSeconds: 60) {
-            throw HTTPProblem(.tooManyRequests, code: "rate_limited", detail: "Too many requests; retry in \(retry) s.", retryAfter: retry)
+        if let retry = try await issuer.rateLimit(
+            bucket: bucket, limit: isLogin ? loginsPerMinutePerIP : writesPerMinutePerIP, windowSeconds: 60)
+        {
+            throw HTTPProblem(
+                .tooManyRequests, code: "rate_limited", detail: "Too many requests; retry in \(retry) s.", retryAfter: retry)
         }
         return try await next(request, context)
     }

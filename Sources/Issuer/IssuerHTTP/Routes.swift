@@ -78,12 +78,15 @@ struct OtherMethodMiddleware<Context: RequestContext>: RouterMiddleware {
 
     init(paths: [(path: String, methods: [HTTPRequest.Method])]) {
         templates = paths.map { entry in
-            let segments = entry.path.split(separator: "/").map { ($0.hasPrefix("{") && $0.hasSuffix("}")) || $0.hasPrefix(":") ? nil : $0 }
+            let segments = entry.path.split(separator: "/").map {
+                ($0.hasPrefix("{") && $0.hasSuffix("}")) || $0.hasPrefix(":") ? nil : $0
+            }
             return (segments, entry.path, entry.methods)
         }
     }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response
+    {
         guard !RouteTable.allMethods.contains(request.method) else { return try await next(request, context) }
         let asked = request.uri.path.split(separator: "/")
         for t in templates where t.segments.count == asked.count && zip(t.segments, asked).allSatisfy({ $0 == nil || $0 == $1 }) {

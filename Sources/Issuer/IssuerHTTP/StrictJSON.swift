@@ -210,7 +210,9 @@ public enum StrictJSON {
 
         mutating func literal(_ word: StaticString) throws(Failure) {
             let text = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
-            guard i + text.count <= bytes.count, bytes[i..<i + text.count].elementsEqual(text) else { throw fail("invalid literal") }
+            guard i + text.count <= bytes.count, bytes[i..<i + text.count].elementsEqual(text) else {
+                throw fail("invalid literal")
+            }
             i += text.count
         }
 

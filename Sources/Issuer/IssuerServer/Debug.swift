@@ -12,7 +12,8 @@ struct Debug: AsyncParsableCommand {
 
 /// `wallet-server debug crash-points --json`: the crash points compiled into this binary.
 struct CrashPointList: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "crash-points", abstract: "List the named crash points (OW_CRASH_AT).")
+    static let configuration = CommandConfiguration(
+        commandName: "crash-points", abstract: "List the named crash points (OW_CRASH_AT).")
     @Flag(help: "One JSON object on stdout.") var json = false
 
     func run() throws { print(CrashPoints.listing(json: json)) }
@@ -38,7 +39,10 @@ struct Books: AsyncParsableCommand {
             "problems": problems,
             "float": try await issuer.outstandingFloat(),
             "fraudCases": cases.map { c -> [String: Any] in
-                ["id": c.id, "cheaterAccount": c.cheaterAccount ?? -1, "status": c.status, "amount": c.amount, "firstKind": c.firstKind]
+                [
+                    "id": c.id, "cheaterAccount": c.cheaterAccount ?? -1, "status": c.status, "amount": c.amount,
+                    "firstKind": c.firstKind,
+                ]
             },
             "debtors": try await issuer.accountsInDebt().map { ["id": $0.id, "email": $0.email, "balance": $0.balance] },
         ]

@@ -17,8 +17,10 @@ struct KeyDirectory {
     static let keyLifetime: UInt64 = 365 * 86_400
 
     func load(now: Timestamp, noteLifetime: UInt64) throws -> (IssuerKeyring, secret: [UInt8]) {
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let authority = try SoftwareSigner(rawRepresentation: try readOrCreate("authority.key") { Array(SoftwareSigner().privateKey.rawRepresentation) })
+        try FileManager.default.createDirectory(
+            atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let authority = try SoftwareSigner(
+            rawRepresentation: try readOrCreate("authority.key") { Array(SoftwareSigner().privateKey.rawRepresentation) })
         let secret = try readOrCreate("secret.key") { (0..<32).map { _ in UInt8.random(in: 0...255) } }
         var starts = try issuingStarts()
         if starts.isEmpty {

@@ -8,10 +8,14 @@ import X509
 /// HTTPS served by `wallet-server` itself (docs/server.md, "Transport security"). Off unless
 /// `--tls-cert` is given; then every connection is TLS 1.2 or newer.
 struct TLSOptions: ParsableArguments {
-    @Option(help: "Serve HTTPS with this certificate chain: PEM, the server's certificate first, then any intermediates (env WALLET_SERVER_TLS_CERT). Needs --tls-key.")
+    @Option(
+        help:
+            "Serve HTTPS with this certificate chain: PEM, the server's certificate first, then any intermediates (env WALLET_SERVER_TLS_CERT). Needs --tls-key."
+    )
     var tlsCert: String?
 
-    @Option(help: "The certificate's private key: PEM, mode 0600 (env WALLET_SERVER_TLS_KEY). Read once at start: restart to rotate.")
+    @Option(
+        help: "The certificate's private key: PEM, mode 0600 (env WALLET_SERVER_TLS_KEY). Read once at start: restart to rotate.")
     var tlsKey: String?
 
     var environment: [String: String] { ProcessInfo.processInfo.environment }
@@ -23,9 +27,12 @@ struct TLSOptions: ParsableArguments {
     func load() throws -> ServedCertificate? {
         switch (certificatePath, keyPath) {
         case (nil, nil): return nil
-        case (_?, nil): throw StartupError("--tls-cert needs --tls-key (env WALLET_SERVER_TLS_KEY): the certificate's private key, PEM, mode 0600.")
+        case (_?, nil):
+            throw StartupError(
+                "--tls-cert needs --tls-key (env WALLET_SERVER_TLS_KEY): the certificate's private key, PEM, mode 0600.")
         case (nil, _?): throw StartupError("--tls-key needs --tls-cert (env WALLET_SERVER_TLS_CERT): the certificate chain, PEM.")
-        case (let certificatePath?, let keyPath?): return try ServedCertificate(certificatePath: certificatePath, keyPath: keyPath)
+        case (let certificatePath?, let keyPath?):
+            return try ServedCertificate(certificatePath: certificatePath, keyPath: keyPath)
         }
     }
 }
@@ -48,7 +55,9 @@ struct ServedCertificate: Sendable {
         do { chain = try NIOSSLCertificate.fromPEMFile(certificatePath) } catch {
             throw StartupError("--tls-cert \(certificatePath): cannot read a PEM certificate chain from it (\(error)).")
         }
-        guard let leaf = chain.first else { throw StartupError("--tls-cert \(certificatePath): the file holds no PEM certificate.") }
+        guard let leaf = chain.first else {
+            throw StartupError("--tls-cert \(certificatePath): the file holds no PEM certificate.")
+        }
         // The key file goes through the one secret-file check the issuer keys and the chain
         // operator key use: refused with the `chmod 600` fix if group or others may read it.
         let keyBytes: [UInt8]
@@ -56,14 +65,18 @@ struct ServedCertificate: Sendable {
         let key: NIOSSLPrivateKey
         // The parser's error is not shown: it could quote the file's bytes.
         do { key = try NIOSSLPrivateKey(bytes: keyBytes, format: .pem) } catch {
-            throw StartupError("--tls-key \(keyPath): not a PEM private key (an unencrypted PKCS#8, RSA or EC key). Check the file.")
+            throw StartupError(
+                "--tls-key \(keyPath): not a PEM private key (an unencrypted PKCS#8, RSA or EC key). Check the file.")
         }
-        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         configuration.minimumTLSVersion = .tlsv12
         // Built once here so a key that does not belong to the certificate stops the start with
         // a message, instead of failing every handshake later.
         do { _ = try NIOSSLContext(configuration: configuration) } catch {
-            throw StartupError("--tls-key \(keyPath) does not belong to the certificate in --tls-cert \(certificatePath) (or one of them is unusable). Check that they were issued together.")
+            throw StartupError(
+                "--tls-key \(keyPath) does not belong to the certificate in --tls-cert \(certificatePath) (or one of them is unusable). Check that they were issued together."
+            )
         }
         let der: [UInt8]
         let spki: [UInt8]
@@ -82,6 +95,7 @@ struct ServedCertificate: Sendable {
     var summary: String {
         let expiry = ISO8601DateFormatter().string(from: notValidAfter)
         let expired = notValidAfter < Date() ? " (EXPIRED: clients will refuse it)" : ""
-        return "TLS certificate subject \(subject), SHA-256 fingerprint \(fingerprint), valid until \(expiry)\(expired), public-key pin \(pin); minimum TLS 1.2"
+        return
+            "TLS certificate subject \(subject), SHA-256 fingerprint \(fingerprint), valid until \(expiry)\(expired), public-key pin \(pin); minimum TLS 1.2"
     }
 }

@@ -51,17 +51,22 @@ struct CommonOptions: ParsableArguments {
 
     func openIssuer(logger: Logger) async throws -> Issuer {
         guard let currency = Currency(currency) else { throw ValidationError("--currency must be three capital letters") }
-        guard let policy = DoubleSpendPolicy(rawValue: policy) else { throw ValidationError("--policy: credit-later-receiver or reject-later-receiver") }
+        guard let policy = DoubleSpendPolicy(rawValue: policy) else {
+            throw ValidationError("--policy: credit-later-receiver or reject-later-receiver")
+        }
         let now = Timestamp(Date().timeIntervalSince1970)
         let (keyring, secret) = try KeyDirectory(path: keys).load(now: now, noteLifetime: noteLifetime)
         let config = IssuerConfig(
             currency: currency, maxOfflineHolding: maxOfflineHolding, maxHops: maxHops, noteLifetime: noteLifetime,
             redemptionGrace: redemptionGrace, policy: policy, devFunding: devFunding)
         if let postgresURL {
-            guard databaseWait >= 0, databaseWait <= 3_600 else { throw ValidationError("--database-wait must be a number of seconds from 0 to 3600") }
+            guard databaseWait >= 0, databaseWait <= 3_600 else {
+                throw ValidationError("--database-wait must be a number of seconds from 0 to 3600")
+            }
             let db: PostgresStore
             do {
-                db = try await PostgresStore.connect(url: postgresURL, patience: .milliseconds(Int64(databaseWait * 1_000)), logger: logger)
+                db = try await PostgresStore.connect(
+                    url: postgresURL, patience: .milliseconds(Int64(databaseWait * 1_000)), logger: logger)
             } catch {
                 throw StartupError("\(error). Check --postgres (env WALLET_SERVER_POSTGRES_URL) and that the server is up.")
             }
@@ -76,12 +81,15 @@ struct CommonOptions: ParsableArguments {
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             db = try SQLiteStore(path: database)
         } catch {
-            throw StartupError("cannot open the SQLite database at \(database): \(Self.describe(error)). Check --database (env WALLET_SERVER_DATABASE).")
+            throw StartupError(
+                "cannot open the SQLite database at \(database): \(Self.describe(error)). Check --database (env WALLET_SERVER_DATABASE)."
+            )
         }
         do {
             return try await Issuer.open(database: db, keyring: keyring, config: config, challengeSecret: secret)
         } catch {
-            throw StartupError("cannot use the SQLite database at \(database): \(error). Check --database (env WALLET_SERVER_DATABASE).")
+            throw StartupError(
+                "cannot use the SQLite database at \(database): \(error). Check --database (env WALLET_SERVER_DATABASE).")
         }
     }
 
@@ -95,19 +103,24 @@ struct CommonOptions: ParsableArguments {
 /// Chain mode (docs/server.md, "Chain settlement"): deposits and withdrawals through an
 /// ERC-20 escrow on an EVM chain. Off unless --chain-rpc (or its variable) is given.
 struct ChainOptions: ParsableArguments {
-    @Option(help: "Settle on an EVM chain through this JSON-RPC node, e.g. http://127.0.0.1:8545 (env WALLET_SERVER_CHAIN_RPC). Needs --chain-escrow and --chain-operator-key.")
+    @Option(
+        help:
+            "Settle on an EVM chain through this JSON-RPC node, e.g. http://127.0.0.1:8545 (env WALLET_SERVER_CHAIN_RPC). Needs --chain-escrow and --chain-operator-key."
+    )
     var chainRpc: String?
 
     @Option(help: "Address of the escrow contract (env WALLET_SERVER_CHAIN_ESCROW).")
     var chainEscrow: String?
 
-    @Option(help: "File holding the escrow operator's private key, 64 hex digits, mode 0600 (env WALLET_SERVER_CHAIN_OPERATOR_KEY).")
+    @Option(
+        help: "File holding the escrow operator's private key, 64 hex digits, mode 0600 (env WALLET_SERVER_CHAIN_OPERATOR_KEY).")
     var chainOperatorKey: String?
 
     @Option(help: "Confirmations before a deposit is credited or a payout settled; a block with k blocks on top of it has k+1.")
     var chainConfirmations: Int = 12
 
-    @Option(help: "Block where the first deposit scan starts (the escrow's deployment block); ignored once the database has scanned.")
+    @Option(
+        help: "Block where the first deposit scan starts (the escrow's deployment block); ignored once the database has scanned.")
     var chainStartBlock: UInt64 = 0
 
     @Option(help: "Seconds between passes over the chain (deposits, payouts).")
@@ -123,21 +136,31 @@ struct ChainOptions: ParsableArguments {
     func connect(issuer: Issuer, devFunding: Bool, logger: Logger) async throws -> ChainSettlement? {
         guard let rpc else {
             if escrow != nil || operatorKey != nil {
-                throw StartupError("--chain-escrow and --chain-operator-key need --chain-rpc (env WALLET_SERVER_CHAIN_RPC), the chain node to settle through.")
+                throw StartupError(
+                    "--chain-escrow and --chain-operator-key need --chain-rpc (env WALLET_SERVER_CHAIN_RPC), the chain node to settle through."
+                )
             }
             return nil
         }
         guard !devFunding else {
-            throw StartupError("--dev-funding cannot be used with --chain-rpc: in chain mode money enters only through the escrow, and funding from nowhere would make reconciliation meaningless. Drop --dev-funding (env WALLET_SERVER_DEV_FUNDING).")
+            throw StartupError(
+                "--dev-funding cannot be used with --chain-rpc: in chain mode money enters only through the escrow, and funding from nowhere would make reconciliation meaningless. Drop --dev-funding (env WALLET_SERVER_DEV_FUNDING)."
+            )
         }
         guard let url = URL(string: rpc), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
             throw StartupError("--chain-rpc \(rpc) is not an http(s) URL such as http://127.0.0.1:8545.")
         }
-        guard let escrowText = escrow else { throw StartupError("chain mode needs --chain-escrow (env WALLET_SERVER_CHAIN_ESCROW): the escrow contract's address.") }
-        guard let keyPath = operatorKey else {
-            throw StartupError("chain mode needs --chain-operator-key (env WALLET_SERVER_CHAIN_OPERATOR_KEY): the file with the escrow operator's key (`wallet-chain new-key FILE` makes one).")
+        guard let escrowText = escrow else {
+            throw StartupError("chain mode needs --chain-escrow (env WALLET_SERVER_CHAIN_ESCROW): the escrow contract's address.")
         }
-        guard chainPoll > 0, chainPoll <= 3_600 else { throw StartupError("--chain-poll must be a number of seconds above 0 and at most 3600.") }
+        guard let keyPath = operatorKey else {
+            throw StartupError(
+                "chain mode needs --chain-operator-key (env WALLET_SERVER_CHAIN_OPERATOR_KEY): the file with the escrow operator's key (`wallet-chain new-key FILE` makes one)."
+            )
+        }
+        guard chainPoll > 0, chainPoll <= 3_600 else {
+            throw StartupError("--chain-poll must be a number of seconds above 0 and at most 3600.")
+        }
         let escrow: Address
         do { escrow = try Address(hex: escrowText) } catch { throw StartupError("--chain-escrow: \(error).") }
         let key: PrivateKey
@@ -195,29 +218,44 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Writes a minute per account.")
     var writesPerMinutePerAccount: Int = AccountLimits().writesPerMinute
 
-    @Option(help: "Also serve GET /metrics without a token on this HOST:PORT, for a Prometheus scraper; keep it on loopback or a private network (env WALLET_SERVER_METRICS_ADDRESS). The API's /metrics needs an admin token.")
+    @Option(
+        help:
+            "Also serve GET /metrics without a token on this HOST:PORT, for a Prometheus scraper; keep it on loopback or a private network (env WALLET_SERVER_METRICS_ADDRESS). The API's /metrics needs an admin token."
+    )
     var metricsAddress: String? = ProcessInfo.processInfo.environment["WALLET_SERVER_METRICS_ADDRESS"]
 
     @Option(help: "Seconds a kept-alive connection may stay silent after a response before it is closed.")
     var idleTimeout: Double = 30
 
-    @Option(help: "Seconds a client has to send a whole request head, from accepting the connection (or from the request's first byte on a kept-alive one).")
+    @Option(
+        help:
+            "Seconds a client has to send a whole request head, from accepting the connection (or from the request's first byte on a kept-alive one)."
+    )
     var headerTimeout: Double = 10
 
     @Option(help: "Seconds a client has to send a whole request body, from the end of its head.")
     var bodyTimeout: Double = 30
 
-    @Option(help: "Most connections open at once (default: the file-descriptor limit, ulimit -n, less a reserve for the database and logs; at most 16384).")
+    @Option(
+        help:
+            "Most connections open at once (default: the file-descriptor limit, ulimit -n, less a reserve for the database and logs; at most 16384)."
+    )
     var maxConnections: Int?
 
     @Option(help: "Most connections open at once from one client address (behind a proxy, raise it to --max-connections).")
     var maxConnectionsPerClient: Int = ConnectionLimits().maxConnectionsPerClient
 
-    @Flag(help: "Mark the operator console's cookies Secure although this process serves plain HTTP: it runs behind a TLS proxy (with --tls-cert they are anyway).")
+    @Flag(
+        help:
+            "Mark the operator console's cookies Secure although this process serves plain HTTP: it runs behind a TLS proxy (with --tls-cert they are anyway)."
+    )
     var consoleSecureCookies = false
 
     func validate() throws {
-        for (flag, value) in [("--auth-per-minute-per-ip", authPerMinutePerIp), ("--writes-per-minute-per-ip", writesPerMinutePerIp), ("--writes-per-minute-per-account", writesPerMinutePerAccount)]
+        for (flag, value) in [
+            ("--auth-per-minute-per-ip", authPerMinutePerIp), ("--writes-per-minute-per-ip", writesPerMinutePerIp),
+            ("--writes-per-minute-per-account", writesPerMinutePerAccount),
+        ]
         where value < 1 || value > 1_000_000_000 {
             throw ValidationError("\(flag) must be from 1 to 1000000000; got \(value).")
         }
@@ -228,7 +266,8 @@ struct Serve: AsyncParsableCommand {
     /// `--metrics-address` as host and port, or nil without it.
     func metricsListenAddress() throws -> (host: String, port: Int)? {
         guard let metricsAddress else { return nil }
-        guard let colon = metricsAddress.lastIndex(of: ":"), let port = Int(metricsAddress[metricsAddress.index(after: colon)...]),
+        guard let colon = metricsAddress.lastIndex(of: ":"),
+            let port = Int(metricsAddress[metricsAddress.index(after: colon)...]),
             (0...65_535).contains(port), colon > metricsAddress.startIndex
         else {
             throw ValidationError("--metrics-address must be HOST:PORT, e.g. 127.0.0.1:9464; got \(metricsAddress).")
@@ -244,21 +283,30 @@ struct Serve: AsyncParsableCommand {
             ("--idle-timeout", idleTimeout, \ConnectionLimits.idleTimeout), ("--header-timeout", headerTimeout, \.headerTimeout),
             ("--body-timeout", bodyTimeout, \.bodyTimeout),
         ] {
-            guard seconds > 0, seconds <= 3_600 else { throw ValidationError("\(flag) must be a number of seconds above 0 and at most 3600; got \(seconds).") }
+            guard seconds > 0, seconds <= 3_600 else {
+                throw ValidationError("\(flag) must be a number of seconds above 0 and at most 3600; got \(seconds).")
+            }
             limits[keyPath: keyPath] = .milliseconds(Int64((seconds * 1_000).rounded(.up)))
         }
         if let descriptors, ConnectionLimits.connectionBudget(descriptors: descriptors) < 1 {
-            throw ValidationError("this process may open only \(descriptors) files (ulimit -n), all kept for the database and logs; raise it (ulimit -n 4096) and start again.")
+            throw ValidationError(
+                "this process may open only \(descriptors) files (ulimit -n), all kept for the database and logs; raise it (ulimit -n 4096) and start again."
+            )
         }
         if let maxConnections {
             let budget = descriptors.map(ConnectionLimits.connectionBudget(descriptors:)) ?? 1_000_000
             guard maxConnections >= 1, maxConnections <= budget else {
-                let why = descriptors.map { "; this process may open \($0) files (ulimit -n) and keeps \(ConnectionLimits.descriptorReserve(of: $0)) for the database and logs: raise ulimit -n for more" } ?? ""
+                let why =
+                    descriptors.map {
+                        "; this process may open \($0) files (ulimit -n) and keeps \(ConnectionLimits.descriptorReserve(of: $0)) for the database and logs: raise ulimit -n for more"
+                    } ?? ""
                 throw ValidationError("--max-connections must be from 1 to \(budget); got \(maxConnections)\(why).")
             }
             limits.maxConnections = maxConnections
         }
-        guard maxConnectionsPerClient >= 1 else { throw ValidationError("--max-connections-per-client must be at least 1; got \(maxConnectionsPerClient).") }
+        guard maxConnectionsPerClient >= 1 else {
+            throw ValidationError("--max-connections-per-client must be at least 1; got \(maxConnectionsPerClient).")
+        }
         limits.maxConnectionsPerClient = maxConnectionsPerClient
         return limits
     }
@@ -275,20 +323,26 @@ struct Serve: AsyncParsableCommand {
         let tokens = AccessTokens(secret: secret)
         let metrics = IssuerMetrics()
         metrics.bootstrapSwiftMetrics()
-        let (log, host, portFile, database, currency) = (logger, host, portFile, common.postgresURL == nil ? common.database : "postgres", common.currency)
+        let (log, host, portFile, database, currency) = (
+            logger, host, portFile, common.postgresURL == nil ? common.database : "postgres", common.currency
+        )
         var settings = HTTPSettings(
             host: host, port: port, writesPerMinutePerIP: writesPerMinutePerIp, loginsPerMinutePerIP: authPerMinutePerIp,
             account: AccountLimits(writesPerMinute: writesPerMinutePerAccount))
         settings.consoleSecureCookies = consoleSecureCookies
         settings.connections = try connectionLimits()
-        logger.info("connections: at most \(settings.connections.maxConnections), \(settings.connections.maxConnectionsPerClient) per client address")
+        logger.info(
+            "connections: at most \(settings.connections.maxConnections), \(settings.connections.maxConnectionsPerClient) per client address"
+        )
         let app = try IssuerApplication.make(
             issuer: issuer, tokens: tokens, settings: settings, metrics: metrics, chain: chain,
             logger: logger, tls: served?.configuration
         ) { bound in
             // Logged and written once the socket is bound, so a reader of the port file (scripts,
             // tests with --port 0) can connect at once: the file is the readiness signal.
-            log.info("wallet-server on \(served == nil ? "http" : "https")://\(host):\(bound), database \(database), currency \(currency)")
+            log.info(
+                "wallet-server on \(served == nil ? "http" : "https")://\(host):\(bound), database \(database), currency \(currency)"
+            )
             if let portFile { Self.writePortFile(portFile, port: bound, logger: log) }
         }
         // Housekeeping: refund expired notes and prune sessions every minute.
@@ -341,11 +395,15 @@ struct Serve: AsyncParsableCommand {
 
 struct CreateAdmin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Create an admin account (the first admin comes from here), or with --promote make an existing account an admin.")
+        abstract:
+            "Create an admin account (the first admin comes from here), or with --promote make an existing account an admin.")
 
     @OptionGroup var common: CommonOptions
     @Option(help: "Admin email.") var email: String
-    @Option(help: "Admin password (at least 10 characters; env WALLET_SERVER_ADMIN_PASSWORD). Not with --promote: the account keeps its own.")
+    @Option(
+        help:
+            "Admin password (at least 10 characters; env WALLET_SERVER_ADMIN_PASSWORD). Not with --promote: the account keeps its own."
+    )
     var password: String = ProcessInfo.processInfo.environment["WALLET_SERVER_ADMIN_PASSWORD"] ?? ""
     @Flag(help: "Make the existing account with this email an admin (its password stays).") var promote = false
 
@@ -361,7 +419,9 @@ struct CreateAdmin: AsyncParsableCommand {
             print("admin account \(id) created for \(email)")
         } catch IssuerError.emailTaken {
             FileHandle.standardError.write(
-                Data("error: An account with \(email) exists. To make it an admin (its password stays): wallet-server create-admin --email \(email) --promote\n".utf8))
+                Data(
+                    "error: An account with \(email) exists. To make it an admin (its password stays): wallet-server create-admin --email \(email) --promote\n"
+                        .utf8))
             throw ExitCode(1)
         }
     }

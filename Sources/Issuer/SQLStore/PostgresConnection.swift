@@ -47,7 +47,8 @@ extension PostgresStore {
                 if Self.isStaleStatement(error) {
                     // The transaction is aborted; its rerun prepares the statement afresh.
                     statements.forgetAll()
-                    throw SQLError.retryable("a prepared statement no longer matched its tables (\(ServerError(error)?.message ?? "")): run again")
+                    throw SQLError.retryable(
+                        "a prepared statement no longer matched its tables (\(ServerError(error)?.message ?? "")): run again")
                 }
                 throw PostgresStore.translate(error)
             }

@@ -90,11 +90,13 @@ public final class PostgresStore: SQLDatabase {
         }
 
         func clientConfiguration(maxConnections: Int) -> PostgresClient.Configuration {
-            var config = PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: database, tls: .disable)
+            var config = PostgresClient.Configuration(
+                host: host, port: port, username: user, password: password, database: database, tls: .disable)
             config.options.maximumConnections = maxConnections
-            config.options.additionalStartupParameters = [("search_path", schema), ("application_name", applicationName)].compactMap { name, value in
-                value.map { (name, $0) }
-            }
+            config.options.additionalStartupParameters = [("search_path", schema), ("application_name", applicationName)]
+                .compactMap { name, value in
+                    value.map { (name, $0) }
+                }
             return config
         }
 
@@ -104,10 +106,12 @@ public final class PostgresStore: SQLDatabase {
             var pause = Duration.milliseconds(100)
             var attempt = 1
             while true {
-                var config = PostgresConnection.Configuration(host: host, port: port, username: user, password: password, database: database, tls: .disable)
+                var config = PostgresConnection.Configuration(
+                    host: host, port: port, username: user, password: password, database: database, tls: .disable)
                 // One attempt may take what is left of the patience (a silent host), never less than 0.1 s.
                 let left = (deadline - clock.now).components
-                config.options.connectTimeout = .nanoseconds(max(100_000_000, left.seconds * 1_000_000_000 + left.attoseconds / 1_000_000_000))
+                config.options.connectTimeout = .nanoseconds(
+                    max(100_000_000, left.seconds * 1_000_000_000 + left.attoseconds / 1_000_000_000))
                 do {
                     let connection = try await PostgresConnection.connect(configuration: config, id: 0, logger: logger)
                     try? await connection.close()
@@ -119,10 +123,13 @@ public final class PostgresStore: SQLDatabase {
                     }
                     let left = deadline - clock.now
                     guard left > .zero else {
-                        throw SQLError.failed("cannot reach PostgreSQL at \(host):\(port) after \(Self.seconds(patience)) s: \(cause)")
+                        throw SQLError.failed(
+                            "cannot reach PostgreSQL at \(host):\(port) after \(Self.seconds(patience)) s: \(cause)")
                     }
                     if attempt == 1 {
-                        logger.warning("PostgreSQL at \(host):\(port) is not reachable (\(cause)); trying again for up to \(Self.seconds(patience)) s")
+                        logger.warning(
+                            "PostgreSQL at \(host):\(port) is not reachable (\(cause)); trying again for up to \(Self.seconds(patience)) s"
+                        )
                     }
                     attempt += 1
                     try await Task.sleep(for: min(pause, left))
@@ -179,7 +186,8 @@ public final class PostgresStore: SQLDatabase {
                 // connection closed before COMMIT was sent: nothing was committed.
                 return try await client.withConnection(isolation: #isolation) { connection in
                     let state = connections.state(of: connection)
-                    let conn = Connection(connection: connection, watch: state.watch, statements: state.statements, logger: logger)
+                    let conn = Connection(
+                        connection: connection, watch: state.watch, statements: state.statements, logger: logger)
                     let value: T
                     do {
                         try await conn.control("BEGIN")
@@ -212,7 +220,8 @@ public final class PostgresStore: SQLDatabase {
             } catch {
                 let translated = Self.translate(error)
                 let lost = error is ConnectionLost
-                guard lost || { if case SQLError.retryable = translated { true } else { false } }(), attempt < Self.maxAttempts else {
+                guard lost || { if case SQLError.retryable = translated { true } else { false } }(), attempt < Self.maxAttempts
+                else {
                     throw translated
                 }
                 if !lost { retries.add(1, ordering: .relaxed) }
@@ -228,7 +237,10 @@ public final class PostgresStore: SQLDatabase {
         do {
             return try await client.withConnection(isolation: #isolation) { connection in
                 let state = connections.state(of: connection)
-                return try await body(Connection(connection: connection, watch: state.watch, statements: state.statements, logger: logger, inTransaction: false))
+                return try await body(
+                    Connection(
+                        connection: connection, watch: state.watch, statements: state.statements, logger: logger,
+                        inTransaction: false))
             }
         } catch let lost as ConnectionLost {
             // Lost before a statement was sent (leasing, or a closure that beat it): unknown all the same.

@@ -60,7 +60,8 @@ public enum SQLError: Error, Equatable, Sendable, CustomStringConvertible {
         case .nonInteger(let c, let v):
             "column \(c) holds the non-integer value \(v) where only integers belong (an overflowed sum written by an old version; see docs/server.md)"
         case .failed(let m): m
-        case .outcomeUnknown(let m): "the connection was lost before the database answered, so whether the write committed is unknown: \(m)"
+        case .outcomeUnknown(let m):
+            "the connection was lost before the database answered, so whether the write committed is unknown: \(m)"
         }
     }
 }

@@ -6,7 +6,7 @@ private let constraintPrimaryKey: Int32 = 19 | (6 << 8)
 private let constraintUnique: Int32 = 19 | (8 << 8)
 /// The C `close`, unreachable by that name inside `SQLiteStore` (which has its own `close`).
 private func closeDescriptor(_ fd: Int32) { close(fd) }
-private let SQLITE_TRANSIENT = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+private let sqliteTransient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
 
 /// SQLite behind the async SQL interface: one connection, WAL journal, `synchronous = FULL`,
 /// transactions serialized by an async lock and started with `BEGIN IMMEDIATE` (so several
@@ -43,7 +43,10 @@ public final class SQLiteStore: SQLDatabase, @unchecked Sendable {
         // used): the spent set's keys are hashes, so each redemption touches a different leaf
         // of several indexes, and a large spent set must not send every commit back to the OS
         // for pages (docs/server.md, "What shapes the figures").
-        for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL", "PRAGMA foreign_keys = ON", "PRAGMA cache_size = \(Self.cacheSize)"] {
+        for pragma in [
+            "PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL", "PRAGMA foreign_keys = ON",
+            "PRAGMA cache_size = \(Self.cacheSize)",
+        ] {
             try Self.exec(db, pragma)
         }
     }
@@ -104,11 +107,16 @@ public final class SQLiteStore: SQLDatabase, @unchecked Sendable {
                 let utf8 = Array(s.utf8)
                 rc = utf8.withUnsafeBytes {
                     sqlite3_bind_text64(
-                        statement, index, ($0.baseAddress ?? UnsafeRawPointer(("" as StaticString).utf8Start)).assumingMemoryBound(to: CChar.self),
-                        sqlite3_uint64(utf8.count), SQLITE_TRANSIENT, UInt8(SQLITE_UTF8))
+                        statement, index,
+                        ($0.baseAddress ?? UnsafeRawPointer(("" as StaticString).utf8Start)).assumingMemoryBound(to: CChar.self),
+                        sqlite3_uint64(utf8.count), sqliteTransient, UInt8(SQLITE_UTF8))
                 }
             case .blob(let b):
-                rc = b.withUnsafeBytes { sqlite3_bind_blob64(statement, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64(b.count), SQLITE_TRANSIENT) }
+                rc = b.withUnsafeBytes {
+                    sqlite3_bind_blob64(
+                        statement, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64(b.count),
+                        sqliteTransient)
+                }
             case .null: rc = sqlite3_bind_null(statement, index)
             case .blobs, .integers, .texts: throw SQLError.failed("array parameters are PostgreSQL only: \(sql)")
             }
@@ -192,7 +200,8 @@ public final class SQLiteStore: SQLDatabase, @unchecked Sendable {
             guard stat(file, &info) == 0, info.st_mode & 0o077 != 0 else { continue }
             guard chmod(file, info.st_mode & 0o700) == 0 else {
                 throw SQLError.failed(
-                    "\(file) is open to other users and cannot be restricted (\(String(cString: strerror(errno)))); run chmod 600 on it")
+                    "\(file) is open to other users and cannot be restricted (\(String(cString: strerror(errno)))); run chmod 600 on it"
+                )
             }
         }
     }

@@ -59,7 +59,8 @@ public enum CrashPoint: String, CaseIterable, Sendable {
     /// The durable steps it sits between (for `debug crash-points` and docs/reliability.md §2).
     public var between: String {
         switch self {
-        case .walletPayCommitted: "pay transaction committed (inputs reserved, transfers signed and stored) | bytes handed to the payee"
+        case .walletPayCommitted:
+            "pay transaction committed (inputs reserved, transfers signed and stored) | bytes handed to the payee"
         case .walletReceiveCommitted: "received states and the signed receipt committed | receipt handed back"
         case .walletReceiveProofRecorded: "fraud proof of an offline double spend committed | refusal reported"
         case .walletConfirmCommitted: "receipt stored, payment completed | confirmation reported"
@@ -80,7 +81,8 @@ public enum CrashPoint: String, CaseIterable, Sendable {
         case .walletRestoreKeyCreated: "new key created | restored states marked for the online exchange"
         case .walletRestoreCommitted: "restored wallet committed | settings (server) saved"
         case .issuerPurchaseCommitted: "purchase committed (account debited, note issued, idempotent answer stored) | answer sent"
-        case .issuerRedeemInTransaction: "redemption batch written in its transaction, or built as the one statement of a clean batch (PostgreSQL), not committed | commit"
+        case .issuerRedeemInTransaction:
+            "redemption batch written in its transaction, or built as the one statement of a clean batch (PostgreSQL), not committed | commit"
         case .issuerRedeemCommitted: "redemption batch committed (spends, credits) | answers sent"
         case .issuerAnnounceCommitted: "announced transfer committed | answer sent"
         case .issuerFraudInTransaction: "fraud case inserted, cheater frozen, not committed | commit"
@@ -151,7 +153,10 @@ public enum CrashPoints {
                 guard let (point, hit) = CrashPoints.parse(armText) else {
                     // A typo must not turn the sweep's crash into a silent pass.
                     let names = CrashPoint.allCases.map(\.rawValue).joined(separator: ", ")
-                    FileHandle.standardError.write(Data("\(CrashPoints.armVariable)=\(armText) names no crash point (NAME or NAME#N, N ≥ 1; names: \(names))\n".utf8))
+                    FileHandle.standardError.write(
+                        Data(
+                            "\(CrashPoints.armVariable)=\(armText) names no crash point (NAME or NAME#N, N ≥ 1; names: \(names))\n"
+                                .utf8))
                     _exit(70)
                 }
                 armed = point

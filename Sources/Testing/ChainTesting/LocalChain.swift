@@ -55,7 +55,9 @@ public struct LocalChain: Sendable {
 
     /// A funded key by name (see `keyFile`).
     public func key(_ name: String) throws(LocalChainError) -> PrivateKey {
-        guard !keysDirectory.isEmpty else { throw .notConfigured("OW_CHAIN_KEYS is not set: run the tests under scripts/with-chain") }
+        guard !keysDirectory.isEmpty else {
+            throw .notConfigured("OW_CHAIN_KEYS is not set: run the tests under scripts/with-chain")
+        }
         do { return try PrivateKey(hexFile: keyFile(name)) } catch { throw .notConfigured("\(error)") }
     }
 
@@ -106,7 +108,9 @@ public struct LocalChain: Sendable {
     /// Signs and sends a transaction from `key` with its next (pending) nonce, current fees and
     /// the node's gas estimate (or `gasLimit`), one at a time per sender in this process.
     /// Returns the signed transaction; with automine on it is mined when this returns.
-    public func send(from key: PrivateKey, to: Address?, value: UInt128 = 0, data: [UInt8] = [], gasLimit: UInt64? = nil) async throws -> SignedTransaction {
+    public func send(
+        from key: PrivateKey, to: Address?, value: UInt128 = 0, data: [UInt8] = [], gasLimit: UInt64? = nil
+    ) async throws -> SignedTransaction {
         try await SenderQueue.shared.run(key.address) {
             let chainID = try await rpc.chainID()
             let nonce = try await rpc.transactionCount(key.address, .pending)
@@ -137,7 +141,8 @@ public struct LocalChain: Sendable {
 
     /// An ERC-20 balance in token units; a balance over UInt64 is an error.
     public func tokenBalance(_ token: Address, of holder: Address, block: BlockTag = .latest) async throws -> UInt64 {
-        let data = try await rpc.call(to: token, data: try ABI.Function(signature: "balanceOf(address)").callData([.address(holder)]), block: block)
+        let data = try await rpc.call(
+            to: token, data: try ABI.Function(signature: "balanceOf(address)").callData([.address(holder)]), block: block)
         return try ABI.decodeUInt64(ABI.word(data, at: 0))
     }
 
@@ -235,7 +240,7 @@ actor SenderQueue {
         if var queue = waiting[sender], !queue.isEmpty {
             let next = queue.removeFirst()
             waiting[sender] = queue.isEmpty ? nil : queue
-            next.resume() // ownership passes to the next waiter: `busy` stays set
+            next.resume()  // ownership passes to the next waiter: `busy` stays set
         } else {
             busy.remove(sender)
         }

@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AlwaysUseLowerCamelCase
 // A simulated CoreBluetooth for Linux (the package builds it only there, as a module named
 // `CoreBluetooth`): the classes, delegate protocols and keys the app's Bluetooth adapter uses,
 // with Apple's documented signatures, behaving as the documentation describes — callbacks on
@@ -216,7 +217,9 @@ final class SimulatedLink: @unchecked Sendable {
         peripheral.setState(.disconnected)
         centralManager.deliver { $0.centralManager(self.centralManager, didDisconnectPeripheral: self.peripheral, error: error) }
         for characteristic in subscriptions {
-            peripheralManager.deliver { $0.peripheralManager(self.peripheralManager, central: self.central, didUnsubscribeFrom: characteristic) }
+            peripheralManager.deliver {
+                $0.peripheralManager(self.peripheralManager, central: self.central, didUnsubscribeFrom: characteristic)
+            }
         }
     }
 }
@@ -371,22 +374,27 @@ open class CBATTRequest: NSObject, @unchecked Sendable {
 
 public protocol CBCentralManagerDelegate: NSObjectProtocol {
     func centralManagerDidUpdateState(_ central: CBCentralManager)
-    func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi RSSI: NSNumber)
+    func centralManager(
+        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi RSSI: NSNumber)
     func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral)
     func centralManager(_ central: CBCentralManager, didFailToConnect peripheral: CBPeripheral, error: (any Error)?)
     func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?)
 }
 extension CBCentralManagerDelegate {
-    public func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi RSSI: NSNumber) {}
+    public func centralManager(
+        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi RSSI: NSNumber
+    ) {}
     public func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {}
     public func centralManager(_ central: CBCentralManager, didFailToConnect peripheral: CBPeripheral, error: (any Error)?) {}
-    public func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?) {}
+    public func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?)
+    {}
 }
 
 public protocol CBPeripheralDelegate: NSObjectProtocol {
     func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: (any Error)?)
     func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: (any Error)?)
-    func peripheral(_ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic, error: (any Error)?)
+    func peripheral(
+        _ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic, error: (any Error)?)
     func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?)
     func peripheralIsReady(toSendWriteWithoutResponse peripheral: CBPeripheral)
     func peripheral(_ peripheral: CBPeripheral, didModifyServices invalidatedServices: [CBService])
@@ -394,7 +402,9 @@ public protocol CBPeripheralDelegate: NSObjectProtocol {
 extension CBPeripheralDelegate {
     public func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: (any Error)?) {}
     public func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: (any Error)?) {}
-    public func peripheral(_ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic, error: (any Error)?) {}
+    public func peripheral(
+        _ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic, error: (any Error)?
+    ) {}
     public func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?) {}
     public func peripheralIsReady(toSendWriteWithoutResponse peripheral: CBPeripheral) {}
     public func peripheral(_ peripheral: CBPeripheral, didModifyServices invalidatedServices: [CBService]) {}
@@ -405,7 +415,8 @@ public protocol CBPeripheralManagerDelegate: NSObjectProtocol {
     func peripheralManager(_ peripheral: CBPeripheralManager, didAdd service: CBService, error: (any Error)?)
     func peripheralManagerDidStartAdvertising(_ peripheral: CBPeripheralManager, error: (any Error)?)
     func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral, didSubscribeTo characteristic: CBCharacteristic)
-    func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral, didUnsubscribeFrom characteristic: CBCharacteristic)
+    func peripheralManager(
+        _ peripheral: CBPeripheralManager, central: CBCentral, didUnsubscribeFrom characteristic: CBCharacteristic)
     func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveRead request: CBATTRequest)
     func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveWrite requests: [CBATTRequest])
     func peripheralManagerIsReady(toUpdateSubscribers peripheral: CBPeripheralManager)
@@ -413,8 +424,12 @@ public protocol CBPeripheralManagerDelegate: NSObjectProtocol {
 extension CBPeripheralManagerDelegate {
     public func peripheralManager(_ peripheral: CBPeripheralManager, didAdd service: CBService, error: (any Error)?) {}
     public func peripheralManagerDidStartAdvertising(_ peripheral: CBPeripheralManager, error: (any Error)?) {}
-    public func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral, didSubscribeTo characteristic: CBCharacteristic) {}
-    public func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral, didUnsubscribeFrom characteristic: CBCharacteristic) {}
+    public func peripheralManager(
+        _ peripheral: CBPeripheralManager, central: CBCentral, didSubscribeTo characteristic: CBCharacteristic
+    ) {}
+    public func peripheralManager(
+        _ peripheral: CBPeripheralManager, central: CBCentral, didUnsubscribeFrom characteristic: CBCharacteristic
+    ) {}
     public func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveRead request: CBATTRequest) {}
     public func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveWrite requests: [CBATTRequest]) {}
     public func peripheralManagerIsReady(toUpdateSubscribers peripheral: CBPeripheralManager) {}

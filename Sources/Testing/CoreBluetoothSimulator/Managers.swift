@@ -99,7 +99,9 @@ open class CBCentralManager: CBManager, @unchecked Sendable {
         for (device, data) in heard {
             let peripheral = peripheral(for: device)
             let report = Advertisement(data: data)
-            deliver { $0.centralManager(self, didDiscover: peripheral, advertisementData: report.data, rssi: NSNumber(value: -50)) }
+            deliver {
+                $0.centralManager(self, didDiscover: peripheral, advertisementData: report.data, rssi: NSNumber(value: -50))
+            }
         }
     }
 
@@ -375,7 +377,9 @@ open class CBPeripheralManager: CBManager, @unchecked Sendable {
 
     open func stopAdvertising() { air.locked { advertising = nil } }
 
-    open func updateValue(_ value: Data, for characteristic: CBMutableCharacteristic, onSubscribedCentrals centrals: [CBCentral]?) -> Bool {
+    open func updateValue(
+        _ value: Data, for characteristic: CBMutableCharacteristic, onSubscribedCentrals centrals: [CBCentral]?
+    ) -> Bool {
         let targets: [SimulatedLink]? = air.locked {
             let subscribed = air.links.filter { link in
                 link.peripheralManager === self && link.alive && link.subscribed.contains { $0 === characteristic }

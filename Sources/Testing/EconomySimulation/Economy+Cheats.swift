@@ -52,10 +52,12 @@ extension Economy {
         var outputs = [TransferOutput(owner: request.payee, amount: value)]
         let cheaterKey = try wallet(c).identity.signer
         if held > value { outputs.append(TransferOutput(owner: cheaterKey.publicKey, amount: held - value)) }
-        let second = try Transfer.sign(input: input.heldRef, outputs: outputs, nonce: request.nonce, createdAt: clock.now, signer: cheaterKey)
+        let second = try Transfer.sign(
+            input: input.heldRef, outputs: outputs, nonce: request.nonce, createdAt: clock.now, signer: cheaterKey)
         let bundle = try PaymentBundle(chains: [input.appending(second, holding: 0)])
         cheat(kind.rawValue, attempted: 1)
-        doubleSpends.append(DoubleSpendRecord(kind: kind, state: input.heldRef.bytes, signer: cheaterKey.publicKey.bytes, account: c.account))
+        doubleSpends.append(
+            DoubleSpendRecord(kind: kind, state: input.heldRef.bytes, signer: cheaterKey.publicKey.bytes, account: c.account))
         do {
             _ = try wallet(victim).receive(bundle.encoded, for: request.nonce)
             if couldKnow { violation("a payee that saw the first spend of a state accepted a second one") }
@@ -77,9 +79,13 @@ extension Economy {
     /// and then genuinely. The altered bytes must be refused offline and at the issuer, with
     /// no value moving; the genuine payment must then go through.
     func tamper() async throws {
-        let kinds = ["tamper-flipped-byte", "tamper-redirected-output", "tamper-inflated-amount", "tamper-forged-note", "tamper-broken-link"]
+        let kinds = [
+            "tamper-flipped-byte", "tamper-redirected-output", "tamper-inflated-amount", "tamper-forged-note",
+            "tamper-broken-link",
+        ]
         let kind = kinds[rng.below(kinds.count)]
-        guard let attacker = active(where: { $0.role == .cheater }), let q = active(excluding: [attacker], where: { !$0.cheats }) else { return }
+        guard let attacker = active(where: { $0.role == .cheater }), let q = active(excluding: [attacker], where: { !$0.cheats })
+        else { return }
         let payee = try wallet(q)
         let thief = try wallet(attacker)
         let value = amount()
@@ -101,14 +107,19 @@ extension Economy {
             online[j] ^= UInt8(1 + rng.below(255))
             // Redeemed by the payee: only its own output could verify, and every byte but the
             // held index is signed or framing.
-            try await deliverGenuine(payment, request: request, from: attacker, to: q, kind: kind, offline: offline, online: online, onlineBy: q)
+            try await deliverGenuine(
+                payment, request: request, from: attacker, to: q, kind: kind, offline: offline, online: online, onlineBy: q)
             return
         case "tamper-redirected-output":
             // The cheater intercepts a payment to the payee and puts its own key in the output.
             guard let payment = try? thief.pay(request) else { return }
             offline = Self.replacing(request.payee.bytes, with: signer.publicKey.bytes, in: payment.bundle)
-            online = Self.replacing(request.payee.bytes, with: signer.publicKey.bytes, in: try PaymentBundle(decoding: payment.bundle).chains[0].encoded)
-            try await deliverGenuine(payment, request: request, from: attacker, to: q, kind: kind, offline: offline, online: online, onlineBy: attacker, offlineTo: attacker)
+            online = Self.replacing(
+                request.payee.bytes, with: signer.publicKey.bytes,
+                in: try PaymentBundle(decoding: payment.bundle).chains[0].encoded)
+            try await deliverGenuine(
+                payment, request: request, from: attacker, to: q, kind: kind, offline: offline, online: online,
+                onlineBy: attacker, offlineTo: attacker)
             return
         case "tamper-inflated-amount":
             // Signed by the rightful owner, but the outputs are worth more than the input.
@@ -124,11 +135,13 @@ extension Economy {
         case "tamper-forged-note":
             // A note "issued" under the real issuing key's id, signed with the cheater's key.
             let note = try IssuedNote.issue(
-                noteID: NoteID(uncheckedBytes: (0..<16).map { _ in UInt8(truncatingIfNeeded: rng.next()) }), currency: own.chain.note.currency,
+                noteID: NoteID(uncheckedBytes: (0..<16).map { _ in UInt8(truncatingIfNeeded: rng.next()) }),
+                currency: own.chain.note.currency,
                 amount: value, owner: signer.publicKey, issuedAt: clock.now, expiresAt: clock.now + config.noteLifetime,
                 issuer: ImpostorSigner(publicKey: issuingKey.publicKey, real: SoftwareSigner()))
             let t = try Transfer.sign(
-                input: Chain(note: note).heldRef, outputs: [TransferOutput(owner: request.payee, amount: value)], nonce: request.nonce,
+                input: Chain(note: note).heldRef, outputs: [TransferOutput(owner: request.payee, amount: value)],
+                nonce: request.nonce,
                 createdAt: clock.now, signer: signer)
             offline = try PaymentBundle(chains: [Chain(note: note).appending(t, holding: 0)]).encoded
             online = Chain(note: note).encoded
@@ -136,23 +149,28 @@ extension Economy {
             // The cheater's own note, followed by a transfer that spends some other state.
             let t = try Transfer.sign(
                 input: StateRef(uncheckedBytes: (0..<32).map { _ in UInt8(truncatingIfNeeded: rng.next()) }),
-                outputs: [TransferOutput(owner: request.payee, amount: own.amount)], nonce: request.nonce, createdAt: clock.now, signer: signer)
+                outputs: [TransferOutput(owner: request.payee, amount: own.amount)], nonce: request.nonce, createdAt: clock.now,
+                signer: signer)
             offline = try PaymentBundle(chains: [own.chain.appending(t, holding: 0)]).encoded
             let toSelf = try Transfer.sign(
                 input: StateRef(uncheckedBytes: (0..<32).map { _ in UInt8(truncatingIfNeeded: rng.next()) }),
-                outputs: [TransferOutput(owner: signer.publicKey, amount: own.amount)], nonce: request.nonce, createdAt: clock.now, signer: signer)
+                outputs: [TransferOutput(owner: signer.publicKey, amount: own.amount)], nonce: request.nonce,
+                createdAt: clock.now, signer: signer)
             online = own.chain.appending(toSelf, holding: 0).encoded
         }
         let refusedOffline = try await refusedOffline(offline, request: request, payee: q)
         let refusedOnline = try await refusedOnline(online, by: attacker)
-        cheat(kind, attempted: 2, detected: (refusedOffline ? 1 : 0) + (refusedOnline ? 1 : 0), attributed: (refusedOffline ? 1 : 0) + (refusedOnline ? 1 : 0))
+        cheat(
+            kind, attempted: 2, detected: (refusedOffline ? 1 : 0) + (refusedOnline ? 1 : 0),
+            attributed: (refusedOffline ? 1 : 0) + (refusedOnline ? 1 : 0))
         // The request stays open; the cheater pays nothing real for it.
     }
 
     /// Delivers the altered copy (to the payee, or to the cheater's own request for a
     /// redirected payment) and redeems the altered chain as the cheater, then the genuine payment.
     func deliverGenuine(
-        _ payment: OutgoingPayment, request: PaymentRequest, from p: Member, to q: Member, kind: String, offline: [UInt8], online: [UInt8],
+        _ payment: OutgoingPayment, request: PaymentRequest, from p: Member, to q: Member, kind: String, offline: [UInt8],
+        online: [UInt8],
         onlineBy: Member, offlineTo: Member? = nil
     ) async throws {
         var refused: Bool
@@ -163,7 +181,9 @@ extension Economy {
             refused = try await refusedOffline(offline, request: request, payee: q)
         }
         let refusedAtIssuer = try await refusedOnline(online, by: onlineBy)
-        cheat(kind, attempted: 2, detected: (refused ? 1 : 0) + (refusedAtIssuer ? 1 : 0), attributed: (refused ? 1 : 0) + (refusedAtIssuer ? 1 : 0))
+        cheat(
+            kind, attempted: 2, detected: (refused ? 1 : 0) + (refusedAtIssuer ? 1 : 0),
+            attributed: (refused ? 1 : 0) + (refusedAtIssuer ? 1 : 0))
         let got = try wallet(q).receive(payment.bundle, for: request.nonce)
         try wallet(p).confirm(receipt: got.receipt.encoded)
         tallies[p.account, default: AccountTally()].sent += Int64(payment.amount)
@@ -217,7 +237,9 @@ extension Economy {
     /// An honest payment delivered again: for the same request (the same receipt, nothing
     /// added), for a new request (refused), then its chain redeemed twice and by a stranger.
     func replay() async throws {
-        guard let p = active(), let q = active(excluding: [p], where: { !$0.cheats }), let (request, payment) = try await pay(p, q, amount()) else { return }
+        guard let p = active(), let q = active(excluding: [p], where: { !$0.cheats }),
+            let (request, payment) = try await pay(p, q, amount())
+        else { return }
         let w = try wallet(q)
         let before = try w.balance()
         let again = try w.receive(payment.bundle, for: request.nonce)
@@ -234,7 +256,9 @@ extension Economy {
             count("replays-refused-offline-\(error.code)")
             refused = (try w.balance()) == before
         }
-        cheat("replay-offline", attempted: 2, detected: (same ? 1 : 0) + (refused ? 1 : 0), attributed: (same ? 1 : 0) + (refused ? 1 : 0))
+        cheat(
+            "replay-offline", attempted: 2, detected: (same ? 1 : 0) + (refused ? 1 : 0),
+            attributed: (same ? 1 : 0) + (refused ? 1 : 0))
         // Online: the payee redeems (its sync), then the same chain again, then a stranger tries it.
         try await sync(q)
         let chain = try PaymentBundle(decoding: payment.bundle).chains[0].encoded
@@ -242,7 +266,8 @@ extension Economy {
         let twice = try await issuer.redeem(account: q.account, chains: [chain])[0]
         let unchanged = try await issuer.account(q.account).balance == balance
         var ok = unchanged
-        if case .alreadyCredited = twice {} else if !q.neverRedeems {
+        if case .alreadyCredited = twice {
+        } else if !q.neverRedeems {
             ok = false
             violation("a chain redeemed twice was answered \(twice)")
         }
@@ -250,7 +275,9 @@ extension Economy {
         if let stranger = active(excluding: [p, q]) {
             strangerRefused = try await refusedOnline(chain, by: stranger)
         }
-        cheat("replay-online", attempted: 2, detected: (ok ? 1 : 0) + (strangerRefused ? 1 : 0), attributed: (ok ? 1 : 0) + (strangerRefused ? 1 : 0))
+        cheat(
+            "replay-online", attempted: 2, detected: (ok ? 1 : 0) + (strangerRefused ? 1 : 0),
+            attributed: (ok ? 1 : 0) + (strangerRefused ? 1 : 0))
     }
 
     // MARK: One request, two payers (§5.2 rule 4)
@@ -294,7 +321,8 @@ extension Economy {
     func restore(_ m: Member, from backup: [UInt8]) async throws -> String {
         m.restores += 1
         let directory = root + "/w\(m.index)-restore\(m.restores)"
-        let restored = try Wallet.restore(backup, passphrase: Self.passphrase, into: directory, keyCost: .testing, environment: env)
+        let restored = try Wallet.restore(
+            backup, passphrase: Self.passphrase, into: directory, keyCost: .testing, environment: env)
         try await registerKey(restored, account: m.account)
         m.oldDevices.append(m.directory)
         m.directory = directory
@@ -331,7 +359,8 @@ extension Economy {
         let again = try wallet(m).restoredStates()
         guard !again.isEmpty else { return }
         let before = try await issuer.account(m.account).balance
-        let out = try await issuer.refresh(account: m.account, walletKey: try wallet(m).publicKey, chains: again.map(\.chain.encoded), restore: true)
+        let out = try await issuer.refresh(
+            account: m.account, walletKey: try wallet(m).publicKey, chains: again.map(\.chain.encoded), restore: true)
         let after = try await issuer.account(m.account).balance
         var retired = 0
         for result in out.results {
@@ -342,11 +371,14 @@ extension Economy {
             }
         }
         if !out.notes.isEmpty || after != before {
-            violation("restoring one backup twice bought \(out.notes.count) note(s) and moved the account from \(before) to \(after)")
+            violation(
+                "restoring one backup twice bought \(out.notes.count) note(s) and moved the account from \(before) to \(after)")
         }
         var outcomes: [StateRef: RestoreOutcome] = [:]
         for (state, result) in zip(again, out.results) {
-            if case .invalid(let code, _) = result, code == "already_exchanged" || code == "already_spent" { outcomes[state.ref] = .alreadySpent }
+            if case .invalid(let code, _) = result, code == "already_exchanged" || code == "already_spent" {
+                outcomes[state.ref] = .alreadySpent
+            }
             if case .invalid(let code, _) = result, code == "expired" { outcomes[state.ref] = .expired }
         }
         try wallet(m).applyRestoreExchange(outcomes, fresh: [])
@@ -367,7 +399,8 @@ extension Economy {
         // The old device buys fresh notes, is backed up again, and spends a fresh note.
         let old = try wallet(at: oldDirectory)
         try await fund(m, 200_000)
-        let fresh = try await issuer.purchase(account: m.account, walletKey: old.publicKey, amount: 5_000, idempotencyKey: nextKey())
+        let fresh = try await issuer.purchase(
+            account: m.account, walletKey: old.publicKey, amount: 5_000, idempotencyKey: nextKey())
         try old.deposit(fresh)
         let second = try old.exportBackup(passphrase: Self.passphrase, cost: .testing)
         guard let p2 = active(excluding: [m, p1], where: { !$0.cheats }) else { return }
@@ -377,13 +410,15 @@ extension Economy {
         let note = fresh[0]
         let t = try Transfer.sign(
             input: note.heldRef,
-            outputs: [TransferOutput(owner: request.payee, amount: value)] + (value < 5_000 ? [TransferOutput(owner: old.publicKey, amount: 5_000 - value)] : []),
+            outputs: [TransferOutput(owner: request.payee, amount: value)]
+                + (value < 5_000 ? [TransferOutput(owner: old.publicKey, amount: 5_000 - value)] : []),
             nonce: request.nonce, createdAt: clock.now, signer: old.identity.signer)
         _ = try wallet(p2).receive(try PaymentBundle(chains: [note.appending(t, holding: 0)]).encoded, for: request.nonce)
         tallies[m.account, default: AccountTally()].sent += Int64(value)
         tallies[p2.account, default: AccountTally()].received += Int64(value)
         cheat(DoubleSpendRecord.Kind.secondRestore.rawValue, attempted: 1)
-        doubleSpends.append(DoubleSpendRecord(kind: .secondRestore, state: note.heldRef.bytes, signer: old.publicKey.bytes, account: m.account))
+        doubleSpends.append(
+            DoubleSpendRecord(kind: .secondRestore, state: note.heldRef.bytes, signer: old.publicKey.bytes, account: m.account))
         _ = try await restore(m, from: second)
         try await sync(m)
         try await sync(p2)

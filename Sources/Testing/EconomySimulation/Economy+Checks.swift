@@ -55,8 +55,10 @@ extension Economy {
         checked("conservation", InvariantChecker.conservation(userBalances: b.users, float: b.float, funded: funded))
         checked("no-honest-account-frozen", InvariantChecker.frozen(b.frozen, cheaters: cheaterAccounts))
         let cases = try await newCases()
-        checked("no-honest-wallet-named", InvariantChecker.attribution(
-            cases, keyAccounts: keyAccounts, cheaters: cheaterAccounts, restorers: restorerAccounts))
+        checked(
+            "no-honest-wallet-named",
+            InvariantChecker.attribution(
+                cases, keyAccounts: keyAccounts, cheaters: cheaterAccounts, restorers: restorerAccounts))
         if checksRun % config.ledgerCheckEvery == 0 {
             checked("issuer-books-balance", try await issuer.checkLedger().map { "issuer books: \($0)" })
         }
@@ -94,7 +96,9 @@ extension Economy {
             if b.frozen.contains(m.account) { violation("account \(m.account) restored once and was frozen") }
         }
         for m in members where m.role == .abuser && m.restores >= 2 {
-            if !b.frozen.contains(m.account) { violation("account \(m.account) restored twice with conflicts and was not frozen") }
+            if !b.frozen.contains(m.account) {
+                violation("account \(m.account) restored twice with conflicts and was not frozen")
+            }
         }
         count("accounts-frozen", b.frozen.count)
     }

@@ -21,7 +21,8 @@ extension Economy {
         let restored = try w.restoredStates()
         for batch in restored.chunked(64) {
             do {
-                let out = try await issuer.refresh(account: m.account, walletKey: w.publicKey, chains: batch.map(\.chain.encoded), restore: true)
+                let out = try await issuer.refresh(
+                    account: m.account, walletKey: w.publicKey, chains: batch.map(\.chain.encoded), restore: true)
                 var outcomes: [StateRef: RestoreOutcome] = [:]
                 for (state, result) in zip(batch, out.results) {
                     switch result {
@@ -49,7 +50,9 @@ extension Economy {
         let pending = try w.pendingPayments()
         for payment in pending {
             for chain in try PaymentBundle(decoding: payment.bundle).chains {
-                if case .conflict = try await issuer.announce(account: m.account, chain: chain.encoded) { count("announce-found-fraud") }
+                if case .conflict = try await issuer.announce(account: m.account, chain: chain.encoded) {
+                    count("announce-found-fraud")
+                }
             }
         }
         if !pending.isEmpty {
@@ -81,12 +84,18 @@ extension Economy {
                     case .conflict(let fraudCase, let credited):
                         try w.recordFraudCase(fraudCase, for: state.ref)
                         count("redemptions-paid-from-cheater")
-                        if credited > 0 { settled.append(state.ref) } else if !m.cheats {
-                            violation("honest payee \(m.account) redeemed a double-spent state and was not credited (case \(fraudCase))")
+                        if credited > 0 {
+                            settled.append(state.ref)
+                        } else if !m.cheats {
+                            violation(
+                                "honest payee \(m.account) redeemed a double-spent state and was not credited (case \(fraudCase))"
+                            )
                         }
                     case .invalid(let code, let reason):
                         count("redemptions-refused-\(code)")
-                        if !m.cheats { violation("honest payee \(m.account) had a received note refused at redemption: \(code): \(reason)") }
+                        if !m.cheats {
+                            violation("honest payee \(m.account) had a received note refused at redemption: \(code): \(reason)")
+                        }
                     }
                 }
                 count("states-redeemed", settled.count)

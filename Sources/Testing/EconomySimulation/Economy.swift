@@ -234,9 +234,11 @@ public final class Economy {
                 authority: issuer.keyring.authority.publicKey, keyset: issuer.keyset.encoded, limits: issuer.limits.encoded)
             try await registerKey(wallet, account: account)
             // The last cheaters abuse restores; the others double spend, tamper and replay.
-            let role: Member.Role = i >= config.wallets - cheaters
+            let role: Member.Role =
+                i >= config.wallets - cheaters
                 ? (i >= config.wallets - max(1, cheaters / 4) && cheaters >= 2 ? .abuser : .cheater) : .honest
-            let m = Member(index: i, account: account, directory: directory, key: wallet.publicKey.bytes, role: role, now: clock.now)
+            let m = Member(
+                index: i, account: account, directory: directory, key: wallet.publicKey.bytes, role: role, now: clock.now)
             if m.cheats { cheaterAccounts.insert(account) }
             members.append(m)
             tallies[account] = AccountTally()
@@ -270,7 +272,9 @@ public final class Economy {
                 report.stoppedEarly = true
                 break
             }
-            if report.payments % 1_000 == 0, let floor = config.minAvailableMemory, let available = Self.availableMemory(), available < floor {
+            if report.payments % 1_000 == 0, let floor = config.minAvailableMemory, let available = Self.availableMemory(),
+                available < floor
+            {
                 // The wallets and the issuer live in memory (/dev/shm): stop before the machine runs out.
                 config.progress?("stopping the payments: only \(available / 1_048_576) MiB of memory left")
                 report.stoppedEarly = true
@@ -315,7 +319,8 @@ public final class Economy {
     func progressLine() -> String {
         let day = Double(clock.now - Self.start) / 86_400
         let cheats = report.cheats.values.reduce(0) { $0 + $1.attempted }
-        return "day \(String(format: "%.2f", day)): \(report.payments) payments, \(cheats) cheats, \(report.counters["syncs"] ?? 0) syncs, \(checksRun) checks, \(report.violations.count) violations, RSS \(EconomyReport.peakRSS() / 1_048_576) MiB"
+        return
+            "day \(String(format: "%.2f", day)): \(report.payments) payments, \(cheats) cheats, \(report.counters["syncs"] ?? 0) syncs, \(checksRun) checks, \(report.violations.count) violations, RSS \(EconomyReport.peakRSS() / 1_048_576) MiB"
     }
 
     /// Members free to pay and be paid now.
@@ -407,7 +412,9 @@ public final class Economy {
     /// the payer pays (going online first when it must), the payee receives, the payer confirms
     /// the receipt (unless `loseReceipt`: then its sync settles the payment with the issuer).
     @discardableResult
-    func pay(_ p: Member, _ q: Member, _ amount: UInt64, loseReceipt: Bool = false) async throws -> (PaymentRequest, OutgoingPayment)? {
+    func pay(
+        _ p: Member, _ q: Member, _ amount: UInt64, loseReceipt: Bool = false
+    ) async throws -> (PaymentRequest, OutgoingPayment)? {
         let request = try wallet(q).createRequest(amount: amount)
         let sent: OutgoingPayment
         do {
@@ -474,7 +481,9 @@ public final class Economy {
         if account.balance < Int64(amount) { try await fund(m, UInt64(Int64(amount) - account.balance) + 20_000) }
         for _ in 0..<2 {
             do {
-                try w.deposit(try await issuer.purchase(account: m.account, walletKey: w.publicKey, amount: amount, idempotencyKey: nextKey()))
+                try w.deposit(
+                    try await issuer.purchase(
+                        account: m.account, walletKey: w.publicKey, amount: amount, idempotencyKey: nextKey()))
                 count("purchases")
                 return
             } catch IssuerError.holdingLimitExceeded(let limit, let outstanding, _, _) {

@@ -62,12 +62,15 @@ public struct EconomyReport: Sendable, Codable {
             "payments: \(payments) of \(paymentsTarget)\(stoppedEarly ? " (stopped early)" : "") in \(String(format: "%.1f", wallSeconds)) s = \(String(format: "%.1f", paymentsPerSecond)) payments/s",
             "peak RSS: \(peakRSSBytes / 1_048_576) MiB",
             "QR frames per payment: p50 \(framesPercentile(0.5)), p95 \(framesPercentile(0.95)), max \(framesPercentile(1))"
-                + " (" + framesPerPayment.keys.sorted().map { "\($0): \(framesPerPayment[$0] ?? 0)" }.joined(separator: ", ") + ")",
+                + " (" + framesPerPayment.keys.sorted().map { "\($0): \(framesPerPayment[$0] ?? 0)" }.joined(separator: ", ")
+                + ")",
             "invariant checks:",
         ]
         lines += checks.keys.sorted().map { "  \($0): \(checks[$0]!)" }
         lines.append("cheats (attempted / detected or refused / attributed):")
-        lines += cheats.keys.sorted().map { "  \($0): \(cheats[$0]!.attempted) / \(cheats[$0]!.detected) / \(cheats[$0]!.attributed)" }
+        lines += cheats.keys.sorted().map {
+            "  \($0): \(cheats[$0]!.attempted) / \(cheats[$0]!.detected) / \(cheats[$0]!.attributed)"
+        }
         lines.append("economy:")
         lines += counters.keys.sorted().map { "  \($0): \(counters[$0]!)" }
         lines.append(violations.isEmpty ? "violations: none" : "VIOLATIONS (\(violations.count)):")

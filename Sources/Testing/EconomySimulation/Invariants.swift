@@ -63,8 +63,11 @@ public enum InvariantChecker {
     /// Value conserved to the cent: what users hold in accounts plus what is out in notes (the
     /// float) equals what was paid in from outside, as the simulator counted it.
     public static func conservation(userBalances: Int64, float: Int64, funded: Int64) -> [String] {
-        userBalances + float == funded ? [] :
-            ["conservation: user balances \(userBalances) + notes outstanding \(float) = \(userBalances + float), but \(funded) was paid in (difference \(userBalances + float - funded))"]
+        userBalances + float == funded
+            ? []
+            : [
+                "conservation: user balances \(userBalances) + notes outstanding \(float) = \(userBalances + float), but \(funded) was paid in (difference \(userBalances + float - funded))"
+            ]
     }
 
     /// Zero honest wallets frozen: every frozen account is a cheater's.
@@ -82,10 +85,12 @@ public enum InvariantChecker {
                 return "fraud case \(c.id) names key \(hex(c.cheaterKey.prefix(8))) that belongs to no simulated wallet"
             }
             if c.cheaterAccount != account {
-                return "fraud case \(c.id) names account \(c.cheaterAccount.map(String.init) ?? "none") for a key of account \(account)"
+                return
+                    "fraud case \(c.id) names account \(c.cheaterAccount.map(String.init) ?? "none") for a key of account \(account)"
             }
             if c.status == "restore_conflict" {
-                return restorers.contains(account) || cheaters.contains(account) ? nil
+                return restorers.contains(account) || cheaters.contains(account)
+                    ? nil
                     : "restore conflict \(c.id) names account \(account), which never restored a backup"
             }
             return cheaters.contains(account) ? nil : "fraud case \(c.id) (\(c.status)) names honest account \(account)"
@@ -100,10 +105,12 @@ public enum InvariantChecker {
                 return "\(r.kind.rawValue) of state \(hex(r.state.prefix(8))) by account \(r.account) was never detected"
             }
             guard found.contains(where: { $0.cheaterKey == r.signer && $0.cheaterAccount == r.account }) else {
-                return "\(r.kind.rawValue) of state \(hex(r.state.prefix(8))) attributed to \(found.map { hex($0.cheaterKey.prefix(8)) }), not its signer \(hex(r.signer.prefix(8)))"
+                return
+                    "\(r.kind.rawValue) of state \(hex(r.state.prefix(8))) attributed to \(found.map { hex($0.cheaterKey.prefix(8)) }), not its signer \(hex(r.signer.prefix(8)))"
             }
             if r.kind == .secondRestore, found.allSatisfy({ $0.status == "restore_conflict" }) {
-                return "restore used twice by account \(r.account): state \(hex(r.state.prefix(8))) treated as a restore conflict, not fraud"
+                return
+                    "restore used twice by account \(r.account): state \(hex(r.state.prefix(8))) treated as a restore conflict, not fraud"
             }
             return nil
         }
@@ -115,8 +122,9 @@ public enum InvariantChecker {
         tallies.keys.sorted().compactMap { account in
             let expected = tallies[account]!.expectedBalance
             let actual = balances[account] ?? 0
-            return actual == expected ? nil :
-                "account \(account) holds \(actual), expected \(expected) (paid in \(tallies[account]!.funded), received \(tallies[account]!.received), sent \(tallies[account]!.sent); difference \(actual - expected))"
+            return actual == expected
+                ? nil
+                : "account \(account) holds \(actual), expected \(expected) (paid in \(tallies[account]!.funded), received \(tallies[account]!.received), sent \(tallies[account]!.sent); difference \(actual - expected))"
         }
     }
 

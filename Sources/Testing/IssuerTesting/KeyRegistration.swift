@@ -11,13 +11,16 @@ extension Issuer {
     public func registerKey(account: Int64, signer: any MessageSigner) async throws {
         let challenge = keyChallenge(account: account)
         let message = KeyRegistration.message(challenge: challenge, account: account)
-        try await registerWalletKey(account: account, key: signer.publicKey, challenge: challenge, signature: try signer.sign(message))
+        try await registerWalletKey(
+            account: account, key: signer.publicKey, challenge: challenge, signature: try signer.sign(message))
     }
 }
 
 extension Client {
     /// Registers `email` and logs in over the HTTP API; returns the tokens.
-    public func registerAndLogIn(email: String, password: String = "correct horse battery") async throws -> Components.Schemas.Tokens {
+    public func registerAndLogIn(
+        email: String, password: String = "correct horse battery"
+    ) async throws -> Components.Schemas.Tokens {
         _ = try await register(body: .json(.init(email: email, password: password))).created
         return try await login(body: .json(.init(email: email, password: password))).ok.body.json
     }
@@ -30,8 +33,11 @@ extension Client {
             throw TestSupportError("the key challenge is not base64url: \(challenge.challenge)")
         }
         let message = KeyRegistration.message(challenge: raw, account: challenge.accountId)
-        _ = try await registerWalletKey(body: .json(.init(
-            publicKey: Base64URL.encode(signer.publicKey.bytes), challenge: challenge.challenge,
-            signature: Base64URL.encode(try signer.sign(message))))).noContent
+        _ = try await registerWalletKey(
+            body: .json(
+                .init(
+                    publicKey: Base64URL.encode(signer.publicKey.bytes), challenge: challenge.challenge,
+                    signature: Base64URL.encode(try signer.sign(message))))
+        ).noContent
     }
 }

@@ -28,8 +28,10 @@ public enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable
         case .sqlite:
             let directory = try ScratchDatabase.sqlite()
             let path = directory.path + "/server.sqlite"
-            return (CleaningDatabase(try SQLiteStore(path: path), owner: directory),
-                    { CleaningDatabase(try SQLiteStore(path: path), owner: directory) })
+            return (
+                CleaningDatabase(try SQLiteStore(path: path), owner: directory),
+                { CleaningDatabase(try SQLiteStore(path: path), owner: directory) }
+            )
         case .postgres:
             let schema = try await ScratchDatabase.postgres(url: try #require(Self.url), prefix: "t")
             return (CleaningDatabase(try schema.store(), owner: schema), { CleaningDatabase(try schema.store(), owner: schema) })
@@ -94,7 +96,12 @@ public final class ScratchDatabase: Sendable {
     /// Removes the database now (once): for scoped helpers that know the test is over even if
     /// something (a task still winding down) holds the database. Also runs at deinit.
     public func remove() {
-        guard removed.withLock({ was in defer { was = true }; return !was }) else { return }
+        guard
+            removed.withLock({ was in
+                defer { was = true }
+                return !was
+            })
+        else { return }
         if let url, let schema { Self.drop(schema, url: url) } else { try? FileManager.default.removeItem(atPath: path) }
     }
 
@@ -153,7 +160,8 @@ extension Issuer {
     public static func readingBooks(of database: any SQLDatabase) async throws -> Issuer {
         try await Issuer.open(
             database: database,
-            keyring: IssuerKeyring(authority: SoftwareSigner(), issuing: [.init(signer: SoftwareSigner(), validFrom: 0, validUntil: 1)]),
+            keyring: IssuerKeyring(
+                authority: SoftwareSigner(), issuing: [.init(signer: SoftwareSigner(), validFrom: 0, validUntil: 1)]),
             config: IssuerConfig(currency: Currency("EUR")!), challengeSecret: [1])
     }
 }

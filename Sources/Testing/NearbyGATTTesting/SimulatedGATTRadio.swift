@@ -247,7 +247,11 @@ final class SimulatedGATTConnection: Sendable {
             s.closing = true
             return s.queues.values.allSatisfy { $0.packets.isEmpty && !$0.delivering }
         }
-        if idle { cut(reason: "the other device disconnected") } else { state.withLock { s in s.queues.values.forEach { _ = $0.wakeup?.yield() } } }
+        if idle {
+            cut(reason: "the other device disconnected")
+        } else {
+            state.withLock { s in s.queues.values.forEach { _ = $0.wakeup?.yield() } }
+        }
     }
 
     private func finishClosing() -> Bool {

@@ -25,7 +25,9 @@ public struct Fixture: Sendable {
 
     public func nonce(_ seed: UInt8 = 7) -> Nonce { Nonce(uncheckedBytes: Array(repeating: seed, count: 16)) }
 
-    public func request(to payee: SoftwareSigner, _ amount: UInt64, nonce: Nonce? = nil, expiresIn: UInt64 = 600, name: String = "Payee")
+    public func request(
+        to payee: SoftwareSigner, _ amount: UInt64, nonce: Nonce? = nil, expiresIn: UInt64 = 600, name: String = "Payee"
+    )
         throws -> PaymentRequest
     {
         try PaymentRequest(
@@ -41,7 +43,9 @@ public struct Fixture: Sendable {
     /// Alice pays Bob `amount` from `chains` fresh notes of 10 000 each (more chains, a bigger
     /// bundle), with change back to her.
     public func bundle(_ amount: UInt64 = 2_500, chains: Int = 1) throws -> PaymentBundle {
-        try PaymentBundle(chains: (0..<chains).map { _ in try pay(try note(10_000, to: alice), from: alice, to: bob.publicKey, amount).payment })
+        try PaymentBundle(
+            chains: (0..<chains).map { _ in try pay(try note(10_000, to: alice), from: alice, to: bob.publicKey, amount).payment }
+        )
     }
 
     /// Bob's receipt for `bundle` (of `amount`).
@@ -50,7 +54,9 @@ public struct Fixture: Sendable {
     }
 
     /// `owner` pays `amount` of `chain` to `payee` with change back to itself.
-    public func pay(_ chain: Chain, from owner: SoftwareSigner, to payee: PublicKeyBytes, _ amount: UInt64, nonce: Nonce? = nil)
+    public func pay(
+        _ chain: Chain, from owner: SoftwareSigner, to payee: PublicKeyBytes, _ amount: UInt64, nonce: Nonce? = nil
+    )
         throws -> (payment: Chain, change: Chain?)
     {
         let held = chain.heldOutput!
@@ -68,7 +74,8 @@ public struct Fixture: Sendable {
         var chain = try note(amount, to: alice)
         for hop in 0..<hops {
             let next = hop == hops - 1 ? payee : people[(hop + 1) % 3]
-            chain = try pay(chain, from: holder, to: next.publicKey, amount - UInt64(hop), nonce: hop == hops - 1 ? nonce : nil).payment
+            chain = try pay(chain, from: holder, to: next.publicKey, amount - UInt64(hop), nonce: hop == hops - 1 ? nonce : nil)
+                .payment
             holder = next
             // Later hops pay a little less, so there is change on every hop.
         }

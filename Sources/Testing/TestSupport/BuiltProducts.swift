@@ -8,7 +8,9 @@ public enum BuiltProducts {
     public static let directory: String? = {
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
         while directory.path != "/" {
-            if FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("wallet-server").path) { return directory.path }
+            if FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("wallet-server").path) {
+                return directory.path
+            }
             directory = directory.deletingLastPathComponent()
         }
         return nil

@@ -2,7 +2,9 @@ import Testing
 
 /// The error of type `E` that `body` throws, or nil if it returns. Any other error is recorded
 /// as a test issue (a test that expects one specific failure must not pass on another).
-public func caught<E: Error, T>(_ expected: E.Type, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> T) -> E? {
+public func caught<E: Error, T>(
+    _ expected: E.Type, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> T
+) -> E? {
     do {
         _ = try body()
         return nil

@@ -22,7 +22,8 @@ public struct ProgramRun: Sendable {
         }
         // Not Foundation's `Process`: see `Spawn`.
         let status = Spawn.wait(
-            try Spawn.start(path, arguments, environment: environment, directory: directory, standardOutput: out, standardError: err))
+            try Spawn.start(
+                path, arguments, environment: environment, directory: directory, standardOutput: out, standardError: err))
         return ProgramRun(
             status: status, stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
             stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")

@@ -59,7 +59,9 @@ public final class ServerProcess: Sendable {
     /// True once the port file names a port; throws if the process ended first or the
     /// deadline passed (then the process is killed).
     private func listening(before deadline: ContinuousClock.Instant) throws -> Bool {
-        if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+        if let text = try? String(contentsOfFile: portFile, encoding: .utf8),
+            let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        {
             bound.withLock { $0 = port }
             return true
         }

@@ -30,8 +30,12 @@ public enum Spawn {
         try check(posix_spawn_file_actions_init(&actions), "posix_spawn_file_actions_init")
         defer { posix_spawn_file_actions_destroy(&actions) }
         try check(posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0), "stdin")
-        try check(posix_spawn_file_actions_addopen(&actions, 1, standardOutput ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o600), "stdout")
-        try check(posix_spawn_file_actions_addopen(&actions, 2, standardError ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o600), "stderr")
+        try check(
+            posix_spawn_file_actions_addopen(&actions, 1, standardOutput ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o600),
+            "stdout")
+        try check(
+            posix_spawn_file_actions_addopen(&actions, 2, standardError ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o600),
+            "stderr")
         try check(posix_spawn_file_actions_addclosefrom_np(&actions, 3), "closefrom")
         if let directory { try check(posix_spawn_file_actions_addchdir_np(&actions, directory), "chdir") }
 
@@ -46,7 +50,9 @@ public enum Spawn {
         try check(posix_spawnattr_setsigmask(&attributes, &noSignals), "sigmask")
         try check(posix_spawnattr_setsigdefault(&attributes, &defaults), "sigdefault")
         try check(posix_spawnattr_setpgroup(&attributes, 0), "pgroup")
-        try check(posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)), "flags")
+        try check(
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)),
+            "flags")
 
         let argv = ([path] + arguments).map { strdup($0) }
         defer { argv.forEach { free($0) } }

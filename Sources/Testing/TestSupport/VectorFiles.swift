@@ -31,7 +31,9 @@ public enum VectorFiles {
         var i = text.startIndex
         while i < text.endIndex {
             let j = text.index(i, offsetBy: 2)
-            guard let byte = UInt8(text[i..<j], radix: 16) else { throw Failure(description: "'\(text[i..<j])' is not a hex byte") }
+            guard let byte = UInt8(text[i..<j], radix: 16) else {
+                throw Failure(description: "'\(text[i..<j])' is not a hex byte")
+            }
             out.append(byte)
             i = j
         }

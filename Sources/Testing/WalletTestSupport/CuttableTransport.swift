@@ -19,7 +19,9 @@ public final class CuttableTransport: ClientTransport, Sendable {
         set { cut.withLock { $0 = newValue } }
     }
 
-    public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
+    public func send(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String
+    ) async throws -> (HTTPResponse, HTTPBody?) {
         if isCut { throw URLError(.notConnectedToInternet) }
         return try await base.send(request, body: body, baseURL: baseURL, operationID: operationID)
     }

@@ -39,8 +39,11 @@ public struct IssuerHarness: Sendable {
         let dir = scratch.path
         let keyring = IssuerKeyring(
             authority: SoftwareSigner(),
-            issuing: [.init(signer: SoftwareSigner(), validFrom: 0, validUntil: UInt64(Date().timeIntervalSince1970) + 86_400 * 365)])
-        var config = IssuerConfig(currency: Currency("EUR")!, maxOfflineHolding: 100_000, devFunding: true, passwordCost: .testing)
+            issuing: [
+                .init(signer: SoftwareSigner(), validFrom: 0, validUntil: UInt64(Date().timeIntervalSince1970) + 86_400 * 365)
+            ])
+        var config = IssuerConfig(
+            currency: Currency("EUR")!, maxOfflineHolding: 100_000, devFunding: true, passwordCost: .testing)
         config.refreshReuseWindow = refreshReuseWindow
         // Removed when the test is over, even if a connection still winding down holds it.
         let database = try await backend.makeDatabase().database
@@ -53,7 +56,8 @@ public struct IssuerHarness: Sendable {
         var logger = Logger(label: "flows-tests")
         logger.logLevel = .critical  // the server is cancelled at the end of every test, on purpose
         let app = try IssuerApplication.make(
-            issuer: issuer, tokens: tokens, settings: HTTPSettings(port: 0), metrics: IssuerMetrics(), chain: chain, logger: logger
+            issuer: issuer, tokens: tokens, settings: HTTPSettings(port: 0), metrics: IssuerMetrics(), chain: chain,
+            logger: logger
         ) { continuation.yield($0) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await app.runService(gracefulShutdownSignals: []) }
@@ -71,7 +75,10 @@ public struct IssuerHarness: Sendable {
     }
 
     /// A wallet logged in to a new account funded with `funds`, its login in `store`.
-    public func loggedIn(_ name: String, funds: UInt64 = 0, store: MemoryFlowStore = MemoryFlowStore(), makeClient: @escaping IssuerClientFactory = { IssuerClient(serverURL: $0) })
+    public func loggedIn(
+        _ name: String, funds: UInt64 = 0, store: MemoryFlowStore = MemoryFlowStore(),
+        makeClient: @escaping IssuerClientFactory = { IssuerClient(serverURL: $0) }
+    )
         async throws -> (session: WalletSession, store: MemoryFlowStore)
     {
         let (wallet, _) = try wallet(name)
@@ -120,10 +127,16 @@ public struct LosingTransport: ClientTransport {
         self.unavailable = unavailable
     }
 
-    public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
+    public func send(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String
+    ) async throws -> (HTTPResponse, HTTPBody?) {
         if unavailable(operationID) {
-            let problem = #"{"type":"about:blank","title":"Service Unavailable","status":503,"code":"unavailable","detail":"The issuer is busy; try again shortly."}"#
-            return (HTTPResponse(status: .serviceUnavailable, headerFields: [.contentType: "application/problem+json"]), HTTPBody(problem))
+            let problem =
+                #"{"type":"about:blank","title":"Service Unavailable","status":503,"code":"unavailable","detail":"The issuer is busy; try again shortly."}"#
+            return (
+                HTTPResponse(status: .serviceUnavailable, headerFields: [.contentType: "application/problem+json"]),
+                HTTPBody(problem)
+            )
         }
         let answer = try await base.send(request, body: body, baseURL: baseURL, operationID: operationID)
         if loses(operationID) { throw URLError(.networkConnectionLost) }

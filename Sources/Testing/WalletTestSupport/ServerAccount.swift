@@ -37,18 +37,23 @@ extension Wallet {
     /// wallet already spent, outside the wallet (the wallet itself refuses to), paying `amount`
     /// to `payee` for the request `nonce`, the rest back to this wallet's key. The payee's
     /// `receive` decides (a wallet that saw the first spend refuses it).
-    public func signAgain(_ note: Chain, to payee: PublicKeyBytes, amount: UInt64, nonce: Nonce, now: Timestamp) throws -> PaymentBundle {
+    public func signAgain(
+        _ note: Chain, to payee: PublicKeyBytes, amount: UInt64, nonce: Nonce, now: Timestamp
+    ) throws -> PaymentBundle {
         guard let held = note.heldOutput, held.amount >= amount else {
             throw WalletTestSupportError("the note holds \(note.heldOutput?.amount ?? 0), less than \(amount)")
         }
         var outputs = [TransferOutput(owner: payee, amount: amount)]
         if held.amount > amount { outputs.append(TransferOutput(owner: publicKey, amount: held.amount - amount)) }
-        let transfer = try Transfer.sign(input: note.heldRef, outputs: outputs, nonce: nonce, createdAt: now, signer: identity.signer)
+        let transfer = try Transfer.sign(
+            input: note.heldRef, outputs: outputs, nonce: nonce, createdAt: now, signer: identity.signer)
         return try PaymentBundle(chains: [note.appending(transfer, holding: 0)])
     }
 
     /// `signAgain` for a fresh request of `payee`: returns the request and the payment's bytes.
-    public func signAgain(_ note: Chain, to payee: Wallet, amount: UInt64, now: Timestamp) throws
+    public func signAgain(
+        _ note: Chain, to payee: Wallet, amount: UInt64, now: Timestamp
+    ) throws
         -> (request: PaymentRequest, bundle: [UInt8])
     {
         let request = try payee.createRequest(amount: amount)

@@ -12,7 +12,8 @@ public struct StandInChain: ChainMonitor {
 
     public init(
         info: ChainInfo = ChainInfo(
-            chainID: 31337, escrow: "0x5FbDB2315678afecb367f032d93F642f64180aa3", token: "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512",
+            chainID: 31337, escrow: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+            token: "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512",
             decimals: 2, confirmations: 3)
     ) {
         self.info = info
@@ -31,7 +32,9 @@ extension IssuerHarness {
     /// a payout transaction (status sent, a transaction hash), `.paid` and `.refused` settle it
     /// (after recording the payout when it is still pending). Returns the transaction hash.
     @discardableResult
-    public func settle(_ id: String, as status: Withdrawal.Status, reason: String = "refused by the escrow") async throws -> String {
+    public func settle(
+        _ id: String, as status: Withdrawal.Status, reason: String = "refused by the escrow"
+    ) async throws -> String {
         guard let bytes = ChainAddress.bytes(id, count: 32) else { throw TestSupportError("'\(id)' is not a withdrawal id") }
         let hash = Array(bytes.reversed())
         let sent = try await issuer.recordPayout(id: bytes, chainNonce: 0) { _ in ([0x02, 0x01], hash) }

@@ -20,7 +20,8 @@ public final class WalletPair: @unchecked Sendable {
         payer = try Wallet.create(directory: root + "/payer", keyCost: .testing)
         payee = try Wallet.create(directory: root + "/payee", keyCost: .testing)
         for w in [payer, payee] {
-            try w.installTrust(authority: issuer.authority.publicKey, keyset: issuer.keyset.encoded, limits: issuer.limits.encoded)
+            try w.installTrust(
+                authority: issuer.authority.publicKey, keyset: issuer.keyset.encoded, limits: issuer.limits.encoded)
         }
         if funds > 0 { try payer.deposit([try issuer.issue(funds, to: payer.publicKey, now: now)]) }
     }
@@ -28,7 +29,8 @@ public final class WalletPair: @unchecked Sendable {
     /// A third wallet (say, Carol) trusting the same issuer, with no funds.
     public func otherWallet(_ name: String) throws -> Wallet {
         let wallet = try Wallet.create(directory: root + "/" + name, keyCost: .testing)
-        try wallet.installTrust(authority: issuer.authority.publicKey, keyset: issuer.keyset.encoded, limits: issuer.limits.encoded)
+        try wallet.installTrust(
+            authority: issuer.authority.publicKey, keyset: issuer.keyset.encoded, limits: issuer.limits.encoded)
         return wallet
     }
 

@@ -51,7 +51,11 @@ struct WalletChain: AsyncParsableCommand {
                 exit(withError: error)
             case .validationFailure:
                 if output.json {
-                    print(Output.encode(["ok": false, "error": ["code": "usage", "message": message(for: error), "exit": Int(Exit.usage.rawValue)]]))
+                    print(
+                        Output.encode([
+                            "ok": false,
+                            "error": ["code": "usage", "message": message(for: error), "exit": Int(Exit.usage.rawValue)],
+                        ]))
                 } else {
                     FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
                 }

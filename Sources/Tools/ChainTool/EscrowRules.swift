@@ -25,11 +25,15 @@ enum CapChange: Equatable {
             guard let topic = log.topics.first else { continue }
             let words = stride(from: 0, to: log.data.count - log.data.count % 32, by: 32).map { Array(log.data[$0..<$0 + 32]) }
             if topic == appliedTopic {
-                guard words.count == 2 else { throw .unexpectedAnswer("DailyCapChanged with \(log.data.count) bytes of data, not 64") }
+                guard words.count == 2 else {
+                    throw .unexpectedAnswer("DailyCapChanged with \(log.data.count) bytes of data, not 64")
+                }
                 return .applied(previous: words[0], cap: words[1])
             }
             if topic == scheduledTopic {
-                guard words.count == 3 else { throw .unexpectedAnswer("DailyCapRaiseScheduled with \(log.data.count) bytes of data, not 96") }
+                guard words.count == 3 else {
+                    throw .unexpectedAnswer("DailyCapRaiseScheduled with \(log.data.count) bytes of data, not 96")
+                }
                 guard let at = TokenAmount.units(word: words[2]), let seconds = UInt64(exactly: at) else {
                     throw .unexpectedAnswer("DailyCapRaiseScheduled with an effective time beyond any date")
                 }
@@ -37,7 +41,8 @@ enum CapChange: Equatable {
             }
         }
         throw .unexpectedAnswer(
-            "set_daily_cap was mined but \(escrow.checksummed) logged neither DailyCapChanged nor DailyCapRaiseScheduled (an escrow of another version?)")
+            "set_daily_cap was mined but \(escrow.checksummed) logged neither DailyCapChanged nor DailyCapRaiseScheduled (an escrow of another version?)"
+        )
     }
 }
 
@@ -57,11 +62,15 @@ enum OwnershipRules {
 
     /// Why `accept_ownership()` from `key` would be refused, or nil.
     static func acceptRefusal(key: Address, pending: Address, operator: Address) -> ChainToolError? {
-        guard pending == key else { return .notPendingOwner(key: key.checksummed, pending: pending == .zero ? nil : pending.checksummed) }
+        guard pending == key else {
+            return .notPendingOwner(key: key.checksummed, pending: pending == .zero ? nil : pending.checksummed)
+        }
         if key == `operator` {
             return .wouldRevert(
                 action: "accept the escrow's ownership",
-                reason: "escrow: new owner is the operator (\(key.checksummed) became the operator after the offer; the owner must set another operator first)")
+                reason:
+                    "escrow: new owner is the operator (\(key.checksummed) became the operator after the offer; the owner must set another operator first)"
+            )
         }
         return nil
     }

@@ -50,19 +50,24 @@ struct Node: Sendable {
             throw Self.map(error)
         }
         guard answer.count >= 32 else {
-            throw .unexpectedAnswer("\(signature) on \(contract.checksummed) returned \(answer.count) bytes, not a 32-byte word (no contract there?)")
+            throw .unexpectedAnswer(
+                "\(signature) on \(contract.checksummed) returned \(answer.count) bytes, not a 32-byte word (no contract there?)")
         }
         return Array(answer.prefix(32))
     }
 
     func readAddress(_ contract: Address, _ signature: String) async throws(ChainToolError) -> Address {
         let word = try await read(contract, signature)
-        do { return try ABI.decodeAddress(word) } catch { throw .unexpectedAnswer("\(signature) on \(contract.checksummed): \(error)") }
+        do { return try ABI.decodeAddress(word) } catch {
+            throw .unexpectedAnswer("\(signature) on \(contract.checksummed): \(error)")
+        }
     }
 
     func readBool(_ contract: Address, _ signature: String) async throws(ChainToolError) -> Bool {
         let word = try await read(contract, signature)
-        do { return try ABI.decodeBool(word) } catch { throw .unexpectedAnswer("\(signature) on \(contract.checksummed): \(error)") }
+        do { return try ABI.decodeBool(word) } catch {
+            throw .unexpectedAnswer("\(signature) on \(contract.checksummed): \(error)")
+        }
     }
 
     /// The token's decimals (at most 77: more digits than a uint256 has would be nonsense).
@@ -95,7 +100,8 @@ struct Node: Sendable {
     /// Signs and sends a call; returns its hash. The gas limit is the node's estimate × 1.2
     /// unless given; an estimate the node refuses with a revert is the chain refusing `action`.
     func send(
-        from key: PrivateKey, to contract: Address, data: [UInt8], action: String, nonce: UInt64, fees: Fees, gasLimit: UInt64? = nil
+        from key: PrivateKey, to contract: Address, data: [UInt8], action: String, nonce: UInt64, fees: Fees,
+        gasLimit: UInt64? = nil
     ) async throws(ChainToolError) -> [UInt8] {
         let chainID = try await chainID()
         let gas: UInt64
@@ -130,11 +136,15 @@ struct Node: Sendable {
             do { receipt = try await client.receipt(hash) } catch { throw Self.map(error) }
             if let receipt {
                 guard receipt.succeeded else {
-                    throw .reverted(action: action, reason: "the transaction was mined in block \(receipt.blockNumber) but reverted", transaction: Hex.encode(hash))
+                    throw .reverted(
+                        action: action, reason: "the transaction was mined in block \(receipt.blockNumber) but reverted",
+                        transaction: Hex.encode(hash))
                 }
                 return receipt
             }
-            guard ContinuousClock.now < deadline else { throw .notMined(action: action, transaction: Hex.encode(hash), seconds: timeout) }
+            guard ContinuousClock.now < deadline else {
+                throw .notMined(action: action, transaction: Hex.encode(hash), seconds: timeout)
+            }
             try? await Task.sleep(for: pause)
             pause = min(pause * 2, .milliseconds(500))
         }
@@ -186,7 +196,9 @@ enum KeyFile {
         let key = PrivateKey.generate()
         do { try key.writeHexFile(path) } catch {
             // Created by someone else between the check and the create (O_EXCL refused it).
-            if case .keyFile(_, let reason) = error, reason.hasPrefix("cannot create"), FileManager.default.fileExists(atPath: path) {
+            if case .keyFile(_, let reason) = error, reason.hasPrefix("cannot create"),
+                FileManager.default.fileExists(atPath: path)
+            {
                 throw .keyFileExists(path)
             }
             throw .key(error)

@@ -20,7 +20,9 @@ struct ChainOptions: ParsableArguments {
         guard let text = rpc ?? ProcessInfo.processInfo.environment["WALLET_CHAIN_RPC"], !text.isEmpty else {
             throw .noRPC
         }
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            url.host != nil
+        else {
             throw .invalidRPC(text)
         }
         return Node(client: JSONRPCClient(url: url))
@@ -133,8 +135,10 @@ enum ChainToolError: Error, CustomStringConvertible {
             } else {
                 "The chain refused to \(action): \(reason). Nothing was sent; fix the cause and try again."
             }
-        case .node(let why): "The node did not answer as expected (\(why)). Check --rpc / WALLET_CHAIN_RPC and that the node runs."
-        case .unexpectedAnswer(let why): "The node's answer makes no sense here (\(why)). Is --escrow / --token the right contract?"
+        case .node(let why):
+            "The node did not answer as expected (\(why)). Check --rpc / WALLET_CHAIN_RPC and that the node runs."
+        case .unexpectedAnswer(let why):
+            "The node's answer makes no sense here (\(why)). Is --escrow / --token the right contract?"
         case .notMined(let action, let transaction, let seconds):
             "The transaction to \(action) (\(transaction)) was sent but not mined within \(seconds) s. It may still be mined: check it later with the node (eth_getTransactionReceipt), or raise --timeout."
         }
@@ -157,14 +161,18 @@ struct Output {
 
     func failure(_ error: ChainToolError) {
         if json {
-            print(Self.encode(["ok": false, "error": ["code": error.code, "message": error.description, "exit": Int(error.exit.rawValue)]]))
+            print(
+                Self.encode([
+                    "ok": false, "error": ["code": error.code, "message": error.description, "exit": Int(error.exit.rawValue)],
+                ]))
         } else {
             FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
         }
     }
 
     static func encode(_ object: [String: Any]) -> String {
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return "{}" }
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return "{}" }
         return String(decoding: data, as: UTF8.self)
     }
 }

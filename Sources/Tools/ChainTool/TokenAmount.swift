@@ -16,7 +16,9 @@ enum TokenAmount {
         guard fraction.count <= decimals else { throw .invalidAmount(text, decimals: decimals) }
         var units: UInt128 = 0
         // The whole part, then the fraction padded to `decimals` digits: 12.3 with 2 → 1230.
-        for digit in Array(whole.utf8) + Array(fraction.utf8) + Array(repeating: UInt8(ascii: "0"), count: decimals - fraction.count) {
+        for digit in Array(whole.utf8) + Array(fraction.utf8)
+            + Array(repeating: UInt8(ascii: "0"), count: decimals - fraction.count)
+        {
             let (times10, overflow1) = units.multipliedReportingOverflow(by: 10)
             let (sum, overflow2) = times10.addingReportingOverflow(UInt128(digit - UInt8(ascii: "0")))
             guard !overflow1, !overflow2 else { throw .amountTooLarge(text) }

@@ -15,15 +15,20 @@ struct WalletEconomy: AsyncParsableCommand {
     @Option(help: "Wallets (each with its own account).") var wallets = 40
     @Option(help: "Fraction of wallets that cheat (0 to 1).") var cheaters = 0.1
     @Option(help: "Simulated days the payments are spread over.") var days = 4.0
-    @Option(help: "Seed of every decision the simulator makes (printed; the same seed replays the same economy).") var seed: UInt64?
+    @Option(help: "Seed of every decision the simulator makes (printed; the same seed replays the same economy).") var seed:
+        UInt64?
     @Option(help: "Issuer database: sqlite or postgres.") var database = "sqlite"
     @Option(help: "PostgreSQL server URL (default: OW_TEST_POSTGRES_URL).") var postgresURL: String?
-    @Option(help: "Directory for the wallets and the SQLite issuer (default: /dev/shm, else the temporary directory).") var directory: String?
+    @Option(help: "Directory for the wallets and the SQLite issuer (default: /dev/shm, else the temporary directory).")
+    var directory: String?
     @Option(help: "Maximum hops before a note must be refreshed online.") var maxHops = 4
-    @Option(help: "Stop the payments after this many wall-clock minutes; the final settlement and checks still run.") var stopAfterMinutes: Double?
+    @Option(help: "Stop the payments after this many wall-clock minutes; the final settlement and checks still run.")
+    var stopAfterMinutes: Double?
     @Option(help: "Wallets kept open at once (each a SQLite pool; more is faster and uses more memory).") var openWallets = 256
-    @Option(help: "Stop the payments when the machine has less memory available than this many GiB (the run lives in /dev/shm).") var minAvailableGB = 4.0
-    @Option(help: "Plant a fault the checks must catch: \(EconomySabotage.allCases.map(\.rawValue).joined(separator: ", ")).") var sabotage: String?
+    @Option(help: "Stop the payments when the machine has less memory available than this many GiB (the run lives in /dev/shm).")
+    var minAvailableGB = 4.0
+    @Option(help: "Plant a fault the checks must catch: \(EconomySabotage.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var sabotage: String?
     @Flag(help: "Print the final report as JSON on standard output.") var json = false
 
     func run() async throws {

@@ -34,7 +34,8 @@ struct CPUTime: Sendable {
         #else
         getrusage(RUSAGE_SELF, &usage)
         #endif
-        let own = (Int64(usage.ru_utime.tv_sec) + Int64(usage.ru_stime.tv_sec)) * 1_000_000
+        let own =
+            (Int64(usage.ru_utime.tv_sec) + Int64(usage.ru_stime.tv_sec)) * 1_000_000
             + Int64(usage.ru_utime.tv_usec) + Int64(usage.ru_stime.tv_usec)
         return CPUTime(ownMicros: own, postgresMicros: postgresMicros())
     }
@@ -61,7 +62,8 @@ struct CPUTime: Sendable {
         guard ticks > 0, let stat = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return nil }
         let bytes = [UInt8](stat)
         // "pid (comm) state ppid …": comm may hold spaces, so split after its last ')'.
-        guard let open = bytes.firstIndex(of: UInt8(ascii: "(")), let close = bytes.lastIndex(of: UInt8(ascii: ")")), open < close else { return nil }
+        guard let open = bytes.firstIndex(of: UInt8(ascii: "(")), let close = bytes.lastIndex(of: UInt8(ascii: ")")), open < close
+        else { return nil }
         if let named, String(decoding: bytes[(open + 1)..<close], as: UTF8.self) != named { return nil }
         let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
         // After the comm: state is field 3 of stat(5), utime 14, stime 15, cutime 16 and cstime 17,

@@ -64,9 +64,13 @@ enum LoadSetup {
     /// redemption rate is divided by.
     static func ceiling(_ db: any SQLDatabase, clients: Int, inserts: Int) async throws -> Ceiling {
         try await db.transaction {
-            try await $0.execute("CREATE TABLE IF NOT EXISTS ceiling (id \(db.dialect == .sqlite ? "INTEGER" : "BIGINT") PRIMARY KEY, payload \(db.dialect == .sqlite ? "BLOB" : "BYTEA"))")
+            try await $0.execute(
+                "CREATE TABLE IF NOT EXISTS ceiling (id \(db.dialect == .sqlite ? "INTEGER" : "BIGINT") PRIMARY KEY, payload \(db.dialect == .sqlite ? "BLOB" : "BYTEA"))"
+            )
         }
-        let base = try await db.transaction { try await $0.queryOne("SELECT CAST(COALESCE(MAX(id), 0) AS BIGINT) AS m FROM ceiling")?.int("m") ?? 0 }
+        let base = try await db.transaction {
+            try await $0.queryOne("SELECT CAST(COALESCE(MAX(id), 0) AS BIGINT) AS m FROM ceiling")?.int("m") ?? 0
+        }
         let start = ContinuousClock.now
         let cpu = CPUTime.now()
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -76,7 +80,11 @@ enum LoadSetup {
                     while true {
                         let i = next.counter.add(1, ordering: .relaxed).oldValue
                         if i >= inserts { return }
-                        try await db.transaction { try await $0.execute("INSERT INTO ceiling(id, payload) VALUES (?, ?)", base + 1 + Int64(i), [UInt8](repeating: 7, count: 64)) }
+                        try await db.transaction {
+                            try await $0.execute(
+                                "INSERT INTO ceiling(id, payload) VALUES (?, ?)", base + 1 + Int64(i),
+                                [UInt8](repeating: 7, count: 64))
+                        }
                     }
                 }
             }
@@ -88,14 +96,16 @@ enum LoadSetup {
     static func register(_ issuer: Issuer, _ account: Int64, _ key: SoftwareSigner) async throws {
         let challenge = issuer.keyChallenge(account: account)
         let message = KeyRegistration.message(challenge: challenge, account: account)
-        try await issuer.registerWalletKey(account: account, key: key.publicKey, challenge: challenge, signature: try key.sign(message))
+        try await issuer.registerWalletKey(
+            account: account, key: key.publicKey, challenge: challenge, signature: try key.sign(message))
     }
 
     /// Unmeasured setup, through the issuer itself: `clients` payee accounts with a registered
     /// key each, and `redemptions` notes bought by a few payers and each signed over to a payee
     /// (round-robin). `tag` keeps the accounts of several setups on one database apart.
     static func makeWork(
-        _ issuer: Issuer, tokens: AccessTokens, redemptions: Int, clients: Int, tag: String, log: @escaping @Sendable (String) -> Void
+        _ issuer: Issuer, tokens: AccessTokens, redemptions: Int, clients: Int, tag: String,
+        log: @escaping @Sendable (String) -> Void
     ) async throws -> LoadWork {
         var payees: [(account: Int64, key: SoftwareSigner)] = []
         for i in 0..<clients {
@@ -119,11 +129,14 @@ enum LoadSetup {
                     var out: [(Int, [UInt8])] = []
                     for i in mine {
                         let note = try await issuer.purchase(
-                            account: payer, walletKey: payerKey.publicKey, amount: UInt64(noteAmount), idempotencyKey: "load-purchase-\(tag)-\(i)")[0]
+                            account: payer, walletKey: payerKey.publicKey, amount: UInt64(noteAmount),
+                            idempotencyKey: "load-purchase-\(tag)-\(i)")[0]
                         let payee = payeesNow[i % clients]
                         let t = try Transfer.sign(
-                            input: note.heldRef, outputs: [TransferOutput(owner: payee.key.publicKey, amount: UInt64(noteAmount))],
-                            nonce: Nonce(uncheckedBytes: (0..<16).map { _ in UInt8.random(in: 0...255) }), createdAt: now, signer: payerKey)
+                            input: note.heldRef,
+                            outputs: [TransferOutput(owner: payee.key.publicKey, amount: UInt64(noteAmount))],
+                            nonce: Nonce(uncheckedBytes: (0..<16).map { _ in UInt8.random(in: 0...255) }), createdAt: now,
+                            signer: payerKey)
                         out.append((i, note.appending(t, holding: 0).encoded))
                         let n = made.counter.add(1, ordering: .relaxed).newValue
                         if n % 2_000 == 0 { log("  \(n)/\(redemptions) chains") }
@@ -135,7 +148,9 @@ enum LoadSetup {
             for try await part in group { all += part }
             return all.sorted { $0.0 < $1.0 }
         }
-        var clientsOut = payees.map { LoadWork.Client(account: $0.account, token: tokens.issue(account: $0.account, role: "user"), chains: []) }
+        var clientsOut = payees.map {
+            LoadWork.Client(account: $0.account, token: tokens.issue(account: $0.account, role: "user"), chains: [])
+        }
         for (i, chain) in built { clientsOut[i % clients].chains.append(chain) }
         return LoadWork(clients: clientsOut)
     }
@@ -177,8 +192,10 @@ enum LoadSetup {
         let seconds = (ContinuousClock.now - start).seconds
         let latencies = perPort.state.withLock { $0 }
         return RunFigures(
-            redemptions: work.total, seconds: seconds, latency: Latency(latencies.flatMap { $0 }), failures: failures.counter.load(ordering: .relaxed),
-            perServer: latencies.map { ($0.count, Double($0.count) / seconds, Latency($0)) }, cpu: CPUTime.now(children: servers) - cpu)
+            redemptions: work.total, seconds: seconds, latency: Latency(latencies.flatMap { $0 }),
+            failures: failures.counter.load(ordering: .relaxed),
+            perServer: latencies.map { ($0.count, Double($0.count) / seconds, Latency($0)) },
+            cpu: CPUTime.now(children: servers) - cpu)
     }
 }
 

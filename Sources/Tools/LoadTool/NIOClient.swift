@@ -36,7 +36,9 @@ struct NIOHTTPClient {
         }
 
         /// Sends one request (a JSON body when `json` is given) and returns the status and body.
-        func send(_ method: HTTPMethod, _ path: String, json: [UInt8]?, token: String?, headers extra: [(String, String)] = [])
+        func send(
+            _ method: HTTPMethod, _ path: String, json: [UInt8]?, token: String?, headers extra: [(String, String)] = []
+        )
             async throws -> (status: Int, body: [UInt8])
         {
             var head = HTTPRequestHead(version: .http1_1, method: method, uri: path)

@@ -44,21 +44,26 @@ struct PrefillTemplate: Sendable {
         try await LoadSetup.register(issuer, payee, payeeKey)
         _ = try await issuer.fund(account: payer, amount: UInt64(LoadSetup.noteAmount))
         let key = "load-prefill-template"
-        let note = try await issuer.purchase(account: payer, walletKey: payerKey.publicKey, amount: UInt64(LoadSetup.noteAmount), idempotencyKey: key)[0]
+        let note = try await issuer.purchase(
+            account: payer, walletKey: payerKey.publicKey, amount: UInt64(LoadSetup.noteAmount), idempotencyKey: key)[0]
         let t = try Transfer.sign(
             input: note.heldRef, outputs: [TransferOutput(owner: payeeKey.publicKey, amount: UInt64(LoadSetup.noteAmount))],
-            nonce: Nonce(uncheckedBytes: Array(repeating: 9, count: 16)), createdAt: UInt64(Date().timeIntervalSince1970), signer: payerKey)
+            nonce: Nonce(uncheckedBytes: Array(repeating: 9, count: 16)), createdAt: UInt64(Date().timeIntervalSince1970),
+            signer: payerKey)
         let chain = note.appending(t, holding: 0)
         guard case .credited = try await issuer.redeem(account: payee, chains: [chain.encoded]).first else {
             throw SoakFailure("prefill: the template note was not credited")
         }
         return try await db.transaction { conn in
             func id(_ email: String) async throws -> Int64 {
-                guard let row = try await conn.queryOne("SELECT id FROM account WHERE email = ?", email) else { throw SoakFailure("prefill: no account \(email)") }
+                guard let row = try await conn.queryOne("SELECT id FROM account WHERE email = ?", email) else {
+                    throw SoakFailure("prefill: no account \(email)")
+                }
                 return try row.int("id")
             }
             return PrefillTemplate(
-                noteID: note.note.noteID.bytes, transferRef: note.heldRef.bytes, redeemRef: chain.heldRef.bytes, idempotencyKey: key,
+                noteID: note.note.noteID.bytes, transferRef: note.heldRef.bytes, redeemRef: chain.heldRef.bytes,
+                idempotencyKey: key,
                 payer: payer, payee: payee, float: try await id("system:float"), funding: try await id("system:funding"),
                 amount: LoadSetup.noteAmount, ownerKeyLength: payerKey.publicKey.bytes.count)
         }
@@ -92,7 +97,10 @@ struct Prefill {
             if ContinuousClock.now - lastLog >= .seconds(5) || notes == target {
                 lastLog = .now
                 let rate = Double(notes - first) / (ContinuousClock.now - start).seconds
-                log(String(format: "  prefill: %d/%d notes, %.0f notes/s (%.0f rows/s)", notes, target, rate, rate * Double(Self.rowsPerNote)))
+                log(
+                    String(
+                        format: "  prefill: %d/%d notes, %.0f notes/s (%.0f rows/s)", notes, target, rate,
+                        rate * Double(Self.rowsPerNote)))
             }
         }
         if db.dialect == .postgres {
@@ -108,7 +116,9 @@ struct Prefill {
         // Utility statements take no parameters on PostgreSQL: the bounds are integers, inlined.
         switch conn.dialect {
         case .postgres:
-            func hash(_ tag: String, _ of: String = "g.i") -> String { "sha256(convert_to('owp:\(tag)', 'UTF8') || int8send(\(of)))" }
+            func hash(_ tag: String, _ of: String = "g.i") -> String {
+                "sha256(convert_to('owp:\(tag)', 'UTF8') || int8send(\(of)))"
+            }
             guard t.ownerKeyLength <= 64 else { throw SoakFailure("prefill: owner keys of \(t.ownerKeyLength) bytes") }
             try await conn.execute(
                 """
@@ -206,7 +216,8 @@ struct DatabaseSize: Sendable {
                 {
                     tables[try row.text("name")] = try row.int("bytes")
                 }
-                let database = try await conn.queryOne("SELECT CAST(pg_database_size(current_database()) AS BIGINT) AS b")?.int("b") ?? 0
+                let database =
+                    try await conn.queryOne("SELECT CAST(pg_database_size(current_database()) AS BIGINT) AS b")?.int("b") ?? 0
                 return DatabaseSize(bytes: tables.values.reduce(0, +), tables: tables, onDisk: database)
             }
         }

@@ -52,7 +52,10 @@ final class SoakLedger: Sendable {
     func count(request route: String) { state.withLock { $0.requests[route, default: 0] += 1 } }
     func count(operation: String) { state.withLock { $0.operations[operation, default: 0] += 1 } }
     func beginFault(_ kind: String) -> Int {
-        state.withLock { $0.faults.append(.init(kind: kind, start: .now)); return $0.faults.count - 1 }
+        state.withLock {
+            $0.faults.append(.init(kind: kind, start: .now))
+            return $0.faults.count - 1
+        }
     }
     func endFault(_ index: Int) { state.withLock { $0.faults[index].end = .now } }
 
@@ -98,12 +101,16 @@ final class ServerChild: @unchecked Sendable {
         process = p
         let deadline = ContinuousClock.now + .seconds(120)
         while true {
-            if let text = try? String(contentsOf: portFile, encoding: .utf8), let bound = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+            if let text = try? String(contentsOf: portFile, encoding: .utf8),
+                let bound = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            {
                 port = bound
                 return
             }
             guard p.isRunning else { throw SoakFailure("wallet-server ended before listening; see \(log.path)") }
-            guard ContinuousClock.now < deadline else { throw SoakFailure("wallet-server not listening after 120 s; see \(log.path)") }
+            guard ContinuousClock.now < deadline else {
+                throw SoakFailure("wallet-server not listening after 120 s; see \(log.path)")
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
     }
@@ -190,7 +197,8 @@ struct Soak {
             try await admin.transaction { try await $0.execute("CREATE SCHEMA \(schema)") }
             await admin.close()
             // Named, so the cut terminates the server's connections and nobody else's.
-            serverURL = url + (url.contains("?") ? "&" : "?") + "search_path=\(schema)&application_name=\(Self.serverApplicationName)"
+            serverURL =
+                url + (url.contains("?") ? "&" : "?") + "search_path=\(schema)&application_name=\(Self.serverApplicationName)"
             sideURL = url
             storage = ["--postgres", serverURL ?? url]
         default:
@@ -201,7 +209,8 @@ struct Soak {
             arguments: storage + [
                 "--keys", work.appendingPathComponent("keys").path, "--dev-funding", "--log-level", "error",
                 "--max-offline-holding", "1000000000000",
-                "--auth-per-minute-per-ip", "1000000", "--writes-per-minute-per-ip", "1000000", "--writes-per-minute-per-account", "1000000",
+                "--auth-per-minute-per-ip", "1000000", "--writes-per-minute-per-ip", "1000000", "--writes-per-minute-per-account",
+                "1000000",
                 "--max-connections-per-client", "100000",
             ], work: work)
         try await server.start()
@@ -236,7 +245,9 @@ struct Soak {
                         } else if roll < 90 {
                             try await refresh(me, tag: "\(i)-\(sequence)", port: port)
                         } else {
-                            try await fraud(reporter: me, payees: (accountsNow[(i + 2) % accountsNow.count], payee), tag: "\(i)-\(sequence)", port: port)
+                            try await fraud(
+                                reporter: me, payees: (accountsNow[(i + 2) % accountsNow.count], payee), tag: "\(i)-\(sequence)",
+                                port: port)
                         }
                     }
                 }
@@ -246,12 +257,14 @@ struct Soak {
             group.addTask {
                 let planned = max(2, seconds / 8)
                 for n in 1...planned {
-                    try await Task.sleep(until: started + .seconds(Double(seconds) * Double(n) / Double(planned + 1)), clock: .continuous)
+                    try await Task.sleep(
+                        until: started + .seconds(Double(seconds) * Double(n) / Double(planned + 1)), clock: .continuous)
                     if let side, n % 2 == 1 {
                         let fault = ledger.beginFault("connection cut")
                         let rows = try await side.transaction { conn in
                             try await conn.query(
-                                "SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE application_name = ?", Self.serverApplicationName)
+                                "SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE application_name = ?",
+                                Self.serverApplicationName)
                         }
                         ledger.state.withLock { $0.terminatedConnections += rows.count }
                         ledger.endFault(fault)
@@ -282,7 +295,10 @@ struct Soak {
         guard let eur = Currency("EUR") else { throw SoakFailure("currency") }
         // Any keyring does: the checks read the books, they issue nothing.
         let issuer = try await Issuer.open(
-            database: db, keyring: IssuerKeyring(authority: SoftwareSigner(), issuing: [.init(signer: SoftwareSigner(), validFrom: now - 60, validUntil: now + 60)]),
+            database: db,
+            keyring: IssuerKeyring(
+                authority: SoftwareSigner(), issuing: [.init(signer: SoftwareSigner(), validFrom: now - 60, validUntil: now + 60)]
+            ),
             config: IssuerConfig(currency: eur), challengeSecret: Array(repeating: 1, count: 32))
         let ledgerProblems = try await issuer.checkLedger()
         let snapshot = ledger.state.withLock { $0 }
@@ -309,9 +325,18 @@ struct Soak {
         }
         let checks: [(String, Bool, String)] = [
             ("books balance (Issuer.checkLedger)", ledgerProblems.isEmpty, ledgerProblems.prefix(5).joined(separator: "; ")),
-            ("every acknowledged redemption is recorded", missing.isEmpty, "\(missing.count) of \(refs.count) not redeemed: \(missing.prefix(5).joined(separator: "; "))"),
-            ("every 5xx came during a fault (and its retry succeeded)", unexplained.isEmpty, unexplained.prefix(10).joined(separator: "; ")),
-            ("a fraud case for every acknowledged report", cases >= snapshot.fraudReports, "\(cases) cases for \(snapshot.fraudReports) reports"),
+            (
+                "every acknowledged redemption is recorded", missing.isEmpty,
+                "\(missing.count) of \(refs.count) not redeemed: \(missing.prefix(5).joined(separator: "; "))"
+            ),
+            (
+                "every 5xx came during a fault (and its retry succeeded)", unexplained.isEmpty,
+                unexplained.prefix(10).joined(separator: "; ")
+            ),
+            (
+                "a fraud case for every acknowledged report", cases >= snapshot.fraudReports,
+                "\(cases) cases for \(snapshot.fraudReports) reports"
+            ),
             ("faults injected", !snapshot.faults.isEmpty, "none"),
         ]
         let ok = checks.allSatisfy(\.1)
@@ -319,21 +344,31 @@ struct Soak {
             let out: [String: Any] = [
                 "database": database, "seconds": elapsed, "clients": clients, "ok": ok,
                 "operations": snapshot.operations, "requests": snapshot.requests, "retries": snapshot.retries,
-                "connection_errors": snapshot.connectionErrors, "server_errors_by_cause": byCause, "unexplained_server_errors": unexplained,
+                "connection_errors": snapshot.connectionErrors, "server_errors_by_cause": byCause,
+                "unexplained_server_errors": unexplained,
                 "faults": Dictionary(grouping: snapshot.faults, by: \.kind).mapValues(\.count),
                 "terminated_connections": snapshot.terminatedConnections, "acknowledged_redemptions": refs.count,
-                "acknowledged_value": snapshot.acknowledged.values.reduce(0, +), "fraud_reports": snapshot.fraudReports, "fraud_cases": cases,
+                "acknowledged_value": snapshot.acknowledged.values.reduce(0, +), "fraud_reports": snapshot.fraudReports,
+                "fraud_cases": cases,
                 "checks": Dictionary(uniqueKeysWithValues: checks.map { ($0.0, $0.1) }),
             ]
             print(String(decoding: try JSONSerialization.data(withJSONObject: out, options: [.sortedKeys]), as: UTF8.self))
         } else {
             print("soak on \(database): \(String(format: "%.1f", elapsed)) s, \(clients) clients")
-            print("  operations: \(snapshot.operations.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
-            print("  requests: \(snapshot.requests.values.reduce(0, +)) (\(snapshot.requests.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))")
+            print(
+                "  operations: \(snapshot.operations.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))"
+            )
+            print(
+                "  requests: \(snapshot.requests.values.reduce(0, +)) (\(snapshot.requests.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))"
+            )
             print("  retries: \(snapshot.retries); connection errors: \(snapshot.connectionErrors)")
-            print("  faults: \(Dictionary(grouping: snapshot.faults, by: \.kind).mapValues(\.count)); database connections terminated: \(snapshot.terminatedConnections)")
+            print(
+                "  faults: \(Dictionary(grouping: snapshot.faults, by: \.kind).mapValues(\.count)); database connections terminated: \(snapshot.terminatedConnections)"
+            )
             print("  5xx by cause: \(byCause.isEmpty ? "none" : "\(byCause)")")
-            print("  acknowledged redemptions: \(refs.count) (\(snapshot.acknowledged.values.reduce(0, +)) minor units); fraud reports \(snapshot.fraudReports), cases \(cases)")
+            print(
+                "  acknowledged redemptions: \(refs.count) (\(snapshot.acknowledged.values.reduce(0, +)) minor units); fraud reports \(snapshot.fraudReports), cases \(cases)"
+            )
             for (name, passed, detail) in checks { print("  \(passed ? "ok" : "FAILED"): \(name)\(passed ? "" : ": \(detail)")") }
         }
         if ok { try? FileManager.default.removeItem(at: work) }
@@ -353,7 +388,9 @@ struct Soak {
                 nonce: Self.nonce(), createdAt: now, signer: payer.key)
             paid.append(chain.appending(t, holding: 0))
         }
-        let reply = try await call(.POST, "/v1/notes/redeem", json: ["chains": paid.map { Base64URL.encode($0.encoded) }], token: payee.token, port: port)
+        let reply = try await call(
+            .POST, "/v1/notes/redeem", json: ["chains": paid.map { Base64URL.encode($0.encoded) }], token: payee.token, port: port
+        )
         try acknowledge(paid, results: reply["results"], route: "redeem")
         ledger.count(operation: "payment (purchase, transfer, redeem)")
     }
@@ -363,28 +400,40 @@ struct Soak {
         let chains = try await purchase(account, amount: UInt64.random(in: 100...900), tag: tag, port: port)
         let reply = try await call(
             .POST, "/v1/notes/refresh",
-            json: ["walletKey": Base64URL.encode(account.key.publicKey.bytes), "chains": chains.map { Base64URL.encode($0.encoded) }],
+            json: [
+                "walletKey": Base64URL.encode(account.key.publicKey.bytes), "chains": chains.map { Base64URL.encode($0.encoded) },
+            ],
             token: account.token, port: port)
         try acknowledge(chains, results: reply["results"], route: "refresh")
-        guard let fresh = reply["chains"] as? [String], !fresh.isEmpty else { throw SoakFailure("refresh answered no fresh notes: \(reply)") }
+        guard let fresh = reply["chains"] as? [String], !fresh.isEmpty else {
+            throw SoakFailure("refresh answered no fresh notes: \(reply)")
+        }
         ledger.count(operation: "refresh")
     }
 
     /// A new account double-spends a note to two payees; `reporter` hands in the proof.
     func fraud(reporter: SoakAccount, payees: (SoakAccount, SoakAccount), tag: String, port: Int) async throws {
         let cheater = try await newAccount("cheater-\(tag)", port: port, fund: 10_000)
-        guard let chain = try await purchase(cheater, amount: 500, tag: tag, port: port).first else { throw SoakFailure("purchase answered no notes") }
+        guard let chain = try await purchase(cheater, amount: 500, tag: tag, port: port).first else {
+            throw SoakFailure("purchase answered no notes")
+        }
         let now = UInt64(Date().timeIntervalSince1970)
         let transfers = try [payees.0, payees.1].map {
             try Transfer.sign(
-                input: chain.heldRef, outputs: [TransferOutput(owner: $0.key.publicKey, amount: chain.note.amount)], nonce: Self.nonce(),
+                input: chain.heldRef, outputs: [TransferOutput(owner: $0.key.publicKey, amount: chain.note.amount)],
+                nonce: Self.nonce(),
                 createdAt: now, signer: cheater.key)
         }
         let reply = try await call(
             .POST, "/v1/fraud-proofs",
-            json: ["chain": Base64URL.encode(chain.encoded), "first": Base64URL.encode(transfers[0].encoded), "second": Base64URL.encode(transfers[1].encoded)],
+            json: [
+                "chain": Base64URL.encode(chain.encoded), "first": Base64URL.encode(transfers[0].encoded),
+                "second": Base64URL.encode(transfers[1].encoded),
+            ],
             token: reporter.token, port: port)
-        guard reply["status"] as? String == "conflict", reply["fraudCase"] != nil else { throw SoakFailure("fraud report answered \(reply)") }
+        guard reply["status"] as? String == "conflict", reply["fraudCase"] != nil else {
+            throw SoakFailure("fraud report answered \(reply)")
+        }
         ledger.state.withLock { $0.fraudReports += 1 }
         ledger.count(operation: "fraud report (new cheater)")
     }
@@ -393,7 +442,8 @@ struct Soak {
         // One key per logical purchase, reused by every retry: a purchase the server made
         // before a kill is answered again, never made twice.
         let reply = try await call(
-            .POST, "/v1/notes/purchase", json: ["walletKey": Base64URL.encode(account.key.publicKey.bytes), "amount": amount], token: account.token,
+            .POST, "/v1/notes/purchase", json: ["walletKey": Base64URL.encode(account.key.publicKey.bytes), "amount": amount],
+            token: account.token,
             headers: [("Idempotency-Key", "soak-purchase-\(tag)")], port: port)
         guard let chains = reply["chains"] as? [String], !chains.isEmpty else { throw SoakFailure("purchase answered \(reply)") }
         return try chains.map { text in
@@ -404,10 +454,14 @@ struct Soak {
 
     /// Records the held states the server acknowledged as credited (this time or before).
     func acknowledge(_ chains: [Chain], results: Any?, route: String) throws {
-        guard let results = results as? [[String: Any]], results.count == chains.count else { throw SoakFailure("\(route) answered \(String(describing: results))") }
+        guard let results = results as? [[String: Any]], results.count == chains.count else {
+            throw SoakFailure("\(route) answered \(String(describing: results))")
+        }
         for (chain, result) in zip(chains, results) {
             let status = result["status"] as? String
-            guard status == "credited" || status == "already_credited" else { throw SoakFailure("\(route) refused a good chain: \(result)") }
+            guard status == "credited" || status == "already_credited" else {
+                throw SoakFailure("\(route) refused a good chain: \(result)")
+            }
             _ = ledger.state.withLock { $0.acknowledged[chain.heldRef] = chain.heldOutput?.amount ?? 0 }
         }
     }
@@ -415,18 +469,24 @@ struct Soak {
     func newAccount(_ name: String, port: Int, fund: Int) async throws -> SoakAccount {
         let email = "\(name)-\(UInt32.random(in: 0...UInt32.max))@soak.test"
         let password = "soak test password"
-        _ = try await call(.POST, "/v1/auth/register", json: ["email": email, "password": password], token: nil, port: port, alreadyDone: 409)
-        let tokens = try await call(.POST, "/v1/auth/login", json: ["email": email, "password": password], token: nil, port: port)
+        _ = try await call(
+            .POST, "/v1/auth/register", json: ["email": email, "password": password], token: nil, port: port, alreadyDone: 409)
+        let tokens = try await call(
+            .POST, "/v1/auth/login", json: ["email": email, "password": password], token: nil, port: port)
         guard let token = tokens["accessToken"] as? String, let id = (tokens["accountId"] as? NSNumber)?.int64Value else {
             throw SoakFailure("login answered \(tokens)")
         }
         let key = SoftwareSigner()
         let challenge = try await call(.POST, "/v1/wallet-keys/challenge", json: nil, token: token, port: port)
-        guard let text = challenge["challenge"] as? String, let bytes = Base64URL.decode(text) else { throw SoakFailure("challenge answered \(challenge)") }
+        guard let text = challenge["challenge"] as? String, let bytes = Base64URL.decode(text) else {
+            throw SoakFailure("challenge answered \(challenge)")
+        }
         let signature = try key.sign(KeyRegistration.message(challenge: bytes, account: id))
         _ = try await call(
             .POST, "/v1/wallet-keys",
-            json: ["publicKey": Base64URL.encode(key.publicKey.bytes), "challenge": text, "signature": Base64URL.encode(signature)], token: token, port: port)
+            json: [
+                "publicKey": Base64URL.encode(key.publicKey.bytes), "challenge": text, "signature": Base64URL.encode(signature),
+            ], token: token, port: port)
         // Funding has no idempotency key: retried only when the server certainly did not
         // fund (no connection); any surplus from an ambiguous retry stays in the books, balanced.
         _ = try await call(.POST, "/v1/account/fund", json: ["amount": fund], token: token, port: port)
@@ -453,7 +513,9 @@ struct Soak {
                 ledger.state.withLock { $0.retries += 1 }
                 try await Task.sleep(for: .milliseconds(min(500, 25 * attempt)))
             }
-            guard ContinuousClock.now < deadline else { throw SoakFailure("\(route): no good answer after \(retryDeadline) of retries") }
+            guard ContinuousClock.now < deadline else {
+                throw SoakFailure("\(route): no good answer after \(retryDeadline) of retries")
+            }
             ledger.count(request: route)
             let status: Int
             let reply: [UInt8]

@@ -43,7 +43,8 @@ do {
         signer: wallet.identity.signer)
     let bundle = try PaymentBundle(chains: [spent.chain.appending(transfer, holding: 0)])
     let frames = try QRFrames.encode(bundle.encoded)
-    guard FileManager.default.createFile(atPath: value("--out"), contents: Data((frames.joined(separator: "\n") + "\n").utf8)) else {
+    guard FileManager.default.createFile(atPath: value("--out"), contents: Data((frames.joined(separator: "\n") + "\n").utf8))
+    else {
         fail("cannot write the payment")
     }
     print("second transfer of state \(spent.ref) signed by \(wallet.publicKey.keyID): \(bundle.encoded.count) bytes")

@@ -12,7 +12,9 @@ func appendingNewCases(to committed: String, from fresh: String, arrays: [String
     let freshLines = fresh.components(separatedBy: "\n")
     var added: [String] = []
     for key in arrays {
-        guard let (start, end) = arrayRange(key, in: lines), let (freshStart, freshEnd) = arrayRange(key, in: freshLines) else { continue }
+        guard let (start, end) = arrayRange(key, in: lines), let (freshStart, freshEnd) = arrayRange(key, in: freshLines) else {
+            continue
+        }
         let have = Set(try blocks(lines, start, end).map { try caseName($0) })
         let new = try blocks(freshLines, freshStart, freshEnd).filter { !have.contains(try caseName($0)) }
         guard !new.isEmpty else { continue }

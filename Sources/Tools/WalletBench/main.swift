@@ -49,8 +49,10 @@ func chain(hops: Int) throws -> Chain {
         guard let held = c.heldOutput else { fatalError("a chain built here always holds an output") }
         let t = try Transfer.sign(
             input: c.heldRef,
-            outputs: [TransferOutput(owner: people[hop + 1].publicKey, amount: held.amount - 10),
-                      TransferOutput(owner: people[hop].publicKey, amount: 10)],
+            outputs: [
+                TransferOutput(owner: people[hop + 1].publicKey, amount: held.amount - 10),
+                TransferOutput(owner: people[hop].publicKey, amount: 10),
+            ],
             nonce: Nonce(uncheckedBytes: Array(repeating: UInt8(hop), count: 16)), createdAt: now, signer: people[hop])
         c = c.appending(t, holding: 0)
     }
@@ -85,9 +87,12 @@ for hops in [1, 4, 8] {
     // Warm: owner keys seen before (the usual case for a wallet and for the server).
     let warm = try best(iterations) { _ = try verifier.verifyChain(bytes, now: now) }
     let signatures = Double(hops + 1)
-    print(String(format: "chain %d hop%@: warm %6.0f chains/s, %5.1f µs/sig, ratio %.3f | cold %6.0f chains/s, %5.1f µs/sig, ratio %.3f | raw verify %5.1f µs (%5.0f/s)",
-                 hops, hops == 1 ? " " : "s", 1 / warm, warm / signatures * 1e6, warm / signatures / raw,
-                 1 / cold, cold / signatures * 1e6, cold / signatures / raw, raw * 1e6, 1 / raw))
+    print(
+        String(
+            format:
+                "chain %d hop%@: warm %6.0f chains/s, %5.1f µs/sig, ratio %.3f | cold %6.0f chains/s, %5.1f µs/sig, ratio %.3f | raw verify %5.1f µs (%5.0f/s)",
+            hops, hops == 1 ? " " : "s", 1 / warm, warm / signatures * 1e6, warm / signatures / raw,
+            1 / cold, cold / signatures * 1e6, cold / signatures / raw, raw * 1e6, 1 / raw))
 }
 
 // Where the overhead goes: the pieces of one hop measured alone.
@@ -96,8 +101,10 @@ let decompress = best(verifyIterations) { _ = try? P256.Signing.PublicKey(compre
 let sampleTransfer = try chain(hops: 1).transfers[0].encoded
 let decode = try best(verifyIterations * 10) { _ = try Transfer(decoding: sampleTransfer) }
 let raw = rawVerify()
-print(String(format: "\nper-hop pieces: key decompression %.1f µs (%.3f of a verify), transfer decode+hash %.2f µs (%.3f)",
-             decompress * 1e6, decompress / raw, decode * 1e6, decode / raw))
+print(
+    String(
+        format: "\nper-hop pieces: key decompression %.1f µs (%.3f of a verify), transfer decode+hash %.2f µs (%.3f)",
+        decompress * 1e6, decompress / raw, decode * 1e6, decode / raw))
 
 print("\nencoded payment bundle size (one chain, change on every hop):")
 for hops in [1, 4, 8] {
@@ -120,9 +127,11 @@ func sessionRun(hops: Int, mtu: Int) async throws -> (SimulatedNetwork.Counters,
     let network = SimulatedNetwork(.init(mtu: mtu))
     let receiver = try NearbyReceiver(request: request, ephemeral: ephemeral)
     async let served = receiver.serve(network) { bytes, transcript in
-        guard let receipt = try? Receipt.sign(
-            paymentID: bundle.paymentID ?? Digest32(uncheckedBytes: Array(repeating: 0, count: 32)), nonce: request.nonce, currency: eur, amount: 1_000, receivedAt: now,
-            transcriptHash: transcript, payee: payee)
+        guard
+            let receipt = try? Receipt.sign(
+                paymentID: bundle.paymentID ?? Digest32(uncheckedBytes: Array(repeating: 0, count: 32)), nonce: request.nonce,
+                currency: eur, amount: 1_000, receivedAt: now,
+                transcriptHash: transcript, payee: payee)
         else { return .refuse(code: "bench", message: "could not sign") }
         return .receipt(receipt.encoded)
     }
@@ -135,11 +144,16 @@ print("\nnearby session, one payment (payment + receipt), every byte on the link
 for (hops, mtu) in [(1, 20), (1, 185), (1, 512), (4, 185)] {
     let (counters, application, _) = try await sessionRun(hops: hops, mtu: mtu)
     let ratio = Double(counters.total) / Double(application)
-    print(String(format: "  %d hop%@ at MTU %3d: %4d link bytes for %4d application bytes = %.3f%@; %2d+%2d frames, %d round trip to the receipt",
-                 hops, hops == 1 ? " " : "s", mtu, counters.total, application, ratio, hops == 1 && mtu == 185 ? " (goal ≤ 1.15)" : "",
-                 counters.dialerFrames, counters.listenerFrames, counters.flights / 2))
+    print(
+        String(
+            format:
+                "  %d hop%@ at MTU %3d: %4d link bytes for %4d application bytes = %.3f%@; %2d+%2d frames, %d round trip to the receipt",
+            hops, hops == 1 ? " " : "s", mtu, counters.total, application, ratio, hops == 1 && mtu == 185 ? " (goal ≤ 1.15)" : "",
+            counters.dialerFrames, counters.listenerFrames, counters.flights / 2))
 }
-print("  handshake: 0 extra round trips: the payer's ephemeral key travels in the first flight with the payment; a last ACK ends the session")
+print(
+    "  handshake: 0 extra round trips: the payer's ephemeral key travels in the first flight with the payment; a last ACK ends the session"
+)
 
 // MARK: Scan to paid (time, against the raw verify measured here)
 
@@ -179,9 +193,11 @@ func scanToPaid(payments: Int) async throws -> Double {
 do {
     let reference = rawVerify()
     let elapsed = try await scanToPaid(payments: quick ? 5 : 20)
-    print(String(
-        format: "\nscan to paid (request decoded → receipt recorded), 1 hop at MTU 185, real wallets on SQLite: %.2f ms = %.0f raw verifies (%.1f µs each)",
-        elapsed * 1e3, elapsed / reference, reference * 1e6))
+    print(
+        String(
+            format:
+                "\nscan to paid (request decoded → receipt recorded), 1 hop at MTU 185, real wallets on SQLite: %.2f ms = %.0f raw verifies (%.1f µs each)",
+            elapsed * 1e3, elapsed / reference, reference * 1e6))
 }
 
 #if canImport(QRImage)
@@ -191,6 +207,8 @@ for hops in [1, 4] {
     let frames = try QRFrames.encode(bytes)
     let versions = try frames.map { try QRSymbol($0, correction: .medium).version }
     let single = try QRSymbol(try QRFrames.encode(bytes, chunkSize: 4_000)[0], correction: .medium)
-    print("  \(hops) hop\(hops == 1 ? " " : "s") (\(bytes.count) bytes): \(frames.count) frame(s), version(s) \(versions.map(String.init).joined(separator: ", ")); as one symbol: version \(single.version)")
+    print(
+        "  \(hops) hop\(hops == 1 ? " " : "s") (\(bytes.count) bytes): \(frames.count) frame(s), version(s) \(versions.map(String.init).joined(separator: ", ")); as one symbol: version \(single.version)"
+    )
 }
 #endif

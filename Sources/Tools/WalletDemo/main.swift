@@ -15,7 +15,9 @@ import WalletSync
 
 let arguments = CommandLine.arguments
 let keep = arguments.contains("--keep")
-let serverURL = arguments.firstIndex(of: "--server").flatMap { arguments.indices.contains($0 + 1) ? URL(string: arguments[$0 + 1]) : nil }
+let serverURL = arguments.firstIndex(of: "--server").flatMap {
+    arguments.indices.contains($0 + 1) ? URL(string: arguments[$0 + 1]) : nil
+}
 guard let eur = Currency("EUR") else { fatalError("EUR is a valid currency code") }
 func money(_ v: UInt64) -> String { "\(Amount.format(v, currency: eur)) EUR" }
 func signedMoney(_ v: Int64) -> String { v < 0 ? "-" + money(v.magnitude) : money(v.magnitude) }
@@ -23,7 +25,12 @@ func signedMoney(_ v: Int64) -> String { v < 0 ? "-" + money(v.magnitude) : mone
 /// Numbers the printed steps.
 final class Steps: Sendable {
     private let count = Mutex(0)
-    func next() -> Int { count.withLock { $0 += 1; return $0 } }
+    func next() -> Int {
+        count.withLock {
+            $0 += 1
+            return $0
+        }
+    }
 }
 let steps = Steps()
 func step(_ text: String) { print("\(steps.next()). \(text)") }
@@ -31,11 +38,17 @@ func step(_ text: String) { print("\(steps.next()). \(text)") }
 /// Alice pays Bob 30.00 offline from a 100.00 note; both wallets must already hold trust.
 func payOffline(alice: Wallet, bob: Wallet) throws {
     let request = try bob.createRequest(amount: 3_000, payeeName: "Bob's stall", hints: [.init(kind: .qr, value: [])])
-    step("Bob shows a payment request for \(money(request.amount)) (\(request.encoded.count) bytes, nonce \(request.nonce)) — no network needed from here")
+    step(
+        "Bob shows a payment request for \(money(request.amount)) (\(request.encoded.count) bytes, nonce \(request.nonce)) — no network needed from here"
+    )
     let payment = try alice.pay(request, method: .qr)
-    step("Alice signs a transfer: \(money(3_000)) to Bob, the rest as change to herself; bundle \(payment.bundle.count) bytes, input marked spent before sending")
+    step(
+        "Alice signs a transfer: \(money(3_000)) to Bob, the rest as change to herself; bundle \(payment.bundle.count) bytes, input marked spent before sending"
+    )
     let received = try bob.receive(payment.bundle, for: request.nonce, method: .qr)
-    step("Bob verifies offline (issuer signature, owner signature, conservation, expiry, nonce) and signs a receipt for \(money(received.amount))")
+    step(
+        "Bob verifies offline (issuer signature, owner signature, conservation, expiry, nonce) and signs a receipt for \(money(received.amount))"
+    )
     try alice.confirm(receipt: received.receipt.encoded)
     step("Alice checks Bob's receipt: payment complete")
 }
@@ -43,7 +56,9 @@ func payOffline(alice: Wallet, bob: Wallet) throws {
 func offlineDemo(root: String) throws -> Bool {
     let now = Timestamp(Date().timeIntervalSince1970)
     let issuer = try DevIssuer(currency: eur, now: now, maxHops: 8, maxOfflineHolding: 50_000)
-    step("In-memory issuer: authority key \(issuer.authority.publicKey.keyID), issuing key \(issuer.issuingKey.publicKey.keyID); hold ≤ \(money(issuer.limits.maxOfflineHolding)), ≤ \(issuer.limits.maxHops) hops")
+    step(
+        "In-memory issuer: authority key \(issuer.authority.publicKey.keyID), issuing key \(issuer.issuingKey.publicKey.keyID); hold ≤ \(money(issuer.limits.maxOfflineHolding)), ≤ \(issuer.limits.maxHops) hops"
+    )
     let alice = try Wallet.create(directory: root + "/alice")
     let bob = try Wallet.create(directory: root + "/bob")
     for w in [alice, bob] {
@@ -54,7 +69,9 @@ func offlineDemo(root: String) throws -> Bool {
     step("Alice buys one note of \(money(10_000)); spendable offline: \(money(try alice.balance().spendable))")
     try payOffline(alice: alice, bob: bob)
     let a = try alice.balance(), b = try bob.balance()
-    step("Balances — Alice: \(money(a.spendable)) spendable; Bob: \(money(b.spendable)) spendable (\(money(b.unsettled)) to settle online)")
+    step(
+        "Balances — Alice: \(money(a.spendable)) spendable; Bob: \(money(b.spendable)) spendable (\(money(b.unsettled)) to settle online)"
+    )
     let conserved = a.spendable + b.spendable == 10_000
     print(conserved ? "Value conserved: \(money(a.spendable)) + \(money(b.spendable)) = \(money(10_000))" : "VALUE NOT CONSERVED")
     return conserved
@@ -65,7 +82,9 @@ func serverDemo(_ url: URL, root: String) async throws -> Bool {
     let aliceServer = IssuerClient(serverURL: url)
     let bobServer = IssuerClient(serverURL: url)
     let config = try await aliceServer.config()
-    step("Server \(url.absoluteString): currency \(config.currency), quick amounts \(config.quickAmounts.map { signedMoney($0) }.joined(separator: ", "))")
+    step(
+        "Server \(url.absoluteString): currency \(config.currency), quick amounts \(config.quickAmounts.map { signedMoney($0) }.joined(separator: ", "))"
+    )
     for (client, name) in [(aliceServer, "alice"), (bobServer, "bob")] {
         try await client.register(email: "\(name)-\(suffix)@example.com", password: "demo password \(suffix)")
         try await client.login(email: "\(name)-\(suffix)@example.com", password: "demo password \(suffix)")
@@ -81,16 +100,23 @@ func serverDemo(_ url: URL, root: String) async throws -> Bool {
     try await aliceServer.fund(10_000)
     step("Alice's account funded with \(money(10_000)) (development funding)")
     let bought = try await aliceServer.purchase(10_000, into: alice)
-    step("Alice buys \(money(bought)) of offline notes; account \(signedMoney(try await aliceServer.account().balance)), offline \(money(try alice.balance().spendable))")
+    step(
+        "Alice buys \(money(bought)) of offline notes; account \(signedMoney(try await aliceServer.account().balance)), offline \(money(try alice.balance().spendable))"
+    )
     try payOffline(alice: alice, bob: bob)
     let credited = try await bobServer.redeemReceived(from: bob)
-    step("Back online, Bob redeems: \(money(credited)) credited; his account is now \(signedMoney(try await bobServer.account().balance))")
+    step(
+        "Back online, Bob redeems: \(money(credited)) credited; his account is now \(signedMoney(try await bobServer.account().balance))"
+    )
     let again = try await bobServer.redeemReceived(from: bob)
     step("Redeeming again credits \(money(again)) (each note state is credited at most once)")
     let a = try alice.balance().spendable
     let bAccount = try await bobServer.account().balance
     let conserved = Int64(a) + bAccount == 10_000 && again == 0
-    print(conserved ? "Value conserved: Alice \(money(a)) offline + Bob \(signedMoney(bAccount)) settled = \(money(10_000))" : "VALUE NOT CONSERVED")
+    print(
+        conserved
+            ? "Value conserved: Alice \(money(a)) offline + Bob \(signedMoney(bAccount)) settled = \(money(10_000))"
+            : "VALUE NOT CONSERVED")
     return conserved
 }
 

@@ -49,11 +49,15 @@ public enum LinkFrame: Equatable, Sendable {
                 else { throw NearbyError.protocolViolation("data frame empty or beyond the stream limit") }
                 self = .data(offset: Int(offset), fin: h & 4 != 0, bytes: try r.raw(r.remaining))
             case 1:
-                guard value <= UInt64(Self.maxStreamBytes) else { throw NearbyError.protocolViolation("ack beyond the stream limit") }
+                guard value <= UInt64(Self.maxStreamBytes) else {
+                    throw NearbyError.protocolViolation("ack beyond the stream limit")
+                }
                 try r.expectEnd()
                 self = .ack(received: Int(value))
             case 2:
-                guard value <= UInt64(Self.maxStreamBytes) else { throw NearbyError.protocolViolation("resume beyond the stream limit") }
+                guard value <= UInt64(Self.maxStreamBytes) else {
+                    throw NearbyError.protocolViolation("resume beyond the stream limit")
+                }
                 let id = try r.raw(8)
                 try r.expectEnd()
                 self = .resume(sessionID: id, received: Int(value))
@@ -91,7 +95,10 @@ public enum LinkFrame: Equatable, Sendable {
     static func dataHeaderSize(offset: Int) -> Int {
         var v = UInt64(offset) << 3
         var n = 1
-        while v >= 0x80 { v >>= 7; n += 1 }
+        while v >= 0x80 {
+            v >>= 7
+            n += 1
+        }
         return n
     }
 }

@@ -68,8 +68,10 @@ struct RecordCipher: Sendable {
 
     static func nonce(_ direction: Direction, _ counter: UInt32) -> [UInt8] {
         [0, 0, 0, 0, 0, 0, 0, direction.rawValue]
-            + [UInt8(counter >> 24), UInt8(truncatingIfNeeded: counter >> 16), UInt8(truncatingIfNeeded: counter >> 8),
-               UInt8(truncatingIfNeeded: counter)]
+            + [
+                UInt8(counter >> 24), UInt8(truncatingIfNeeded: counter >> 16), UInt8(truncatingIfNeeded: counter >> 8),
+                UInt8(truncatingIfNeeded: counter),
+            ]
     }
 
     mutating func seal(_ plaintext: [UInt8]) throws(NearbyError) -> [UInt8] {

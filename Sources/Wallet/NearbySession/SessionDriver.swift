@@ -265,7 +265,8 @@ public enum NearbyPayment {
                 switch outcome {
                 case .finished:
                     guard let receipt else { throw NearbyError.protocolViolation("finished without a receipt") }
-                    return Result(receipt: receipt, transcriptHash: machine.transcriptHash, reconnects: reconnects, restarts: restarts)
+                    return Result(
+                        receipt: receipt, transcriptHash: machine.transcriptHash, reconnects: reconnects, restarts: restarts)
                 case .lost(let why):
                     lastProblem = why
                     resuming = true
@@ -291,7 +292,9 @@ public enum NearbyPayment {
 extension NearbyPayment {
     /// Asks a payee listening at `dialer` for its request (§12.7). The answer is not
     /// authenticated: the caller must check `payee` against a key it got from the payee itself.
-    public static func fetchRequest(from dialer: any LinkDialer, timeout: Duration = .seconds(10)) async throws(NearbyError)
+    public static func fetchRequest(
+        from dialer: any LinkDialer, timeout: Duration = .seconds(10)
+    ) async throws(NearbyError)
         -> PaymentRequest
     {
         let connection: any LinkConnection
@@ -312,7 +315,9 @@ extension NearbyPayment {
                     throw .protocolViolation("expected the request")
                 }
                 guard let record = try inbox.take(offset: offset, fin: fin, data: data).first else { continue }
-                do { return try PaymentRequest(decoding: record) } catch { throw .protocolViolation("the payee sent no valid request: \(error)") }
+                do { return try PaymentRequest(decoding: record) } catch {
+                    throw .protocolViolation("the payee sent no valid request: \(error)")
+                }
             }
         }
         throw .timedOut
@@ -353,7 +358,9 @@ public final class NearbyReceiver: Sendable {
     private let state = Mutex(State())
 
     /// - Parameter ephemeral: the private half of `request.sessionKey`, kept in memory only.
-    public init(request: PaymentRequest, ephemeral: P256.KeyAgreement.PrivateKey, options: SessionOptions = SessionOptions()) throws(NearbyError) {
+    public init(
+        request: PaymentRequest, ephemeral: P256.KeyAgreement.PrivateKey, options: SessionOptions = SessionOptions()
+    ) throws(NearbyError) {
         _ = try NearbyPayee(request: request, ephemeral: ephemeral)
         self.request = request
         self.ephemeral = SendableKey(ephemeral)

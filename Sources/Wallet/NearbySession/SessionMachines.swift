@@ -65,7 +65,8 @@ enum Reply {
                 let code = try r.lengthPrefixed(max: 64, "code")
                 let message = try r.lengthPrefixed(max: 512, "message")
                 try r.expectEnd()
-                return .failure(.refused(code: String(decoding: code, as: UTF8.self), message: String(decoding: message, as: UTF8.self)))
+                return .failure(
+                    .refused(code: String(decoding: code, as: UTF8.self), message: String(decoding: message, as: UTF8.self)))
             } catch {
                 throw .protocolViolation("malformed refusal")
             }
@@ -91,7 +92,9 @@ public struct NearbyPayer: SessionMachine {
     public var transcriptHash: Digest32 { keys.transcriptHash }
     public var isFinished: Bool { result != nil && !inbox.ackDue }
     public var progress: SessionProgress {
-        SessionProgress(sent: outbox.bytes.count, acknowledged: outbox.acked, received: inbox.received, retransmissions: outbox.retransmissions)
+        SessionProgress(
+            sent: outbox.bytes.count, acknowledged: outbox.acked, received: inbox.received,
+            retransmissions: outbox.retransmissions)
     }
 
     public init(request: PaymentRequest, bundle: [UInt8], ephemeral: P256.KeyAgreement.PrivateKey = .init()) throws(NearbyError) {
@@ -129,7 +132,9 @@ public struct NearbyPayer: SessionMachine {
                     throw refusal
                 case .success(let receipt):
                     let parsed: Receipt
-                    do { parsed = try Receipt(decoding: receipt) } catch { throw .protocolViolation("malformed receipt: \(error)") }
+                    do { parsed = try Receipt(decoding: receipt) } catch {
+                        throw .protocolViolation("malformed receipt: \(error)")
+                    }
                     guard parsed.transcriptHash == keys.transcriptHash else { throw .receiptNotBound }
                     result = .success(receipt)
                     return .receipt(receipt)
@@ -170,7 +175,9 @@ public struct NearbyPayee: SessionMachine {
     public var sessionID: [UInt8]? { keys?.sessionID }
     public var isFinished: Bool { replied && outbox.isFullyAcked }
     public var progress: SessionProgress {
-        SessionProgress(sent: outbox.bytes.count, acknowledged: outbox.acked, received: inbox.received, retransmissions: outbox.retransmissions)
+        SessionProgress(
+            sent: outbox.bytes.count, acknowledged: outbox.acked, received: inbox.received,
+            retransmissions: outbox.retransmissions)
     }
 
     /// - Parameter ephemeral: the private half of `request.sessionKey`.

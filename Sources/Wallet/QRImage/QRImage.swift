@@ -169,7 +169,8 @@ public enum QRScanner {
         guard let image = zbar_image_create() else { return [] }
         defer { zbar_image_destroy(image) }
         // "Y800": 8-bit grayscale.
-        let y800 = UInt(UInt8(ascii: "Y")) | UInt(UInt8(ascii: "8")) << 8 | UInt(UInt8(ascii: "0")) << 16 | UInt(UInt8(ascii: "0")) << 24
+        let y800 =
+            UInt(UInt8(ascii: "Y")) | UInt(UInt8(ascii: "8")) << 8 | UInt(UInt8(ascii: "0")) << 16 | UInt(UInt8(ascii: "0")) << 24
         zbar_image_set_format(image, y800)
         zbar_image_set_size(image, UInt32(width), UInt32(height))
         return pixels.withUnsafeBytes { raw -> [String] in

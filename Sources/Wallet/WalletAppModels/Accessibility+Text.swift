@@ -105,7 +105,8 @@ extension NearbyDevicesModel {
         case .idle: nil
         case .searching: localized("a11y.nearby.searching", "Searching for nearby wallets.")
         case .found(let devices):
-            localized("a11y.nearby.found", count: devices.count, one: "%lld wallet found nearby.", other: "%lld wallets found nearby.")
+            localized(
+                "a11y.nearby.found", count: devices.count, one: "%lld wallet found nearby.", other: "%lld wallets found nearby.")
         case .nothingFound: localized("a11y.nearby.nothingFound", "No wallets found nearby yet. The search goes on.")
         case .failed(let message): localized("a11y.nearby.failed", "The search failed. %@", message)
         }
@@ -145,11 +146,13 @@ private func codeAccessibilityValue(showing index: Int, of count: Int, reader: C
     case (.payee, false): localized("a11y.code.payee", "Hold the screen up to the payee's camera.")
     case (.payer, true):
         localized(
-            "a11y.code.partsPayer", "Showing part %1$@ of %2$@. Hold the screen up to the payer's camera until it has read every part.",
+            "a11y.code.partsPayer",
+            "Showing part %1$@ of %2$@. Hold the screen up to the payer's camera until it has read every part.",
             part, String(count))
     case (.payee, true):
         localized(
-            "a11y.code.partsPayee", "Showing part %1$@ of %2$@. Hold the screen up to the payee's camera until it has read every part.",
+            "a11y.code.partsPayee",
+            "Showing part %1$@ of %2$@. Hold the screen up to the payee's camera until it has read every part.",
             part, String(count))
     }
 }

@@ -24,7 +24,8 @@ public enum AmountEntryError: Error, Equatable, Sendable, CustomStringConvertibl
         case .empty: return localized("amount.empty", "Enter an amount.")
         case .notANumber: return localized("amount.notANumber", "Enter the amount with digits and at most one decimal separator.")
         case .moreThanOneSeparator:
-            return localized("amount.moreThanOneSeparator", "Use one decimal separator and no thousands separators, e.g. 1000.50.")
+            return localized(
+                "amount.moreThanOneSeparator", "Use one decimal separator and no thousands separators, e.g. 1000.50.")
         case .tooManyDecimals(let allowed, let currency):
             guard allowed > 0 else {
                 return localized("amount.noDecimals", "%@ amounts have no decimals; enter a whole number.", currency.code)
@@ -33,9 +34,11 @@ public enum AmountEntryError: Error, Equatable, Sendable, CustomStringConvertibl
             return localized(
                 "amount.tooManyDecimals", "%1$@ amounts have at most %2$@ after the separator.", currency.code, digits)
         case .zero: return localized("amount.zero", "Enter an amount above zero.")
-        case .tooLarge: return localized("amount.tooLarge", "That amount is larger than any wallet can hold; enter a smaller one.")
+        case .tooLarge:
+            return localized("amount.tooLarge", "That amount is larger than any wallet can hold; enter a smaller one.")
         case .tooMuch(let maximum, let currency):
-            return localized("amount.tooMuch", "At most %@ here; enter a smaller amount.", MoneyText.text(maximum, currency: currency))
+            return localized(
+                "amount.tooMuch", "At most %@ here; enter a smaller amount.", MoneyText.text(maximum, currency: currency))
         }
     }
 }
@@ -58,7 +61,9 @@ public enum AmountParser {
     ///
     /// Errors are checked in the order a person fixes them: characters, separators, decimals,
     /// size, zero, then the maximum.
-    public static func parse(_ text: String, currency: Currency, maximum: UInt64? = nil) throws(AmountEntryError)
+    public static func parse(
+        _ text: String, currency: Currency, maximum: UInt64? = nil
+    ) throws(AmountEntryError)
         -> UInt64
     {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -15,6 +15,7 @@ extension AppModel {
     public func makeWithdraw(locale: Locale = .current) -> WithdrawModel? {
         guard let session, let currency else { return nil }
         return WithdrawModel(
-            session: session, currency: currency, settled: UInt64(max(0, home?.settled ?? 0)), clock: clockForScreens, locale: locale)
+            session: session, currency: currency, settled: UInt64(max(0, home?.settled ?? 0)), clock: clockForScreens,
+            locale: locale)
     }
 }

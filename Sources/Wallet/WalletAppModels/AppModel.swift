@@ -155,7 +155,8 @@ public final class AppModel {
         history?.disappear()
         // Pull-to-refresh on history is the app's one sync (joined, never a second one).
         let historySync: HomeModel.SyncRunner = { [weak self] in await self?.sync() }
-        history = HistoryModel(wallet: wallet.wallet, clock: clock, runSync: session == nil && resumeLogin == nil ? nil : historySync)
+        history = HistoryModel(
+            wallet: wallet.wallet, clock: clock, runSync: session == nil && resumeLogin == nil ? nil : historySync)
         if let session, let home {
             let model = SettingsModel(
                 session: session, home: home, settings: settings, biometrics: biometrics,
@@ -210,7 +211,8 @@ public final class AppModel {
     ) async throws {
         let wallet = try await AsyncWallet.open(directory: directory, passphrase: passphrase, keyStore: keyStore?(directory))
         let resume: @Sendable () async throws -> WalletSession = {
-            try await WalletSession.resume(wallet: wallet.wallet, credentials: credentials, flowState: flowState, makeClient: makeClient)
+            try await WalletSession.resume(
+                wallet: wallet.wallet, credentials: credentials, flowState: flowState, makeClient: makeClient)
         }
         do {
             let session = try await resume()
@@ -288,9 +290,10 @@ public final class AppModel {
                     current = try await resumeLogin()
                     self.adopt(current)
                 }
-                result = .success(try await current.sync(refreshWithin: refreshWithin, now: now) { [self] progress in
-                    Task { @MainActor in self.progressed(progress) }
-                })
+                result = .success(
+                    try await current.sync(refreshWithin: refreshWithin, now: now) { [self] progress in
+                        Task { @MainActor in self.progressed(progress) }
+                    })
             } catch {
                 result = .failure(error)
             }
@@ -406,8 +409,12 @@ public final class AppModel {
     /// The wallet's expiry outlook and currency, read off the main actor; nil when unreadable
     /// (a warning skipped now is posted by the next check).
     @concurrent
-    private nonisolated static func outlook(_ wallet: Wallet, now: Timestamp, within seconds: UInt64) async -> (ExpiryOutlook, Currency)? {
-        guard let outlook = try? wallet.expiryOutlook(now: now, by: now + seconds), let limits = try? wallet.limits() else { return nil }
+    private nonisolated static func outlook(
+        _ wallet: Wallet, now: Timestamp, within seconds: UInt64
+    ) async -> (ExpiryOutlook, Currency)? {
+        guard let outlook = try? wallet.expiryOutlook(now: now, by: now + seconds), let limits = try? wallet.limits() else {
+            return nil
+        }
         return (outlook, limits.currency)
     }
 

@@ -132,7 +132,7 @@ public final class BackupModel: FocusableForm {
         let m = mp < 10 ? mp + 3 : mp - 9
         let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
         func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return "Offline Wallet \(y)-\(two(m))-\(two(d)).owbackup"  // not shown: a file name, the app's name and an ISO date in every language
+        return "Offline Wallet \(y)-\(two(m))-\(two(d)).owbackup"  // not shown: a file name, in every language
     }
 
     private func fail(_ message: String, focus field: Field?) {

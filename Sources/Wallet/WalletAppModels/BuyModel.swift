@@ -36,13 +36,16 @@ public final class BuyModel: FocusableForm {
                     "buy.offline",
                     "The issuer cannot be reached. The purchase is kept: it completes on the next sync once you are online, and is never charged twice."
                 )
-            case .insufficientAccountFunds(let detail): localized("buy.insufficientFunds", "Not enough money in the account. %@", detail)
+            case .insufficientAccountFunds(let detail):
+                localized("buy.insufficientFunds", "Not enough money in the account. %@", detail)
             case .aboveHoldingLimit(let limit, let currency):
                 localized(
                     "buy.aboveHoldingLimit", "The wallet may hold at most %@ offline. Spend or sync first, or buy less.",
                     MoneyText.text(limit, currency: currency))
             case .accountFrozen:
-                localized("buy.accountFrozen", "This account is frozen, after a double spend or by the issuer's operator. Contact support.")
+                localized(
+                    "buy.accountFrozen",
+                    "This account is frozen, after a double spend or by the issuer's operator. Contact support.")
             case .invalidAmount(let e): ErrorText.message(e)
             case .other(let text): text
             }

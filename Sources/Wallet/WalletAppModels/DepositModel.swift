@@ -57,7 +57,8 @@ public final class DepositModel: FocusableForm {
             phase = .failed(message: ErrorText.message(error), canRetry: true)
         } catch {
             phase = .failed(
-                message: localized("deposit.readFailed", "The deposit instructions could not be read: %@", ErrorText.message(error)),
+                message: localized(
+                    "deposit.readFailed", "The deposit instructions could not be read: %@", ErrorText.message(error)),
                 canRetry: true)
         }
     }

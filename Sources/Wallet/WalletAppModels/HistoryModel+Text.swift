@@ -40,10 +40,12 @@ extension HistoryModel.Row {
         let summary =
             isIncoming
             ? localized(
-                "history.summary.incoming", "%1$@ from %2$@, plus %3$@, %4$@, by %5$@, %6$@.", directionText, counterpartyText, money,
+                "history.summary.incoming", "%1$@ from %2$@, plus %3$@, %4$@, by %5$@, %6$@.", directionText, counterpartyText,
+                money,
                 statusText, method, relativeTime)
             : localized(
-                "history.summary.outgoing", "%1$@ to %2$@, minus %3$@, %4$@, by %5$@, %6$@.", directionText, counterpartyText, money,
+                "history.summary.outgoing", "%1$@ to %2$@, minus %3$@, %4$@, by %5$@, %6$@.", directionText, counterpartyText,
+                money,
                 statusText, method, relativeTime)
         guard let error else { return summary }
         return localized("history.summary.withError", "%1$@ %2$@", summary, error)
@@ -54,7 +56,8 @@ extension HistoryModel.Detail {
     /// "1 transfer since issue" / "3 transfers since issue"; nil without notes.
     public var chainText: String? {
         chainLength.map {
-            localized("history.transfersSinceIssue", count: $0, one: "%lld transfer since issue", other: "%lld transfers since issue")
+            localized(
+                "history.transfersSinceIssue", count: $0, one: "%lld transfer since issue", other: "%lld transfers since issue")
         }
     }
 }

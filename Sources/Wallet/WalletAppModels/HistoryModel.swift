@@ -8,7 +8,8 @@ public enum RelativeTime {
     public static func ago(_ seconds: UInt64) -> String {
         switch seconds {
         case ..<60: localized("time.justNow", "just now")
-        case ..<3_600: localized("time.minutesAgo", count: Int(clamping: seconds / 60), one: "%lld min ago", other: "%lld min ago")
+        case ..<3_600:
+            localized("time.minutesAgo", count: Int(clamping: seconds / 60), one: "%lld min ago", other: "%lld min ago")
         case ..<86_400: localized("time.hoursAgo", count: Int(clamping: seconds / 3_600), one: "%lld h ago", other: "%lld h ago")
         default: localized("time.daysAgo", count: Int(clamping: seconds / 86_400), one: "%lld d ago", other: "%lld d ago")
         }
@@ -200,7 +201,8 @@ public final class HistoryModel {
         isRefreshing = true
         defer { isRefreshing = false }
         refreshProblem =
-            await runSync() == nil ? localized("history.syncFailed", "Sync failed; check the connection and pull to try again.") : nil
+            await runSync() == nil
+            ? localized("history.syncFailed", "Sync failed; check the connection and pull to try again.") : nil
     }
 
     // MARK: Building rows
@@ -235,14 +237,16 @@ public final class HistoryModel {
             switch d.settlement {
             case .pending: localized("history.settlementPending", "Waiting to be redeemed at the next sync")
             case .settled: localized("history.settlementSettled", "Settled in the account")
-            case .spentOnward: localized("history.settlementSpentOnward", "Paid onward before redemption; the next holder settles it")
+            case .spentOnward:
+                localized("history.settlementSpentOnward", "Paid onward before redemption; the next holder settles it")
             case .confirmedByIssuer: localized("history.settlementConfirmed", "Confirmed by the issuer (the payee redeemed it)")
             case .expiredRefunded: localized("history.settlementRefunded", "Expired unredeemed; refunded to the account")
             case .none: localized("history.settlementNone", "Nothing to settle here; the payee redeems it")
             }
         return Detail(
             row: row(d.entry, now: now), chainLength: d.hops.max(), counterpartyKey: d.counterpartyKey.map { "\($0)" },
-            issuerKeys: d.issuerKeys.map { "\($0)" }, receiptAt: d.receiptReceivedAt, settlement: d.settlement, settlementText: settlementText,
+            issuerKeys: d.issuerKeys.map { "\($0)" }, receiptAt: d.receiptReceivedAt, settlement: d.settlement,
+            settlementText: settlementText,
             fraudCases: Array(Set(d.fraud.flatMap(\.caseIDs))).sorted(), fraudKinds: d.fraud.map(\.kind),
             journalEntries: d.journal.count)
     }

@@ -121,7 +121,9 @@ public final class HomeModel {
     /// The split bar; both zero when there is nothing.
     public var split: Split {
         let settledPart = UInt64(max(0, settled ?? 0))
-        guard let whole = Amount.sum([offlineTotal, settledPart]), whole > 0 else { return Split(offlinePermille: 0, settledPermille: 0) }
+        guard let whole = Amount.sum([offlineTotal, settledPart]), whole > 0 else {
+            return Split(offlinePermille: 0, settledPermille: 0)
+        }
         // Divide first when the product would overflow (amounts near 2^63).
         let (product, overflow) = offlineTotal.multipliedReportingOverflow(by: 1000)
         let offline = Int(overflow ? offlineTotal / max(1, whole / 1000) : product / whole)
@@ -145,30 +147,33 @@ public final class HomeModel {
         lastSync = try? session.flowState.loadFlowState().lastSync
         let wallet = session.wallet
         let recent = recentCount
-        tasks.append(Task { [weak self] in
-            do {
-                for try await snapshot in wallet.snapshots(recent: recent) {
-                    guard let self else { return }
-                    let movedAccount = Self.movesAccount(from: self.snapshot, to: snapshot)
-                    self.snapshot = snapshot
-                    // A purchase or an online transfer made anywhere (a sheet, the auto-recharge)
-                    // changed the settled balance too: without this, home counted bought notes
-                    // twice (offline and still settled) until the next sync.
-                    if movedAccount { await self.reloadSettled() }
+        tasks.append(
+            Task { [weak self] in
+                do {
+                    for try await snapshot in wallet.snapshots(recent: recent) {
+                        guard let self else { return }
+                        let movedAccount = Self.movesAccount(from: self.snapshot, to: snapshot)
+                        self.snapshot = snapshot
+                        // A purchase or an online transfer made anywhere (a sheet, the auto-recharge)
+                        // changed the settled balance too: without this, home counted bought notes
+                        // twice (offline and still settled) until the next sync.
+                        if movedAccount { await self.reloadSettled() }
+                    }
+                } catch {
+                    self?.problem = localized(
+                        "home.walletUnreadable",
+                        "The wallet could not be read (%@). Restart the app; if it persists, restore from a backup.",
+                        ErrorText.message(error))
                 }
-            } catch {
-                self?.problem = localized(
-                    "home.walletUnreadable", "The wallet could not be read (%@). Restart the app; if it persists, restore from a backup.",
-                    ErrorText.message(error))
-            }
-        })
+            })
         let updates = monitor.updates()
-        tasks.append(Task { [weak self] in
-            for await state in updates {
-                guard let self else { return }
-                self.connectivity = state
-            }
-        })
+        tasks.append(
+            Task { [weak self] in
+                for await state in updates {
+                    guard let self else { return }
+                    self.connectivity = state
+                }
+            })
         tasks.append(Task { [weak self] in await self?.reloadSettled() })
     }
 

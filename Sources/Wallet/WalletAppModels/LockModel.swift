@@ -61,7 +61,8 @@ public final class LockModel: FocusableForm {
 
     /// - Parameter verifyPassphrase: checks the wallet passphrase for the fallback (nil when the
     ///   wallet has none: biometrics only).
-    public init(gate: any BiometricGate, settings: any SettingsStore, verifyPassphrase: (@Sendable (String) async -> Bool)? = nil) {
+    public init(gate: any BiometricGate, settings: any SettingsStore, verifyPassphrase: (@Sendable (String) async -> Bool)? = nil)
+    {
         self.gate = gate
         self.settings = settings
         self.verifyPassphrase = verifyPassphrase

@@ -63,7 +63,8 @@ public final class NearbyDevicesModel {
         public var isPickable: Bool { match != .notMatching }
         /// The line under a row that cannot be picked.
         public var mismatchText: String? {
-            match == .notMatching ? localized("nearby.notPayee", "Not the payee of the scanned request: its key id does not match.") : nil
+            match == .notMatching
+                ? localized("nearby.notPayee", "Not the payee of the scanned request: its key id does not match.") : nil
         }
     }
 
@@ -94,7 +95,9 @@ public final class NearbyDevicesModel {
     /// Bumped by every start and stop, so a task of an earlier search cannot change this one.
     private var generation = 0
 
-    public init(browser: any NearbyBrowser, clock: any AppClock = SystemClock(), timeout: UInt64 = 15, request: PaymentRequest? = nil) {
+    public init(
+        browser: any NearbyBrowser, clock: any AppClock = SystemClock(), timeout: UInt64 = 15, request: PaymentRequest? = nil
+    ) {
         self.browser = browser
         self.clock = clock
         self.timeout = timeout
@@ -117,8 +120,9 @@ public final class NearbyDevicesModel {
     public var devices: [Device] {
         peers.map { peer in
             let match: Match =
-                if let request { NearbyPayFlow.payee(request.payee, matchesText: peer.keyID) ? .matches : .notMatching }
-                else { .noRequest }
+                if let request { NearbyPayFlow.payee(request.payee, matchesText: peer.keyID) ? .matches : .notMatching } else {
+                    .noRequest
+                }
             return Device(peer: peer, match: match)
         }
     }
@@ -136,19 +140,21 @@ public final class NearbyDevicesModel {
         timedOut = false
         peers = []
         let events = browser.discover()
-        tasks.append(Task { [weak self] in
-            for await event in events {
-                guard let self, self.generation == current else { return }
-                self.apply(event)
-            }
-        })
+        tasks.append(
+            Task { [weak self] in
+                for await event in events {
+                    guard let self, self.generation == current else { return }
+                    self.apply(event)
+                }
+            })
         let deadline = clock.now() + timeout
         let clock = self.clock
-        tasks.append(Task { [weak self] in
-            do { try await clock.sleep(until: deadline) } catch { return }
-            guard let self, self.generation == current, self.discovery == .searching else { return }
-            self.timedOut = true
-        })
+        tasks.append(
+            Task { [weak self] in
+                do { try await clock.sleep(until: deadline) } catch { return }
+                guard let self, self.generation == current, self.discovery == .searching else { return }
+                self.timedOut = true
+            })
     }
 
     /// The sheet closed: discovery stops and the list is cleared.
@@ -202,7 +208,8 @@ public final class NearbyDevicesModel {
             return false
         }
         guard !send.phase.isBusy else {
-            pick = .failed(localized("nearby.paymentUnderWay", "A payment is under way on the Send screen. Wait for it to finish."))
+            pick = .failed(
+                localized("nearby.paymentUnderWay", "A payment is under way on the Send screen. Wait for it to finish."))
             return false
         }
         let dialer = browser.dialer(for: device.peer)
@@ -216,13 +223,17 @@ public final class NearbyDevicesModel {
                     from: dialer, payee: device.peer.keyID, timeout: (send.services?.sessionOptions ?? SessionOptions()).timeout)
             } catch {
                 pick = .failed(
-                    localized("nearby.noUsableRequest", "%1$@ did not give a usable request: %2$@", device.name, ErrorText.message(error)))
+                    localized(
+                        "nearby.noUsableRequest", "%1$@ did not give a usable request: %2$@", device.name,
+                        ErrorText.message(error)))
                 return false
             }
         }
         guard payable.sessionKey != nil else {
             pick = .failed(
-                localized("nearby.noSession", "This request cannot be paid over Bluetooth (it offers no nearby session). Pay it by QR."))
+                localized(
+                    "nearby.noSession", "This request cannot be paid over Bluetooth (it offers no nearby session). Pay it by QR.")
+            )
             return false
         }
         send.payNearby(payable, peer: device.peer, dialer: dialer)

@@ -28,12 +28,15 @@ public enum OnboardingError: Error, Equatable, Sendable, CustomStringConvertible
     public var description: String {
         switch self {
         case .invalidServer(let text):
-            localized("onboarding.invalidServer", "'%@' is not a server address; enter one like https://issuer.example.com.", text)
+            localized(
+                "onboarding.invalidServer", "'%@' is not a server address; enter one like https://issuer.example.com.", text)
         case .serverUnreachable(let reason):
             localized(
-                "onboarding.serverUnreachable", "Cannot reach the server (%@). Check the address and your network, then try again.",
+                "onboarding.serverUnreachable",
+                "Cannot reach the server (%@). Check the address and your network, then try again.",
                 reason)
-        case .emailTaken: localized("onboarding.emailTaken", "An account with this email exists. Log in instead, or use another email.")
+        case .emailTaken:
+            localized("onboarding.emailTaken", "An account with this email exists. Log in instead, or use another email.")
         case .wrongPassword: localized("onboarding.wrongPassword", "Wrong email or password. Check both and try again.")
         case .invalidEmail: localized("onboarding.invalidEmail", "Enter an email address like name@example.com.")
         case .passwordTooShort(let minimum):
@@ -44,7 +47,8 @@ public enum OnboardingError: Error, Equatable, Sendable, CustomStringConvertible
             localized(
                 "onboarding.passphraseTooShort", "The passphrase needs at least %@, or leave it empty.",
                 localized("onboarding.characters", count: minimum, one: "%lld character", other: "%lld characters"))
-        case .passphraseMismatch: localized("onboarding.passphraseMismatch", "The two passphrases differ; type the same passphrase twice.")
+        case .passphraseMismatch:
+            localized("onboarding.passphraseMismatch", "The two passphrases differ; type the same passphrase twice.")
         case .failed(let reason): reason
         }
     }
@@ -199,7 +203,9 @@ public final class OnboardingModel: FocusableForm {
         var out: [Field: String] = [:]
         switch step {
         case .server:
-            if !server.isEmpty, Self.url(server) == nil { out[.server] = ErrorText.message(OnboardingError.invalidServer(server)) }
+            if !server.isEmpty, Self.url(server) == nil {
+                out[.server] = ErrorText.message(OnboardingError.invalidServer(server))
+            }
         case .account:
             if !email.isEmpty, !Self.looksLikeEmail(email) { out[.email] = ErrorText.message(OnboardingError.invalidEmail) }
             if !password.isEmpty, password.count < Self.minimumPasswordLength {

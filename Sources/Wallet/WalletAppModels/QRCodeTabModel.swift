@@ -39,7 +39,9 @@ public final class QRCodeTabModel {
 
     /// "12.00 EUR", or "Any amount" for an open request.
     public var amountText: String? {
-        lastRequest.map { $0.isOpenAmount ? localized("qrTab.anyAmount", "Any amount") : MoneyText.text($0.amount, currency: $0.currency) }
+        lastRequest.map {
+            $0.isOpenAmount ? localized("qrTab.anyAmount", "Any amount") : MoneyText.text($0.amount, currency: $0.currency)
+        }
     }
 
     /// "Scanned 5 min ago" against the clock now (the view redraws it on a timer).

@@ -169,7 +169,8 @@ public final class ReceiveModel: FocusableForm {
         switch await Self.create(flow, amount: value, payeeName: payeeName, expiresIn: expiresIn, hints: hints) {
         case .failure(let error):
             endpoint?.listener.close()
-            phase = .failed(message: localized("receive.createFailed", "The request could not be created: %@", ErrorText.message(error)))
+            phase = .failed(
+                message: localized("receive.createFailed", "The request could not be created: %@", ErrorText.message(error)))
         case .success(let made):
             do {
                 requestFrames = try QRFrames.encode(made.request.encoded, chunkSize: frameBytes)
@@ -177,7 +178,8 @@ public final class ReceiveModel: FocusableForm {
                 endpoint?.listener.close()
                 phase = .failed(
                     message: localized(
-                        "receive.tooLargeForQR", "The request does not fit in QR codes (%@). Shorten the name.", ErrorText.message(error)))
+                        "receive.tooLargeForQR", "The request does not fit in QR codes (%@). Shorten the name.",
+                        ErrorText.message(error)))
                 return
             }
             preparedListener = endpoint?.listener
@@ -225,7 +227,8 @@ public final class ReceiveModel: FocusableForm {
         guard phase == .showingRequest, nearby != nil else { return }
         guard let listener = preparedListener else {
             listening = .stopped(
-                message: nearbyProblem ?? localized("receive.notNearby", "This request is not offered nearby: the payer scans its QR code."))
+                message: nearbyProblem
+                    ?? localized("receive.notNearby", "This request is not offered nearby: the payer scans its QR code."))
             return
         }
         // Served once: the session closes the listener when it ends.

@@ -47,7 +47,8 @@ public enum RestoreError: Error, Equatable, Sendable, CustomStringConvertible {
                 "A purchase of %@ is not finished. Sync once online to complete it, then restore; nothing was changed.",
                 Self.money(amount, currency))
         case .notLoggedIn:
-            localized("restore.notLoggedIn", "Log in first: the restored notes are exchanged online for notes of this phone's new key.")
+            localized(
+                "restore.notLoggedIn", "Log in first: the restored notes are exchanged online for notes of this phone's new key.")
         case .keyNotRegistered(let why):
             localized(
                 "restore.keyNotRegistered",
@@ -188,10 +189,10 @@ public final class RestoreModel: FocusableForm {
     public func chooseFile(at url: URL) {
         guard !isBusy else { return }
         #if canImport(Darwin)
-            // The document picker hands out a security-scoped URL outside the app's sandbox:
-            // readable only between these two calls.
-            let scoped = url.startAccessingSecurityScopedResource()
-            defer { if scoped { url.stopAccessingSecurityScopedResource() } }
+        // The document picker hands out a security-scoped URL outside the app's sandbox:
+        // readable only between these two calls.
+        let scoped = url.startAccessingSecurityScopedResource()
+        defer { if scoped { url.stopAccessingSecurityScopedResource() } }
         #endif
         guard let data = FileManager.default.contents(atPath: url.path) else {
             file = nil
@@ -262,12 +263,16 @@ extension AppModel {
     /// Replaces this (empty) wallet with the backup, restored under a new key into `directory`
     /// and registered to this login; the screen models are rebuilt on it. Nothing changes when
     /// it throws (a directory it made is removed).
-    func restoreWallet(_ backup: [UInt8], passphrase: String, into directory: String, keyCost: PassphraseBox.Cost)
+    func restoreWallet(
+        _ backup: [UInt8], passphrase: String, into directory: String, keyCost: PassphraseBox.Cost
+    )
         async throws(RestoreError) -> (key: KeyID, currency: Currency)
     {
         guard let wallet, let session else { throw .notLoggedIn }
         let contents = await Self.contents(of: wallet.wallet)
-        guard let (balance, pending) = contents else { throw .failed(localized("restore.walletUnreadable", "this wallet could not be read.")) }
+        guard let (balance, pending) = contents else {
+            throw .failed(localized("restore.walletUnreadable", "this wallet could not be read."))
+        }
         guard balance.total == 0, pending == 0 else {
             throw .walletNotEmpty(amount: balance.total, currency: balance.currency, pendingPayments: pending)
         }

@@ -33,18 +33,24 @@ public enum ScanError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .notAWalletCode:
-            return localized("scan.notWalletCode", "This is not an Offline Wallet code. Scan the code on the other phone's payment screen.")
+            return localized(
+                "scan.notWalletCode", "This is not an Offline Wallet code. Scan the code on the other phone's payment screen.")
         case .unsupportedVersion(let v):
-            return localized("scan.newerVersion", "This code is from a newer app version (%@). Update the app, then scan again.", String(v))
-        case .unreadable(let why): return localized("scan.unreadable", "The code could not be read (%@). Scan it again from the start.", why)
+            return localized(
+                "scan.newerVersion", "This code is from a newer app version (%@). Update the app, then scan again.", String(v))
+        case .unreadable(let why):
+            return localized("scan.unreadable", "The code could not be read (%@). Scan it again from the start.", why)
         case .notAPaymentMessage:
             return localized(
-                "scan.notPaymentMessage", "This code is not a payment request, payment or receipt. Scan the code shown for the payment.")
-        case .invalidMessage(let why): return localized("scan.damaged", "The code's content is damaged (%@). Ask for a new code.", why)
+                "scan.notPaymentMessage",
+                "This code is not a payment request, payment or receipt. Scan the code shown for the payment.")
+        case .invalidMessage(let why):
+            return localized("scan.damaged", "The code's content is damaged (%@). Ask for a new code.", why)
         case .nothingEntered: return localized("scan.nothingEntered", "Paste the code's text (it starts with OW:).")
         case .incomplete(let received, let expected):
             return localized(
-                "scan.incomplete", "Only %1$@ of %2$@ parts of the code were entered. Add the missing ones or scan them.", String(received),
+                "scan.incomplete", "Only %1$@ of %2$@ parts of the code were entered. Add the missing ones or scan them.",
+                String(received),
                 String(expected))
         }
     }
@@ -221,7 +227,10 @@ public final class ScanAssembler {
         case .checksumMismatch: .unreadable(localized("scan.frameMisread", "a frame was misread"))
         case .mixedPayloads: .unreadable(localized("scan.framesMixed", "frames of two codes were mixed"))
         case .tooLarge(let bytes, _):
-            .unreadable(localized("scan.tooLarge", count: bytes, one: "%lld byte is more than a code carries", other: "%lld bytes is more than a code carries"))
+            .unreadable(
+                localized(
+                    "scan.tooLarge", count: bytes, one: "%lld byte is more than a code carries",
+                    other: "%lld bytes is more than a code carries"))
         }
     }
 }

@@ -48,7 +48,9 @@ extension HomeModel {
     /// The total, or "—" before the first snapshot (no currency known yet).
     public var totalText: String { currency.map { MoneyText.text(total, currency: $0) } ?? "—" }
     /// The total as VoiceOver reads it.
-    public var totalSpoken: String { currency.map { MoneyText.spoken(total, currency: $0) } ?? localized("home.balanceNotRead", "Balance not read yet") }
+    public var totalSpoken: String {
+        currency.map { MoneyText.spoken(total, currency: $0) } ?? localized("home.balanceNotRead", "Balance not read yet")
+    }
     /// The offline-notes card.
     public var offlineText: String { currency.map { MoneyText.text(offlineTotal, currency: $0) } ?? "—" }
     /// The settled card: "Not read yet" until the issuer answered once.
@@ -148,10 +150,12 @@ extension SendModel {
         case .editing, .confirming: nil
         case .signing: localized("send.signing", "Signing the payment…")
         case .contactingServer: localized("send.contactingIssuer", "Sending through the issuer…")
-        case .sending(let sent, let total): localized("send.sendingBytes", "Sending: %1$@ of %2$@ bytes", String(sent), String(total))
+        case .sending(let sent, let total):
+            localized("send.sendingBytes", "Sending: %1$@ of %2$@ bytes", String(sent), String(total))
         case .waitingForReceipt:
             method == .qr
-                ? localized("send.showCodesThenScanReceipt", "Show these codes to the payee, then scan the receipt on their screen.")
+                ? localized(
+                    "send.showCodesThenScanReceipt", "Show these codes to the payee, then scan the receipt on their screen.")
                 : localized("send.waitingForReceipt", "Waiting for the payee's receipt…")
         case .paid(let amount): localized("send.paid", "Paid %@.", MoneyText.text(amount, currency: currency))
         case .failed(let message, _): message

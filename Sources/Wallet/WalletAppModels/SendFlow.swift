@@ -45,7 +45,8 @@ public struct SendServices: Sendable {
     public var nearbyBrowser: (any NearbyBrowser)?
 
     public init(
-        wallet: Wallet, session: WalletSession? = nil, dialer: (any LinkDialer)? = nil, sessionOptions: SessionOptions = SessionOptions(),
+        wallet: Wallet, session: WalletSession? = nil, dialer: (any LinkDialer)? = nil,
+        sessionOptions: SessionOptions = SessionOptions(),
         nearbyBrowser: (any NearbyBrowser)? = nil
     ) {
         self.wallet = wallet
@@ -73,7 +74,8 @@ enum SendFailure {
                 "send.insufficient",
                 "Insufficient balance: %1$@ needed, %2$@ available offline. Buy notes or sync, then try again.",
                 MoneyText.text(requested, currency: currency), MoneyText.text(available, currency: currency))
-        case .requestExpired: localized("send.requestExpired", "The payment request has expired. Ask the payee to show a new one.")
+        case .requestExpired:
+            localized("send.requestExpired", "The payment request has expired. Ask the payee to show a new one.")
         case .rejected(.wrongCurrency(let held, let requested)):
             localized(
                 "send.wrongCurrency",
@@ -87,13 +89,15 @@ enum SendFailure {
         switch (error.outcome, error.cause) {
         case (.signedAndKept, .wallet(let e)):
             localized(
-                "send.failedKept", "%@ The payment is signed and kept: Try again resends exactly the same payment, never a second one.",
+                "send.failedKept",
+                "%@ The payment is signed and kept: Try again resends exactly the same payment, never a second one.",
                 message(for: e))
         case (_, .wallet(let e)):
             localized("send.failedNothingPaid", "%@ Nothing was paid.", message(for: e))
         case (_, .session(.refused(_, let why))):
             localized(
-                "send.refusedByPayee", "The payee's wallet refused the payment: %@ Nothing was paid; ask the payee for a new request.", why)
+                "send.refusedByPayee",
+                "The payee's wallet refused the payment: %@ Nothing was paid; ask the payee for a new request.", why)
         case (.signedAndKept, .session(let e)):
             localized(
                 "send.connectionFailedKept",
@@ -103,7 +107,8 @@ enum SendFailure {
             localized("send.connectionFailed", "The connection to the payee failed (%@). Nothing was paid.", e.description)
         case (_, .payeeMismatch(let expected, let found)):
             localized(
-                "send.payeeMismatch", "The request at that address is for key %1$@, not %2$@. Nothing was paid.", "\(found)", expected)
+                "send.payeeMismatch", "The request at that address is for key %1$@, not %2$@. Nothing was paid.", "\(found)",
+                expected)
         case (_, .payeeKeyRequired):
             localized("send.payeeKeyRequired", "The payee's whole key id is needed to pay an address. Nothing was paid.")
         }

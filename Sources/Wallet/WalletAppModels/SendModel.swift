@@ -53,10 +53,12 @@ public final class SendModel: FocusableForm {
             case .validAccount: localized("send.needValidAccount", "Enter the recipient's account email, e.g. name@example.com.")
             case .amount(let error): error.map(ErrorText.message) ?? localized("send.enterAmount", "Enter an amount.")
             case .funds(let short, let currency):
-                localized("send.moreNeeded", "Insufficient balance: %@ more is needed.", MoneyText.text(short, currency: currency))
+                localized(
+                    "send.moreNeeded", "Insufficient balance: %@ more is needed.", MoneyText.text(short, currency: currency))
             case .requestForOffline:
                 localized("send.offlineNeedsRequest", "Paying offline needs the payee's request: scan it, or choose Online.")
-            case .offlineForRequest: localized("send.requestIsOffline", "A scanned request is paid offline: choose QR or Bluetooth.")
+            case .offlineForRequest:
+                localized("send.requestIsOffline", "A scanned request is paid offline: choose QR or Bluetooth.")
             case .currency(let requested, let held):
                 localized("send.otherCurrency", "The request is in %1$@ and this wallet holds %2$@.", requested.code, held.code)
             case .freshRequest: localized("send.needsFreshRequest", "The request has expired. Ask the payee to show a new one.")
@@ -261,7 +263,8 @@ public final class SendModel: FocusableForm {
         guard case .confirming(let summary) = phase, let recipient else { return }
         guard let services else {
             phase = .failed(
-                message: localized("send.walletNotOpen", "The wallet is not open yet. Close this screen and try again."), canTryAgain: false)
+                message: localized("send.walletNotOpen", "The wallet is not open yet. Close this screen and try again."),
+                canTryAgain: false)
             return
         }
         switch recipient {
@@ -322,13 +325,15 @@ public final class SendModel: FocusableForm {
             phase = .waitingForReceipt
         } catch let error as WalletError {
             phase = .failed(
-                message: localized("send.nothingPaid", "%@ Nothing was paid.", SendFailure.message(for: error)), canTryAgain: false)
+                message: localized("send.nothingPaid", "%@ Nothing was paid.", SendFailure.message(for: error)),
+                canTryAgain: false)
         } catch {
             // Too many frames for one code sequence: the payment is signed and kept (paying
             // the same request by Bluetooth resends it).
             phase = .failed(
                 message: localized(
-                    "send.tooLargeForQR", "The payment is too large to show as QR codes (%@). Pay it by Bluetooth.", ErrorText.message(error)),
+                    "send.tooLargeForQR", "The payment is too large to show as QR codes (%@). Pay it by Bluetooth.",
+                    ErrorText.message(error)),
                 canTryAgain: false)
         }
     }
@@ -336,7 +341,8 @@ public final class SendModel: FocusableForm {
     private func payNearby(_ request: PaymentRequest, amount: UInt64?, services: SendServices) async {
         guard let dialer = services.nearbyDialer(for: request, picked: peerDialer) else {
             phase = .failed(
-                message: localized("send.bluetoothUnavailable", "Bluetooth is not available. Turn it on, or pay by QR."), canTryAgain: false)
+                message: localized("send.bluetoothUnavailable", "Bluetooth is not available. Turn it on, or pay by QR."),
+                canTryAgain: false)
             return
         }
         run += 1
@@ -382,7 +388,8 @@ public final class SendModel: FocusableForm {
 
     private func sendOnline(to email: String, amount: UInt64, session: WalletSession?) async {
         guard let session else {
-            phase = .failed(message: localized("send.logInToSendOnline", "Log in to the issuer to send online."), canTryAgain: false)
+            phase = .failed(
+                message: localized("send.logInToSendOnline", "Log in to the issuer to send online."), canTryAgain: false)
             return
         }
         phase = .contactingServer
@@ -394,7 +401,8 @@ public final class SendModel: FocusableForm {
             // a second transfer. The history shows whether this one went through.
             phase = .failed(
                 message: localized(
-                    "send.transferFailed", "The transfer to %1$@ did not go through: %2$@. Check the history before sending again.", email,
+                    "send.transferFailed",
+                    "The transfer to %1$@ did not go through: %2$@. Check the history before sending again.", email,
                     ErrorText.message(error)),
                 canTryAgain: false)
         }
@@ -402,7 +410,9 @@ public final class SendModel: FocusableForm {
 
     /// Signing reads and writes the database and signs: off the main actor.
     @concurrent
-    private nonisolated static func sign(_ flow: NearbyPayFlow, _ request: PaymentRequest, amount: UInt64?) async
+    private nonisolated static func sign(
+        _ flow: NearbyPayFlow, _ request: PaymentRequest, amount: UInt64?
+    ) async
         -> Result<OutgoingPayment, NearbyPayError>
     {
         Result { () throws(NearbyPayError) in try flow.sign(request, amount: amount) }

@@ -49,7 +49,9 @@ extension BackupModel {
             "backup.rule",
             "At least %1$@ with %2$@; under %3$@, mix letters, digits, spaces or symbols. Not a common password, your email or your account password. Without it the backup cannot be opened.",
             characters(PassphrasePolicy.minimumLength),
-            localized("backup.differentOnes", count: PassphrasePolicy.minimumDistinct, one: "%lld different one", other: "%lld different ones"),
+            localized(
+                "backup.differentOnes", count: PassphrasePolicy.minimumDistinct, one: "%lld different one",
+                other: "%lld different ones"),
             characters(PassphrasePolicy.mixedBelow))
     }
 

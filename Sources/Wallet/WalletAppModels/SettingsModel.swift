@@ -49,17 +49,22 @@ public final class SettingsModel: FocusableForm {
             case .outOfRange(let field, let range, let step):
                 Self.outOfRange(field, String(range.lowerBound), String(range.upperBound), String(step))
             case .targetNotAboveThreshold:
-                localized("settings.targetNotAboveThreshold", "The target must be above the threshold, or nothing would be bought.")
+                localized(
+                    "settings.targetNotAboveThreshold", "The target must be above the threshold, or nothing would be bought.")
             case .targetAboveHoldingLimit(let limit, let currency):
                 localized(
-                    "settings.targetAboveHoldingLimit", "The target is above what the wallet may hold offline (%@); choose a lower one.",
+                    "settings.targetAboveHoldingLimit",
+                    "The target is above what the wallet may hold offline (%@); choose a lower one.",
                     MoneyText.text(limit, currency: currency))
             case .biometricsUnavailable:
                 localized(
-                    "settings.biometricsUnavailable", "This device has no Face ID or Touch ID set up; set it up in the system settings first.")
-            case .biometricsRefused: localized("settings.biometricsRefused", "Authentication did not succeed, so the lock stays off.")
+                    "settings.biometricsUnavailable",
+                    "This device has no Face ID or Touch ID set up; set it up in the system settings first.")
+            case .biometricsRefused:
+                localized("settings.biometricsRefused", "Authentication did not succeed, so the lock stays off.")
             case .invalidServer(let text):
-                localized("settings.invalidServer", "'%@' is not a server address; enter one like https://wallet.example.com.", text)
+                localized(
+                    "settings.invalidServer", "'%@' is not a server address; enter one like https://wallet.example.com.", text)
             case .notSaved(let why): localized("settings.notSaved", "The setting was not saved: %@", why)
             }
         }
@@ -69,11 +74,15 @@ public final class SettingsModel: FocusableForm {
             switch field {
             case .threshold:
                 localized(
-                    "settings.thresholdOutOfRange", "The threshold must be between %1$@ and %2$@, in steps of %3$@.", lower, upper, step)
+                    "settings.thresholdOutOfRange", "The threshold must be between %1$@ and %2$@, in steps of %3$@.", lower,
+                    upper, step)
             case .target:
-                localized("settings.targetOutOfRange", "The target must be between %1$@ and %2$@, in steps of %3$@.", lower, upper, step)
+                localized(
+                    "settings.targetOutOfRange", "The target must be between %1$@ and %2$@, in steps of %3$@.", lower, upper, step
+                )
             case .server:
-                localized("settings.valueOutOfRange", "The value must be between %1$@ and %2$@, in steps of %3$@.", lower, upper, step)
+                localized(
+                    "settings.valueOutOfRange", "The value must be between %1$@ and %2$@, in steps of %3$@.", lower, upper, step)
             }
         }
     }
@@ -139,7 +148,9 @@ public final class SettingsModel: FocusableForm {
     public var currency: Currency? { home.currency ?? walletCurrency }
 
     /// Steppers: move by one step, clamped to the range.
-    public func stepThreshold(up: Bool) { threshold = Self.step(threshold, up: up, by: Self.thresholdStep, in: Self.thresholdRange) }
+    public func stepThreshold(up: Bool) {
+        threshold = Self.step(threshold, up: up, by: Self.thresholdStep, in: Self.thresholdRange)
+    }
     public func stepTarget(up: Bool) { target = Self.step(target, up: up, by: Self.targetStep, in: Self.targetRange) }
 
     public var preview: Preview {
@@ -158,7 +169,8 @@ public final class SettingsModel: FocusableForm {
         case .off: localized("settings.autoRechargeOff", "Auto-recharge is off.")
         case .willRechargeNow: localized("settings.willRechargeNow", "Will recharge now")
         case .afterRecharge(let v):
-            localized("settings.afterRecharge", "After recharge: %@", currency.map { MoneyText.text(v, currency: $0) } ?? String(v))
+            localized(
+                "settings.afterRecharge", "After recharge: %@", currency.map { MoneyText.text(v, currency: $0) } ?? String(v))
         }
     }
 
@@ -208,7 +220,8 @@ public final class SettingsModel: FocusableForm {
     public func setBiometricLock(_ on: Bool) async -> Bool {
         if on && !biometricLock {
             guard await biometrics.isAvailable else { return fail(.biometricsUnavailable) }
-            guard await biometrics.authenticate(reason: localized("settings.biometricReason", "Turn on the biometric lock")) else { return fail(.biometricsRefused) }
+            guard await biometrics.authenticate(reason: localized("settings.biometricReason", "Turn on the biometric lock"))
+            else { return fail(.biometricsRefused) }
         }
         do {
             try settings.set(on ? "true" : "false", forKey: Self.biometricKey)
@@ -289,9 +302,9 @@ public final class SettingsModel: FocusableForm {
         let offset = value - range.lowerBound
         let below = range.lowerBound + offset / step * step
         let next: UInt64 =
-            if up { below + step }
-            else if below < value { below }
-            else { below >= range.lowerBound + step ? below - step : range.lowerBound }
+            if up { below + step } else if below < value { below } else {
+                below >= range.lowerBound + step ? below - step : range.lowerBound
+            }
         return min(range.upperBound, max(range.lowerBound, next))
     }
 

@@ -36,7 +36,8 @@ extension WalletAlert: Identifiable {
                 Self.money(amount, currency))
         case .expired(_, let amount, let currency):
             localized(
-                "alert.expired.message", "%@ of notes expired before they were refreshed. Sync while online to have them refunded to your account.",
+                "alert.expired.message",
+                "%@ of notes expired before they were refreshed. Sync while online to have them refunded to your account.",
                 Self.money(amount, currency))
         }
     }

@@ -35,7 +35,8 @@ public final class WithdrawModel: FocusableForm {
             switch self {
             case .amount(let error): error.map(ErrorText.message) ?? localized("withdraw.enterAmount", "Enter an amount.")
             case .funds(let short, let currency):
-                localized("withdraw.moreNeeded", "Insufficient balance: %@ more is needed.", MoneyText.text(short, currency: currency))
+                localized(
+                    "withdraw.moreNeeded", "Insufficient balance: %@ more is needed.", MoneyText.text(short, currency: currency))
             case .address(let error): ErrorText.message(error)
             }
         }
@@ -83,14 +84,17 @@ public final class WithdrawModel: FocusableForm {
                     "The issuer did not confirm the withdrawal: %@ It is kept: confirm the same amount to the same address again later, and it is made once, never twice.",
                     detail)
             case .notAvailable: ErrorText.message(IssuerClientError.chainNotConfigured)
-            case .insufficientFunds(let detail): localized("withdraw.insufficientFunds", "Not enough money in the account. %@", detail)
+            case .insufficientFunds(let detail):
+                localized("withdraw.insufficientFunds", "Not enough money in the account. %@", detail)
             case .invalidAddress(let detail):
                 localized(
-                    "withdraw.invalidAddress", "The issuer refused the address: %@ Check it in your Ethereum wallet and copy it again.",
+                    "withdraw.invalidAddress",
+                    "The issuer refused the address: %@ Check it in your Ethereum wallet and copy it again.",
                     detail)
             case .accountFrozen:
                 localized(
-                    "withdraw.accountFrozen", "This account is frozen, after a double spend or by the issuer's operator. Contact support.")
+                    "withdraw.accountFrozen",
+                    "This account is frozen, after a double spend or by the issuer's operator. Contact support.")
             case .other(let text): text
             }
         }
@@ -135,7 +139,8 @@ public final class WithdrawModel: FocusableForm {
     private let clock: any AppClock
 
     public init(
-        session: WalletSession, currency: Currency, settled: UInt64, clock: any AppClock = SystemClock(), locale: Locale = .current
+        session: WalletSession, currency: Currency, settled: UInt64, clock: any AppClock = SystemClock(),
+        locale: Locale = .current
     ) {
         self.session = session
         self.currency = currency
@@ -285,7 +290,9 @@ public final class WithdrawModel: FocusableForm {
 
 extension WithdrawModel {
     /// "Available: 12.00 EUR" — the settled balance.
-    public var availableText: String { localized("withdraw.available", "Available: %@", MoneyText.text(settled, currency: currency)) }
+    public var availableText: String {
+        localized("withdraw.available", "Available: %@", MoneyText.text(settled, currency: currency))
+    }
     /// "Remaining: x" or "Insufficient balance: x short".
     public var balanceLineText: String { balanceLine.text(currency: currency) }
     /// The line under the address field: what is wrong with it, else what the wallet checks
@@ -314,17 +321,20 @@ extension WithdrawModel {
         let much = MoneyText.text(w.amount, currency: currency)
         switch (w.status, w.txHash, w.reason) {
         case (.pending, _, _):
-            return localized("withdraw.statusPending", "%1$@ to %2$@ is debited; the issuer sends the payout shortly.", much, w.to)
+            return localized(
+                "withdraw.statusPending", "%1$@ to %2$@ is debited; the issuer sends the payout shortly.", much, w.to)
         case (.sent, let tx?, _):
             return localized(
-                "withdraw.statusSent", "%1$@ to %2$@ is sent on chain (transaction %3$@); waiting for it to be mined.", much, w.to, tx)
+                "withdraw.statusSent", "%1$@ to %2$@ is sent on chain (transaction %3$@); waiting for it to be mined.", much,
+                w.to, tx)
         case (.sent, nil, _):
             return localized(
                 "withdraw.statusSentNoTransaction",
                 "%1$@ to %2$@ is sent on chain (transaction not known yet); waiting for it to be mined.", much, w.to)
         case (.paid, let tx?, _):
             return localized(
-                "withdraw.statusPaid", "Paid %1$@ to %2$@ on chain (transaction %3$@). It shows in your Ethereum wallet.", much, w.to, tx)
+                "withdraw.statusPaid", "Paid %1$@ to %2$@ on chain (transaction %3$@). It shows in your Ethereum wallet.", much,
+                w.to, tx)
         case (.paid, nil, _):
             return localized(
                 "withdraw.statusPaidNoTransaction",
@@ -332,11 +342,13 @@ extension WithdrawModel {
         case (.refused, _, let reason?):
             // The reason is the chain's or the issuer's own words, shown as given.
             return localized(
-                "withdraw.statusRefused", "The chain refused the payout of %1$@ to %2$@ (%3$@); the amount is back on your account.",
+                "withdraw.statusRefused",
+                "The chain refused the payout of %1$@ to %2$@ (%3$@); the amount is back on your account.",
                 much, w.to, reason)
         case (.refused, _, nil):
             return localized(
-                "withdraw.statusRefusedNoReason", "The chain refused the payout of %1$@ to %2$@; the amount is back on your account.",
+                "withdraw.statusRefusedNoReason",
+                "The chain refused the payout of %1$@ to %2$@; the amount is back on your account.",
                 much, w.to)
         }
     }

@@ -76,7 +76,8 @@ public enum EIP681 {
         request(token, chainID: chainID, function: "approve", [("address", spender), amount.map { ("uint256", "\($0)") }])
     }
 
-    private static func request(_ target: String, chainID: UInt64, function: String, _ parameters: [(String, String)?]) -> String {
+    private static func request(_ target: String, chainID: UInt64, function: String, _ parameters: [(String, String)?]) -> String
+    {
         // Every value is an address, 0x-hex or decimal digits: nothing to percent-encode.
         let query = parameters.compactMap { $0.map { "\($0.0)=\($0.1)" } }.joined(separator: "&")
         return "ethereum:\(target)@\(chainID)/\(function)" + (query.isEmpty ? "" : "?" + query)
@@ -121,7 +122,9 @@ public struct ChainDepositPlan: Sendable, Equatable {
     /// token unit must be one minor unit), in another currency, or with a field that is not an
     /// address or a 32-byte reference — the requests are built only from checked parts.
     public init(_ instructions: DepositInstructions, currency: Currency, amount: UInt64? = nil) throws(ChainDepositError) {
-        guard instructions.currency == currency.code else { throw .currencyMismatch(issuer: instructions.currency, wallet: currency) }
+        guard instructions.currency == currency.code else {
+            throw .currencyMismatch(issuer: instructions.currency, wallet: currency)
+        }
         guard instructions.decimals == currency.minorUnitDigits else {
             throw .decimalsMismatch(tokenDecimals: instructions.decimals, currency: currency)
         }
@@ -135,8 +138,10 @@ public struct ChainDepositPlan: Sendable, Equatable {
         self.instructions = instructions
         self.currency = currency
         self.amount = amount
-        approveURI = EIP681.approve(token: instructions.token, chainID: instructions.chainID, spender: instructions.escrow, amount: amount)
-        depositURI = EIP681.deposit(escrow: instructions.escrow, chainID: instructions.chainID, accountRef: instructions.accountRef, amount: amount)
+        approveURI = EIP681.approve(
+            token: instructions.token, chainID: instructions.chainID, spender: instructions.escrow, amount: amount)
+        depositURI = EIP681.deposit(
+            escrow: instructions.escrow, chainID: instructions.chainID, accountRef: instructions.accountRef, amount: amount)
     }
 
     /// The amount as the currency writes it ("12.34 EUR"), nil when none is set.

@@ -87,7 +87,9 @@ extension WalletSession {
         }
     }
 
-    private static func isRefusal(_ error: IssuerClientError) -> Bool { (400..<500).contains(error.status) && error.status != 429 }
+    private static func isRefusal(_ error: IssuerClientError) -> Bool {
+        (400..<500).contains(error.status) && error.status != 429
+    }
 
     private func forget(_ pending: PendingWithdrawal) throws {
         try flowState.updateFlowState { if $0.pendingWithdrawal == pending { $0.pendingWithdrawal = nil } }

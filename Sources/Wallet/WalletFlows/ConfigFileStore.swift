@@ -74,7 +74,11 @@ public struct WalletSettings: Codable, Sendable, Equatable {
 
     /// The flow-state part.
     public var flowState: FlowState {
-        get { FlowState(pendingPurchase: pendingPurchase, autoRecharge: autoRecharge, lastSync: lastSync, pendingWithdrawal: pendingWithdrawal) }
+        get {
+            FlowState(
+                pendingPurchase: pendingPurchase, autoRecharge: autoRecharge, lastSync: lastSync,
+                pendingWithdrawal: pendingWithdrawal)
+        }
         set {
             pendingPurchase = newValue.pendingPurchase
             autoRecharge = newValue.autoRecharge

@@ -40,7 +40,8 @@ public struct LoginTokenSeal: Sendable {
 
     /// base64(nonce ‖ ciphertext ‖ tag).
     public func seal(_ token: String) throws(FlowStoreError) -> String {
-        guard let box = try? AES.GCM.seal(Array(token.utf8), using: key.value, authenticating: associatedData), let combined = box.combined
+        guard let box = try? AES.GCM.seal(Array(token.utf8), using: key.value, authenticating: associatedData),
+            let combined = box.combined
         else { throw .cannotSeal }
         return combined.base64EncodedString()
     }

@@ -164,15 +164,18 @@ public struct NearbyReceiveFlow: Sendable {
                 })
         } catch {
             let payment = kept.withLock { $0.first }
-            throw NearbyReceiveError(outcome: payment.map { .receivedAndKept(paymentID: $0.id) } ?? .nothingReceived, cause: error)
+            throw NearbyReceiveError(
+                outcome: payment.map { .receivedAndKept(paymentID: $0.id) } ?? .nothingReceived, cause: error)
         }
         // The receipt the session delivered is the one bound to its transcript: a resumed
         // session may have had the same payment's receipt signed again for a new transcript.
         let accepted = kept.withLock { $0 }
         guard let payment = accepted.first(where: { $0.receipt.encoded == result.receipt }) ?? accepted.first else {
-            throw NearbyReceiveError(outcome: .nothingReceived, cause: .protocolViolation("a receipt went out for no stored payment"))
+            throw NearbyReceiveError(
+                outcome: .nothingReceived, cause: .protocolViolation("a receipt went out for no stored payment"))
         }
-        return NearbyReceiveResult(payment: payment, request: nearby.request, transcriptHash: result.transcriptHash, links: result.links)
+        return NearbyReceiveResult(
+            payment: payment, request: nearby.request, transcriptHash: result.transcriptHash, links: result.links)
     }
 }
 

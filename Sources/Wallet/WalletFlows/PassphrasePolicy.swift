@@ -34,7 +34,8 @@ public enum PassphrasePolicy {
             return "it has \(characters.count) characters; use at least \(minimumLength) (several words are easiest to remember)"
         }
         if Set(characters).count < minimumDistinct {
-            return "it repeats too few characters (\(Set(characters).count) different); use at least \(minimumDistinct) different ones"
+            return
+                "it repeats too few characters (\(Set(characters).count) different); use at least \(minimumDistinct) different ones"
         }
         let kinds = [
             characters.contains { $0.isLetter }, characters.contains { $0.isNumber },

@@ -137,7 +137,9 @@ extension WalletSession {
         let restored = try await attempt(.restoredNotes, otherwise: IssuerClient.RestoreExchange()) {
             try await client.exchangeRestoredNotes(of: wallet)
         }
-        let checked = try await attempt(.restoredNotes, otherwise: (checked: 0, spent: 0)) { try await client.checkRestoredNotes(of: wallet) }
+        let checked = try await attempt(.restoredNotes, otherwise: (checked: 0, spent: 0)) {
+            try await client.checkRestoredNotes(of: wallet)
+        }
         progress(SyncProgress(step: .announce))
         let announced = try await attempt(.announce, otherwise: (announced: 0, fraudCases: [], fraudAmounts: [:])) {
             try await client.announcePending(of: wallet)
@@ -147,8 +149,12 @@ extension WalletSession {
             try await client.settlePendingPayments(of: wallet, now: now)
         }
         progress(SyncProgress(step: .redeem))
-        let redemption = try await attempt(.redeem, otherwise: IssuerClient.Redemption()) { try await client.redeem(from: wallet) }
-        let history = try await attempt(.redeem, otherwise: AccountHistoryImport()) { try await client.importAccountHistory(into: wallet) }
+        let redemption = try await attempt(.redeem, otherwise: IssuerClient.Redemption()) {
+            try await client.redeem(from: wallet)
+        }
+        let history = try await attempt(.redeem, otherwise: AccountHistoryImport()) {
+            try await client.importAccountHistory(into: wallet)
+        }
         progress(SyncProgress(step: .refresh))
         let refreshed = try await attempt(.refresh, otherwise: 0) {
             try await client.refreshNotes(of: wallet, expiringWithin: seconds, now: now)
@@ -162,7 +168,9 @@ extension WalletSession {
         let proofs = try wallet.fraudProofs()
         let account = try await client.account()
         var fraudAmounts = redemption.fraudAmounts
-        for (fraudCase, amount) in announced.fraudAmounts.map({ ($0.key, $0.value) }) + reported.map({ ($0.fraudCase, $0.amount) }) {
+        for (fraudCase, amount) in announced.fraudAmounts.map({ ($0.key, $0.value) })
+            + reported.map({ ($0.fraudCase, $0.amount) })
+        {
             fraudAmounts[fraudCase] = max(fraudAmounts[fraudCase] ?? 0, amount)
         }
         let report = SyncReport(
@@ -177,7 +185,9 @@ extension WalletSession {
     }
 
     /// `sync` as a stream of progress events ending in the report (for UIs that iterate).
-    public func syncEvents(refreshWithin seconds: UInt64, now: Timestamp = Timestamp(Date().timeIntervalSince1970))
+    public func syncEvents(
+        refreshWithin seconds: UInt64, now: Timestamp = Timestamp(Date().timeIntervalSince1970)
+    )
         -> AsyncThrowingStream<SyncEvent, any Error>
     {
         AsyncThrowingStream { continuation in

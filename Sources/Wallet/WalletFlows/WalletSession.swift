@@ -51,7 +51,8 @@ public final class WalletSession: Sendable {
     /// The issuer's account this session is logged in to.
     public let accountId: Int64
 
-    init(wallet: Wallet, client: IssuerClient, credentials: any CredentialStore, flowState: any FlowStateStore, accountId: Int64) {
+    init(wallet: Wallet, client: IssuerClient, credentials: any CredentialStore, flowState: any FlowStateStore, accountId: Int64)
+    {
         self.wallet = wallet
         self.client = client
         self.credentials = credentials
@@ -77,7 +78,8 @@ public final class WalletSession: Sendable {
         guard let refreshToken = login.refreshToken else { throw WalletFlowError.notLoggedIn }
         let client = makeClient(url)
         let tokens: LoginTokens
-        do { tokens = try await client.resume(refreshToken: refreshToken) } catch let e as IssuerClientError where e.status == 401 {
+        do { tokens = try await client.resume(refreshToken: refreshToken) } catch let e as IssuerClientError where e.status == 401
+        {
             login.refreshToken = nil
             try credentials.saveLogin(login)
             throw WalletFlowError.loginExpired
@@ -86,7 +88,8 @@ public final class WalletSession: Sendable {
         login.accountId = tokens.accountId
         try credentials.saveLogin(login)
         try await client.installTrust(into: wallet)
-        return WalletSession(wallet: wallet, client: client, credentials: credentials, flowState: flowState, accountId: tokens.accountId)
+        return WalletSession(
+            wallet: wallet, client: client, credentials: credentials, flowState: flowState, accountId: tokens.accountId)
     }
 
     /// This login for another wallet: `restored`, restored from a backup under a new key
@@ -96,7 +99,8 @@ public final class WalletSession: Sendable {
     public func adopting(_ restored: Wallet) async throws -> WalletSession {
         try await client.installTrust(into: restored)
         try await client.registerKey(of: restored)
-        return WalletSession(wallet: restored, client: client, credentials: credentials, flowState: flowState, accountId: accountId)
+        return WalletSession(
+            wallet: restored, client: client, credentials: credentials, flowState: flowState, accountId: accountId)
     }
 
     /// Logs in (registering the account first when `register`), registers the wallet's key to
@@ -123,7 +127,8 @@ public final class WalletSession: Sendable {
         login.refreshToken = tokens.refreshToken
         try credentials.saveLogin(login)
         let account = try await client.account()
-        let session = WalletSession(wallet: wallet, client: client, credentials: credentials, flowState: flowState, accountId: tokens.accountId)
+        let session = WalletSession(
+            wallet: wallet, client: client, credentials: credentials, flowState: flowState, accountId: tokens.accountId)
         return (session, account)
     }
 
@@ -155,7 +160,9 @@ public final class WalletSession: Sendable {
         credentials: any CredentialStore, makeClient: IssuerClientFactory = { IssuerClient(serverURL: $0) }
     ) async throws -> Logout {
         let login = try credentials.loadLogin()
-        guard let token = login.refreshToken else { return Logout(wasLoggedIn: false, revoked: false, warning: nil, email: login.email) }
+        guard let token = login.refreshToken else {
+            return Logout(wasLoggedIn: false, revoked: false, warning: nil, email: login.email)
+        }
         var revoked = false
         var unreachable = false
         var warning: String?

@@ -32,7 +32,8 @@ public struct HTTPSTransport: ClientTransport {
     private let context: NIOSSLContext?
 
     /// Fails with `ServerTrustError.badAuthority` when the CA file holds no certificate.
-    public init(trust: ServerTrust = .system, timeout: Duration = .seconds(120), maxResponseBytes: Int = 32 * 1024 * 1024) throws {
+    public init(trust: ServerTrust = .system, timeout: Duration = .seconds(120), maxResponseBytes: Int = 32 * 1024 * 1024) throws
+    {
         self.trust = trust
         self.timeout = timeout
         self.maxResponseBytes = maxResponseBytes
@@ -42,7 +43,9 @@ public struct HTTPSTransport: ClientTransport {
         case .system: break
         case .certificateAuthority(let pem):
             let roots: [NIOSSLCertificate]
-            do { roots = try NIOSSLCertificate.fromPEMBytes(pem) } catch { throw ServerTrustError.badAuthority(reason: "\(error)") }
+            do { roots = try NIOSSLCertificate.fromPEMBytes(pem) } catch {
+                throw ServerTrustError.badAuthority(reason: "\(error)")
+            }
             guard !roots.isEmpty else { throw ServerTrustError.badAuthority(reason: "it holds no certificate") }
             // Only this authority: the system's roots are not consulted.
             configuration.trustRoots = .certificates(roots)
@@ -56,23 +59,32 @@ public struct HTTPSTransport: ClientTransport {
         }
     }
 
-    public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
-        guard let scheme = baseURL.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = baseURL.host, !host.isEmpty else {
-            throw URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: "\(baseURL.absoluteString) is not an http(s) URL"])
+    public func send(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        guard let scheme = baseURL.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = baseURL.host,
+            !host.isEmpty
+        else {
+            throw URLError(
+                .unsupportedURL, userInfo: [NSLocalizedDescriptionKey: "\(baseURL.absoluteString) is not an http(s) URL"])
         }
         let secure = scheme == "https"
         if !secure, trust != .system { throw ServerTrustError.notHTTPS(url: baseURL.absoluteString) }
         let port = baseURL.port ?? (secure ? 443 : 80)
         let requestBody: [UInt8]
         if let body { requestBody = try await [UInt8](collecting: body, upTo: 16 * 1024 * 1024) } else { requestBody = [] }
-        let head = Self.head(request, baseURL: baseURL, host: host, port: port, secure: secure, bodyLength: body == nil ? nil : requestBody.count)
-        let exchange = Exchange(url: baseURL.absoluteString, host: host, port: port, context: secure ? context : nil, trust: trust, maxResponseBytes: maxResponseBytes)
+        let head = Self.head(
+            request, baseURL: baseURL, host: host, port: port, secure: secure, bodyLength: body == nil ? nil : requestBody.count)
+        let exchange = Exchange(
+            url: baseURL.absoluteString, host: host, port: port, context: secure ? context : nil, trust: trust,
+            maxResponseBytes: maxResponseBytes)
         let timeout = self.timeout
         return try await withThrowingTaskGroup(of: (HTTPResponse, HTTPBody?).self) { group in
             group.addTask { try await exchange.run(head: head, body: requestBody) }
             group.addTask {
                 try await Task.sleep(for: timeout)
-                throw URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: "no answer from \(host):\(port) within \(timeout)"])
+                throw URLError(
+                    .timedOut, userInfo: [NSLocalizedDescriptionKey: "no answer from \(host):\(port) within \(timeout)"])
             }
             defer { group.cancelAll() }
             guard let first = try await group.next() else { throw CancellationError() }
@@ -80,9 +92,12 @@ public struct HTTPSTransport: ClientTransport {
         }
     }
 
-    static func head(_ request: HTTPRequest, baseURL: URL, host: String, port: Int, secure: Bool, bodyLength: Int?) -> HTTPRequestHead {
+    static func head(
+        _ request: HTTPRequest, baseURL: URL, host: String, port: Int, secure: Bool, bodyLength: Int?
+    ) -> HTTPRequestHead {
         let basePath = baseURL.path.hasSuffix("/") ? String(baseURL.path.dropLast()) : baseURL.path
-        var head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: request.method.rawValue), uri: basePath + (request.path ?? "/"))
+        var head = HTTPRequestHead(
+            version: .http1_1, method: HTTPMethod(rawValue: request.method.rawValue), uri: basePath + (request.path ?? "/"))
         for field in request.headerFields { head.headers.add(name: field.name.rawName, value: field.value) }
         let defaultPort = secure ? 443 : 80
         let hostField = host.contains(":") ? "[\(host)]" : host
@@ -120,11 +135,14 @@ private struct Exchange: Sendable {
                             try channel.pipeline.syncOperations.addHandler(try makeTLSHandler(context, outcome: outcome))
                         }
                         try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                        return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+                        return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(
+                            wrappingChannelSynchronously: channel)
                     }
                 }
         } catch {
-            throw URLError(.cannotConnectToHost, userInfo: [NSLocalizedDescriptionKey: "cannot connect to \(host):\(port): \(Self.connectFailure(error))"])
+            throw URLError(
+                .cannotConnectToHost,
+                userInfo: [NSLocalizedDescriptionKey: "cannot connect to \(host):\(port): \(Self.connectFailure(error))"])
         }
         do {
             return try await channel.executeThenClose { inbound, outbound in
@@ -146,7 +164,9 @@ private struct Exchange: Sendable {
                         response = Self.response(head)
                     case .body(var buffer):
                         guard collected.readableBytes + buffer.readableBytes <= maxResponseBytes else {
-                            throw URLError(.dataLengthExceedsMaximum, userInfo: [NSLocalizedDescriptionKey: "the answer is larger than \(maxResponseBytes) bytes"])
+                            throw URLError(
+                                .dataLengthExceedsMaximum,
+                                userInfo: [NSLocalizedDescriptionKey: "the answer is larger than \(maxResponseBytes) bytes"])
                         }
                         collected.writeBuffer(&buffer)
                     case .end:
@@ -155,7 +175,8 @@ private struct Exchange: Sendable {
                     }
                 }
                 if let writeError { throw writeError }
-                throw URLError(.networkConnectionLost, userInfo: [NSLocalizedDescriptionKey: closedMessage(gotHead: response != nil)])
+                throw URLError(
+                    .networkConnectionLost, userInfo: [NSLocalizedDescriptionKey: closedMessage(gotHead: response != nil)])
             }
         } catch let error as URLError {
             throw error
@@ -201,7 +222,10 @@ private struct Exchange: Sendable {
         }
         if text.contains("CERTIFICATE_VERIFY_FAILED") {
             return ServerTrustError.untrusted(
-                host: "\(host):\(port)", reason: "does not chain to an authority this wallet trusts, or is expired (for example it is self-signed or from a private CA)")
+                host: "\(host):\(port)",
+                reason:
+                    "does not chain to an authority this wallet trusts, or is expired (for example it is self-signed or from a private CA)"
+            )
         }
         if error is NIOSSLError || error is BoringSSLError || text.contains("SSL") {
             return ServerTrustError.protocolMismatch(url: url, reason: "the TLS handshake failed: \(text)")
@@ -225,7 +249,9 @@ private struct Exchange: Sendable {
         }
         if let connection = error as? NIOConnectionError {
             if let reason = connection.connectionErrors.lazy.compactMap({ words($0.error) }).first { return reason }
-            if connection.connectionErrors.isEmpty, connection.dnsAError != nil || connection.dnsAAAAError != nil { return "the host name does not resolve" }
+            if connection.connectionErrors.isEmpty, connection.dnsAError != nil || connection.dnsAAAAError != nil {
+                return "the host name does not resolve"
+            }
         }
         return words(error) ?? "\(error)"
     }
@@ -235,6 +261,7 @@ private struct Exchange: Sendable {
         for (name, value) in head.headers {
             if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
         }
-        return HTTPResponse(status: .init(code: Int(head.status.code), reasonPhrase: head.status.reasonPhrase), headerFields: fields)
+        return HTTPResponse(
+            status: .init(code: Int(head.status.code), reasonPhrase: head.status.reasonPhrase), headerFields: fields)
     }
 }

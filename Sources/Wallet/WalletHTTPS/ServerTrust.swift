@@ -24,7 +24,8 @@ public struct ServerKeyPin: Sendable, Hashable, CustomStringConvertible {
     /// Parses `sha256/BASE64`; nil for anything else (a wrong length, another hash, not base64).
     public init?(_ text: String) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard trimmed.hasPrefix("sha256/"), let digest = Data(base64Encoded: String(trimmed.dropFirst(7))), digest.count == 32 else { return nil }
+        guard trimmed.hasPrefix("sha256/"), let digest = Data(base64Encoded: String(trimmed.dropFirst(7))), digest.count == 32
+        else { return nil }
         sha256 = Array(digest)
     }
 
@@ -36,7 +37,8 @@ public struct ServerKeyPin: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "sha256/" + Data(sha256).base64EncodedString() }
 
     /// How to compute the pin of a running server or a certificate file, for messages.
-    public static let howTo = "the server logs it at start (\"public-key pin sha256/…\"); or: openssl x509 -in CERT.pem -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64"
+    public static let howTo =
+        "the server logs it at start (\"public-key pin sha256/…\"); or: openssl x509 -in CERT.pem -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64"
 }
 
 /// Why a connection to the issuer was refused before anything was sent: the server is not the
@@ -70,7 +72,8 @@ public enum ServerTrustError: Error, Sendable, Equatable, CustomStringConvertibl
             "The server's certificate is not trusted: \(host) presented a certificate that \(reason). Nothing was sent. Pass --server-ca FILE (the authority that issued it) or --server-pin, or check the URL."
         case .pinMismatch(let host, let expected, let presented):
             "The server's public key is not the pinned one: \(host) presented \(presented), the wallet pins \(expected). Nothing was sent. If the issuer changed its key, get the new pin from its operator (\(ServerKeyPin.howTo)); otherwise check the URL: this may not be your issuer."
-        case .badAuthority(let reason): "The server CA file is not usable: \(reason). Give a PEM certificate (-----BEGIN CERTIFICATE-----)."
+        case .badAuthority(let reason):
+            "The server CA file is not usable: \(reason). Give a PEM certificate (-----BEGIN CERTIFICATE-----)."
         case .notHTTPS(let url):
             "\(url) is plain HTTP: a pin or CA needs an https:// URL (plain HTTP has no certificate to check)."
         case .protocolMismatch(let url, let reason):

@@ -35,12 +35,14 @@ extension IssuerClient {
                 var reference: [UInt8]?
                 if let text = item.reference {
                     guard let bytes = Base64URL.decode(text) else {
-                        throw IssuerClientError(code: "bad_history", "The server sent a malformed journal reference (entry \(item.id)).")
+                        throw IssuerClientError(
+                            code: "bad_history", "The server sent a malformed journal reference (entry \(item.id)).")
                     }
                     reference = bytes
                 }
-                entries.append(AccountJournalEntry(
-                    id: item.id, kind: item.kind, amount: item.amount, reference: reference, createdAt: item.createdAt))
+                entries.append(
+                    AccountJournalEntry(
+                        id: item.id, kind: item.kind, amount: item.amount, reference: reference, createdAt: item.createdAt))
             }
             guard let next = page.nextBefore, !page.entries.isEmpty else { break }
             before = next

@@ -27,7 +27,8 @@ extension IssuerClient {
         case .ok(let ok):
             let body = try ok.body.json
             guard let chainID = UInt64(body.chainId) else {
-                throw IssuerClientError(code: "bad_chain_instructions", "The issuer sent a chain id that is not a number ('\(body.chainId)').")
+                throw IssuerClientError(
+                    code: "bad_chain_instructions", "The issuer sent a chain id that is not a number ('\(body.chainId)').")
             }
             return DepositInstructions(
                 chainID: chainID, escrow: body.escrow, token: body.token, accountRef: body.accountRef, decimals: body.decimals,
@@ -41,7 +42,8 @@ extension IssuerClient {
     public func withdraw(amount: UInt64, to address: String, idempotencyKey: String) async throws -> ChainWithdrawal {
         let out = try await call {
             try await client.requestWithdrawal(
-                headers: .init(idempotencyKey: idempotencyKey), body: .json(.init(amount: try Self.wireAmount(amount), to: address)))
+                headers: .init(idempotencyKey: idempotencyKey),
+                body: .json(.init(amount: try Self.wireAmount(amount), to: address)))
         }
         switch out {
         case .accepted(let accepted): return try Self.withdrawal(try accepted.body.json)

@@ -118,12 +118,21 @@ public final class IssuerClient: Sendable {
         case .ok(let ok): challenge = try ok.body.json
         case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)
         }
-        guard let raw = Base64URL.decode(challenge.challenge) else { throw IssuerClientError(code: "bad_challenge", "Malformed challenge.") }
+        guard let raw = Base64URL.decode(challenge.challenge) else {
+            throw IssuerClientError(code: "bad_challenge", "Malformed challenge.")
+        }
         let message = KeyRegistration.message(challenge: raw, account: challenge.accountId)
         let signature = try wallet.identity.signer.sign(message)
-        let out = try await call { try await client.registerWalletKey(body: .json(.init(
-            publicKey: Base64URL.encode(wallet.publicKey.bytes), challenge: challenge.challenge, signature: Base64URL.encode(signature)))) }
-        if case .default(let status, let problem) = out { throw IssuerClientError(status, try? problem.body.applicationProblemJson) }
+        let out = try await call {
+            try await client.registerWalletKey(
+                body: .json(
+                    .init(
+                        publicKey: Base64URL.encode(wallet.publicKey.bytes), challenge: challenge.challenge,
+                        signature: Base64URL.encode(signature))))
+        }
+        if case .default(let status, let problem) = out {
+            throw IssuerClientError(status, try? problem.body.applicationProblemJson)
+        }
     }
 
     /// An amount as the API carries it (int64). One above 2^63 − 1 is refused here, before
@@ -137,21 +146,28 @@ public final class IssuerClient: Sendable {
 
     /// Development funding (servers started with --dev-funding).
     public func fund(_ amount: UInt64) async throws {
-        if case .default(let status, let problem) = try await call({ try await client.fundAccount(body: .json(.init(amount: try Self.wireAmount(amount)))) }) {
+        if case .default(let status, let problem) = try await call({
+            try await client.fundAccount(body: .json(.init(amount: try Self.wireAmount(amount))))
+        }) {
             throw IssuerClientError(status, try? problem.body.applicationProblemJson)
         }
     }
 
     /// Buys notes for the wallet and deposits them. `idempotencyKey` makes a retry safe.
     @discardableResult
-    public func purchase(_ amount: UInt64, into wallet: Wallet, idempotencyKey: String = UUID().uuidString) async throws -> UInt64 {
-        let out = try await call { try await client.purchaseNotes(
-            headers: .init(idempotencyKey: idempotencyKey),
-            body: .json(.init(walletKey: Base64URL.encode(wallet.publicKey.bytes), amount: try Self.wireAmount(amount)))) }
+    public func purchase(_ amount: UInt64, into wallet: Wallet, idempotencyKey: String = UUID().uuidString) async throws -> UInt64
+    {
+        let out = try await call {
+            try await client.purchaseNotes(
+                headers: .init(idempotencyKey: idempotencyKey),
+                body: .json(.init(walletKey: Base64URL.encode(wallet.publicKey.bytes), amount: try Self.wireAmount(amount))))
+        }
         switch out {
         case .ok(let ok):
             let chains = try ok.body.json.chains.map { text -> Chain in
-                guard let bytes = Base64URL.decode(text) else { throw IssuerClientError(code: "bad_note", "The server sent a malformed note.") }
+                guard let bytes = Base64URL.decode(text) else {
+                    throw IssuerClientError(code: "bad_note", "The server sent a malformed note.")
+                }
                 return try Chain(decoding: bytes)
             }
             CrashPoints.reach(.walletPurchaseAnswered)
@@ -188,7 +204,9 @@ public final class IssuerClient: Sendable {
         guard !held.isEmpty else { return report }
         for start in stride(from: 0, to: held.count, by: 64) {
             let batch = Array(held[start..<min(start + 64, held.count)])
-            switch try await call({ try await client.redeemNotes(body: .json(.init(chains: batch.map { Base64URL.encode($0.chain.encoded) }))) }) {
+            switch try await call({
+                try await client.redeemNotes(body: .json(.init(chains: batch.map { Base64URL.encode($0.chain.encoded) })))
+            }) {
             case .ok(let ok):
                 let results = try ok.body.json.results
                 var settled: [StateRef] = []
@@ -203,7 +221,9 @@ public final class IssuerClient: Sendable {
                     if result.status == .invalid { report.refused.append((result.code ?? "invalid", result.reason ?? "")) }
                     // Credited, already credited, or credited despite a conflict (the payer double
                     // spent, the issuer paid this honest receiver): the value is in the account now.
-                    if result.status == .credited || result.status == .alreadyCredited || (result.status == .conflict && result.amount > 0) {
+                    if result.status == .credited || result.status == .alreadyCredited
+                        || (result.status == .conflict && result.amount > 0)
+                    {
                         settled.append(state.ref)
                     }
                 }
@@ -262,12 +282,18 @@ public final class IssuerClient: Sendable {
         let held = try wallet.states(.available).filter { $0.needsOnlineCheck && !$0.restored }
         for start in stride(from: 0, to: held.count, by: 64) {
             let batch = Array(held[start..<min(start + 64, held.count)])
-            let out = try await call { try await client.refreshNotes(body: .json(.init(
-                walletKey: Base64URL.encode(wallet.publicKey.bytes), chains: batch.map { Base64URL.encode($0.chain.encoded) }))) }
+            let out = try await call {
+                try await client.refreshNotes(
+                    body: .json(
+                        .init(
+                            walletKey: Base64URL.encode(wallet.publicKey.bytes),
+                            chains: batch.map { Base64URL.encode($0.chain.encoded) })))
+            }
             switch out {
             case .ok(let ok):
                 let body = try ok.body.json
-                let exchanged = zip(batch, body.results).filter { $0.1.status == .credited || $0.1.status == .alreadyCredited }.map(\.0.ref)
+                let exchanged = zip(batch, body.results).filter { $0.1.status == .credited || $0.1.status == .alreadyCredited }
+                    .map(\.0.ref)
                 try wallet.exchange(exchanged, for: try Self.chains(body.chains))
             case .default(let status, let problem) where status >= 500 || status == 429 || status == 401 || status == 403:
                 // No answer about these notes: stop the sync before the state check, which
@@ -286,7 +312,9 @@ public final class IssuerClient: Sendable {
     /// spend of the same notes is caught even if the payee never syncs. Returns the fraud cases
     /// found, each with the value at stake: the announced payment's value in the chain the
     /// issuer found double spent (the issuer's answer names the case, not its value).
-    public func announcePending(of wallet: Wallet) async throws
+    public func announcePending(
+        of wallet: Wallet
+    ) async throws
         -> (announced: Int, fraudCases: [Int64], fraudAmounts: [Int64: UInt64])
     {
         var announced = 0
@@ -295,7 +323,9 @@ public final class IssuerClient: Sendable {
         for payment in try wallet.pendingPayments() {
             let bundle = try PaymentBundle(decoding: payment.bundle)
             for chain in bundle.chains {
-                switch try await call({ try await client.announceTransfer(body: .json(.init(chain: Base64URL.encode(chain.encoded)))) }) {
+                switch try await call({
+                    try await client.announceTransfer(body: .json(.init(chain: Base64URL.encode(chain.encoded))))
+                }) {
                 case .ok(let ok):
                     let result = try ok.body.json
                     CrashPoints.reach(.walletSyncAnnounceAnswered)
@@ -323,13 +353,19 @@ public final class IssuerClient: Sendable {
             // The next sync's online check releases those the issuer did not take.
             try wallet.holdForOnlineCheck(batch.map(\.ref))
             CrashPoints.reach(.walletSyncRefreshHeld)
-            let out = try await call { try await client.refreshNotes(body: .json(.init(
-                walletKey: Base64URL.encode(wallet.publicKey.bytes), chains: batch.map { Base64URL.encode($0.chain.encoded) }))) }
+            let out = try await call {
+                try await client.refreshNotes(
+                    body: .json(
+                        .init(
+                            walletKey: Base64URL.encode(wallet.publicKey.bytes),
+                            chains: batch.map { Base64URL.encode($0.chain.encoded) })))
+            }
             switch out {
             case .ok(let ok):
                 let body = try ok.body.json
                 let fresh = try Self.chains(body.chains)
-                let exchanged = zip(batch, body.results).filter { $0.1.status == .credited || $0.1.status == .alreadyCredited }.map(\.0.ref)
+                let exchanged = zip(batch, body.results).filter { $0.1.status == .credited || $0.1.status == .alreadyCredited }
+                    .map(\.0.ref)
                 CrashPoints.reach(.walletSyncRefreshAnswered)
                 refreshed += try wallet.exchange(exchanged, for: fresh)
                 CrashPoints.reach(.walletSyncRefreshStored)
@@ -359,9 +395,13 @@ public final class IssuerClient: Sendable {
     }
 
     /// Pays another account online (no notes move).
-    public func sendOnline(to email: String, amount: UInt64, idempotencyKey: String = UUID().uuidString) async throws -> AccountSummary {
+    public func sendOnline(
+        to email: String, amount: UInt64, idempotencyKey: String = UUID().uuidString
+    ) async throws -> AccountSummary {
         switch try await call({
-            try await client.sendOnline(headers: .init(idempotencyKey: idempotencyKey), body: .json(.init(to: email, amount: try Self.wireAmount(amount))))
+            try await client.sendOnline(
+                headers: .init(idempotencyKey: idempotencyKey), body: .json(.init(to: email, amount: try Self.wireAmount(amount)))
+            )
         }) {
         case .ok(let ok): return AccountSummary(try ok.body.json)
         case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)

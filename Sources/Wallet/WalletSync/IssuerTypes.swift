@@ -30,7 +30,8 @@ public struct AccountSummary: Sendable, Equatable {
 
     init(_ info: Components.Schemas.AccountInfo) {
         self.init(
-            id: info.id, email: info.email, role: info.role, frozen: info.frozen, balance: info.balance, outstandingNotes: info.outstandingNotes)
+            id: info.id, email: info.email, role: info.role, frozen: info.frozen, balance: info.balance,
+            outstandingNotes: info.outstandingNotes)
     }
 }
 
@@ -51,7 +52,9 @@ public struct LoginTokens: Sendable, Equatable {
     }
 
     init(_ tokens: Components.Schemas.Tokens) {
-        self.init(accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, expiresIn: tokens.expiresIn, accountId: tokens.accountId)
+        self.init(
+            accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, expiresIn: tokens.expiresIn,
+            accountId: tokens.accountId)
     }
 }
 

@@ -8,7 +8,9 @@ extension IssuerClient {
     /// Notes the issuer sent as base64url chains.
     static func chains(_ texts: [String]) throws -> [Chain] {
         try texts.map { text -> Chain in
-            guard let bytes = Base64URL.decode(text) else { throw IssuerClientError(code: "bad_note", "The server sent a malformed note.") }
+            guard let bytes = Base64URL.decode(text) else {
+                throw IssuerClientError(code: "bad_note", "The server sent a malformed note.")
+            }
             return try Chain(decoding: bytes)
         }
     }
@@ -42,9 +44,14 @@ extension IssuerClient {
         var report = RestoreExchange()
         for start in stride(from: 0, to: restored.count, by: 64) {
             let batch = Array(restored[start..<min(start + 64, restored.count)])
-            let out = try await call { try await client.refreshNotes(body: .json(.init(
-                walletKey: Base64URL.encode(wallet.publicKey.bytes), chains: batch.map { Base64URL.encode($0.chain.encoded) },
-                restore: true))) }
+            let out = try await call {
+                try await client.refreshNotes(
+                    body: .json(
+                        .init(
+                            walletKey: Base64URL.encode(wallet.publicKey.bytes),
+                            chains: batch.map { Base64URL.encode($0.chain.encoded) },
+                            restore: true)))
+            }
             switch out {
             case .ok(let ok):
                 let body = try ok.body.json
@@ -117,11 +124,15 @@ extension IssuerClient {
     }
 
     /// What the issuer knows of each state, asked 512 at a time (the API's limit).
-    func stateStatuses(_ refs: [StateRef]) async throws -> [StateRef: Components.Schemas.StateAnswer.StatesPayloadPayload.StatusPayload] {
+    func stateStatuses(
+        _ refs: [StateRef]
+    ) async throws -> [StateRef: Components.Schemas.StateAnswer.StatesPayloadPayload.StatusPayload] {
         var out: [StateRef: Components.Schemas.StateAnswer.StatesPayloadPayload.StatusPayload] = [:]
         for start in stride(from: 0, to: refs.count, by: 512) {
             let batch = Array(refs[start..<min(start + 512, refs.count)])
-            switch try await call({ try await client.checkStates(body: .json(.init(states: batch.map { Base64URL.encode($0.bytes) }))) }) {
+            switch try await call({
+                try await client.checkStates(body: .json(.init(states: batch.map { Base64URL.encode($0.bytes) })))
+            }) {
             case .ok(let ok):
                 for (ref, answer) in zip(batch, try ok.body.json.states) { out[ref] = answer.status }
             case .default(let status, let problem): throw IssuerClientError(status, try? problem.body.applicationProblemJson)

@@ -7,7 +7,9 @@ import WalletSync
 
 struct Init: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Create a wallet: a new key (encrypted with OW_PASSPHRASE if set; without it stored unencrypted, mode 0600) and an empty database.")
+        abstract:
+            "Create a wallet: a new key (encrypted with OW_PASSPHRASE if set; without it stored unencrypted, mode 0600) and an empty database."
+    )
     @OptionGroup var common: CommonOptions
     @Option(help: "Issuer URL; the wallet pins its authority key now.") var server: String?
     @OptionGroup var trust: ServerTrustOptions
@@ -24,7 +26,8 @@ struct Init: AsyncParsableCommand {
             var pinned = false
             if let server {
                 guard let url = URL(string: server), url.scheme != nil else {
-                    throw CLIError("invalid_server", "'\(server)' is not a URL (for example http://127.0.0.1:8080).", exit: .usage)
+                    throw CLIError(
+                        "invalid_server", "'\(server)' is not a URL (for example http://127.0.0.1:8080).", exit: .usage)
                 }
                 config.server = server
                 _ = try trust.apply(to: &config)
@@ -34,7 +37,8 @@ struct Init: AsyncParsableCommand {
                 } catch {
                     let cause = CLIError.from(error)
                     throw CLIError(
-                        cause.code, "Wallet created in \(home.directory), but the issuer was not pinned: \(cause.description) Later: wallet login EMAIL",
+                        cause.code,
+                        "Wallet created in \(home.directory), but the issuer was not pinned: \(cause.description) Later: wallet login EMAIL",
                         exit: cause.exit)
                 }
                 pinned = true
@@ -52,7 +56,8 @@ struct Init: AsyncParsableCommand {
                         + "  anyone on the network path could have answered. Use an https:// address for a real issuer."
             out.result(
                 [
-                    "directory": home.directory, "walletKey": wallet.publicKey.hex, "encrypted": WalletHome.passphrase != nil, "issuerPinned": pinned,
+                    "directory": home.directory, "walletKey": wallet.publicKey.hex, "encrypted": WalletHome.passphrase != nil,
+                    "issuerPinned": pinned,
                     "issuerAuthenticated": authenticated,
                 ],
                 human: """
@@ -66,7 +71,9 @@ struct Init: AsyncParsableCommand {
 }
 
 /// Shared by register and login: log in, register the wallet key, save the refresh token.
-func logIn(_ home: WalletHome, server: String?, trust: ServerTrustOptions, email: String, register: Bool, out: Output) async throws -> [String: Any] {
+func logIn(
+    _ home: WalletHome, server: String?, trust: ServerTrustOptions, email: String, register: Bool, out: Output
+) async throws -> [String: Any] {
     let wallet = try home.openWallet()
     return try await home.withLock {
         let store = home.store
@@ -78,14 +85,19 @@ func logIn(_ home: WalletHome, server: String?, trust: ServerTrustOptions, email
         }
         let password = try secret(env: "OW_PASSWORD", prompt: "Password for \(email): ")
         let (session, account) = try await WalletSession.logIn(
-            wallet: wallet, server: server, email: email, password: password, register: register, credentials: store, flowState: store,
+            wallet: wallet, server: server, email: email, password: password, register: register, credentials: store,
+            flowState: store,
             makeClient: try home.clientFactory(config), onRegistered: { out.note("Account \(email) registered.") })
-        return ["email": email, "accountId": session.accountId, "server": serverText, "balance": account.balance, "walletKey": wallet.publicKey.hex]
+        return [
+            "email": email, "accountId": session.accountId, "server": serverText, "balance": account.balance,
+            "walletKey": wallet.publicKey.hex,
+        ]
     }
 }
 
 struct Register: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Open an account with the issuer (password from OW_PASSWORD or asked), log in and register this wallet's key.")
+    static let configuration = CommandConfiguration(
+        abstract: "Open an account with the issuer (password from OW_PASSWORD or asked), log in and register this wallet's key.")
     @OptionGroup var common: CommonOptions
     @Option(help: "Issuer URL (saved).") var server: String?
     @OptionGroup var trust: ServerTrustOptions
@@ -100,7 +112,8 @@ struct Register: AsyncParsableCommand {
 }
 
 struct Login: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Log in (password from OW_PASSWORD or asked) and register this wallet's key to the account.")
+    static let configuration = CommandConfiguration(
+        abstract: "Log in (password from OW_PASSWORD or asked) and register this wallet's key to the account.")
     @OptionGroup var common: CommonOptions
     @Option(help: "Issuer URL (saved).") var server: String?
     @OptionGroup var trust: ServerTrustOptions
@@ -116,7 +129,9 @@ struct Login: AsyncParsableCommand {
 
 struct Logout: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Log out: the issuer revokes the saved login and this wallet forgets it (offline too: then the issuer could not be told).")
+        abstract:
+            "Log out: the issuer revokes the saved login and this wallet forgets it (offline too: then the issuer could not be told)."
+    )
     @OptionGroup var common: CommonOptions
 
     func run() async throws {
@@ -130,7 +145,9 @@ struct Logout: AsyncParsableCommand {
                 return
             }
             let revoked = logout.revoked, reason = logout.warning
-            var object: [String: Any] = ["loggedOut": true, "revoked": revoked, "wasLoggedIn": true, "issuerUnreachable": logout.issuerUnreachable]
+            var object: [String: Any] = [
+                "loggedOut": true, "revoked": revoked, "wasLoggedIn": true, "issuerUnreachable": logout.issuerUnreachable,
+            ]
             if let reason { object["warning"] = reason }
             let notTold =
                 logout.issuerUnreachable
@@ -140,7 +157,8 @@ struct Logout: AsyncParsableCommand {
                 object,
                 human: revoked
                     ? "Logged out\(logout.email.map { " of \($0)" } ?? ""): the issuer revoked the login and this wallet forgot it."
-                    : "Logged out on this device only: the saved login was removed from this wallet, but \(notTold). The login stays valid at the issuer until it expires.")
+                    : "Logged out on this device only: the saved login was removed from this wallet, but \(notTold). The login stays valid at the issuer until it expires."
+            )
         }
     }
 }

@@ -12,7 +12,8 @@ import Darwin
 
 struct Backup: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Write an encrypted backup of the whole wallet (passphrase from OW_BACKUP_PASSPHRASE, or asked twice); checked by decrypting it before it is kept.",
+        abstract:
+            "Write an encrypted backup of the whole wallet (passphrase from OW_BACKUP_PASSPHRASE, or asked twice); checked by decrypting it before it is kept.",
         discussion: """
             Weak passphrases are refused with the reason: fewer than \(PassphrasePolicy.minimumLength) characters, fewer than \(PassphrasePolicy.minimumDistinct) different characters, \
             one kind of character only (under \(PassphrasePolicy.mixedBelow) characters), a common password or keyboard run, the account email or password.
@@ -38,11 +39,15 @@ struct Backup: AsyncParsableCommand {
                 out.note("Checking the backup: decrypting it and comparing its notes…")
                 let notes = try Self.check(temporary, passphrase: passphrase, against: wallet, scratch: home.directory)
                 guard rename(temporary, file) == 0 else {
-                    throw CLIError("storage", "Cannot move the backup into place at \(file): \(String(cString: strerror(errno))).", exit: .failure)
+                    throw CLIError(
+                        "storage", "Cannot move the backup into place at \(file): \(String(cString: strerror(errno))).",
+                        exit: .failure)
                 }
                 out.result(
                     ["file": file, "bytes": bytes.count, "verified": true, "notes": notes],
-                    human: "Backup written to \(file) (\(bytes.count) bytes, encrypted) and checked: it decrypts and holds all \(notes) note record(s).")
+                    human:
+                        "Backup written to \(file) (\(bytes.count) bytes, encrypted) and checked: it decrypts and holds all \(notes) note record(s)."
+                )
             } catch {
                 unlink(temporary)
                 throw error
@@ -59,11 +64,14 @@ struct Backup: AsyncParsableCommand {
         } else {
             passphrase = try secret(env: "OW_BACKUP_PASSPHRASE", prompt: "Backup passphrase: ")
             if let reason = PassphrasePolicy.weakness(passphrase, email: email, accountPassword: accountPassword) {
-                throw CLIError("weak_passphrase", "That backup passphrase is too weak: \(reason). Nothing was written.", exit: .usage)
+                throw CLIError(
+                    "weak_passphrase", "That backup passphrase is too weak: \(reason). Nothing was written.", exit: .usage)
             }
             let again = try secret(env: "OW_BACKUP_PASSPHRASE", prompt: "The same passphrase again: ")
             guard again == passphrase else {
-                throw CLIError("passphrase_mismatch", "The two passphrases differ. Nothing was written; run wallet backup again.", exit: .usage)
+                throw CLIError(
+                    "passphrase_mismatch", "The two passphrases differ. Nothing was written; run wallet backup again.",
+                    exit: .usage)
             }
         }
         if let reason = PassphrasePolicy.weakness(passphrase, email: email, accountPassword: accountPassword) {
@@ -78,7 +86,8 @@ struct Backup: AsyncParsableCommand {
         let temporary = file + ".partial-\(UUID().uuidString.prefix(8))"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw CLIError("storage", "Cannot write the backup next to \(file): \(String(cString: strerror(errno))).", exit: .failure)
+            throw CLIError(
+                "storage", "Cannot write the backup next to \(file): \(String(cString: strerror(errno))).", exit: .failure)
         }
         defer { close(fd) }
         let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
@@ -96,7 +105,8 @@ struct Backup: AsyncParsableCommand {
     /// (every state, with its status). Returns how many.
     static func check(_ path: String, passphrase: String, against wallet: Wallet, scratch directory: String) throws -> Int {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw CLIError("backup_unverified", "The backup could not be read back from \(path). Nothing was kept.", exit: .failure)
+            throw CLIError(
+                "backup_unverified", "The backup could not be read back from \(path). Nothing was kept.", exit: .failure)
         }
         let scratch = directory + "/.backup-check-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: scratch) }
@@ -107,11 +117,14 @@ struct Backup: AsyncParsableCommand {
                 Array(data), passphrase: passphrase, into: scratch, keyPassphrase: UUID().uuidString, keyCost: .testing)
             found = try copy.states().map { "\($0.ref.hex) \($0.status.rawValue)" }.sorted()
         } catch {
-            throw CLIError("backup_unverified", "The backup just written does not restore (\(error)). Nothing was kept; try again.", exit: .failure)
+            throw CLIError(
+                "backup_unverified", "The backup just written does not restore (\(error)). Nothing was kept; try again.",
+                exit: .failure)
         }
         guard found == expected else {
             throw CLIError(
-                "backup_unverified", "The backup just written does not hold this wallet's notes (\(found.count) of \(expected.count) records). Nothing was kept; try again.",
+                "backup_unverified",
+                "The backup just written does not hold this wallet's notes (\(found.count) of \(expected.count) records). Nothing was kept; try again.",
                 exit: .failure)
         }
         return expected.count
@@ -120,7 +133,9 @@ struct Backup: AsyncParsableCommand {
 
 struct Restore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Restore a backup into a new wallet directory, under a new key. Restored notes are exchanged online by the next wallet sync before any can be spent.")
+        abstract:
+            "Restore a backup into a new wallet directory, under a new key. Restored notes are exchanged online by the next wallet sync before any can be spent."
+    )
     @OptionGroup var common: CommonOptions
     @Argument(help: "Backup file.") var file: String
     @Option(help: "Issuer URL for the restored wallet (default: the one the backup carries).") var server: String?
@@ -136,7 +151,8 @@ struct Restore: AsyncParsableCommand {
             let passphrase = try secret(env: "OW_BACKUP_PASSPHRASE", prompt: "Backup passphrase: ")
             try home.prepareNew()
             out.note("Decrypting…")
-            let wallet = try Wallet.restore(Array(data), passphrase: passphrase, into: home.directory, keyPassphrase: WalletHome.passphrase)
+            let wallet = try Wallet.restore(
+                Array(data), passphrase: passphrase, into: home.directory, keyPassphrase: WalletHome.passphrase)
             LoginSeal.adopt(wallet, directory: home.directory)
             var config = try home.loadConfig()
             let carried = try wallet.issuerContact()

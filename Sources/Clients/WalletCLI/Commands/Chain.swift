@@ -21,8 +21,11 @@ import Darwin
 
 struct Deposit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Deposit tokens on chain into the account: the escrow, your account reference and the two steps (approve, then deposit) as EIP-681 requests, as text and QR codes.",
-        discussion: "Run the two requests from an Ethereum wallet that holds the tokens. The account is credited once the deposit has the issuer's confirmations; then wallet purchase turns it into offline notes.")
+        abstract:
+            "Deposit tokens on chain into the account: the escrow, your account reference and the two steps (approve, then deposit) as EIP-681 requests, as text and QR codes.",
+        discussion:
+            "Run the two requests from an Ethereum wallet that holds the tokens. The account is credited once the deposit has the issuer's confirmations; then wallet purchase turns it into offline notes."
+    )
     @OptionGroup var common: CommonOptions
     @Option(help: "Amount to deposit, e.g. 12.34 (default: the Ethereum wallet asks for it).") var amount: String?
     @Option(help: "Write the deposit request (step 2) as a QR code to this PNG file.") var qr: String?
@@ -37,7 +40,9 @@ struct Deposit: AsyncParsableCommand {
             let value = try amount.map { try MoneyText.parse($0, currency: currency) }
             let plan = try await home.withLock {
                 let instructions = try await home.resume(wallet).client.depositInstructions()
-                do throws(ChainDepositError) { return try ChainDepositPlan(instructions, currency: currency, amount: value) } catch {
+                do throws(ChainDepositError) {
+                    return try ChainDepositPlan(instructions, currency: currency, amount: value)
+                } catch {
                     throw CLIError("bad_chain_instructions", error.description, exit: .server)
                 }
             }
@@ -55,7 +60,8 @@ struct Deposit: AsyncParsableCommand {
                 [
                     "chainId": String(i.chainID), "escrow": i.escrow, "token": i.token, "accountRef": i.accountRef,
                     "decimals": i.decimals, "confirmations": i.confirmations, "currency": i.currency,
-                    "amount": plan.amount ?? NSNull(), "approveUri": plan.approveURI, "depositUri": plan.depositURI, "files": files,
+                    "amount": plan.amount ?? NSNull(), "approveUri": plan.approveURI, "depositUri": plan.depositURI,
+                    "files": files,
                 ],
                 human: human)
             ChainCodes.draw([("Step 1: approve", plan.approveURI), ("Step 2: deposit", plan.depositURI)], output: out)
@@ -65,7 +71,8 @@ struct Deposit: AsyncParsableCommand {
 
 struct Withdraw: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Withdraw from the settled balance to an address on chain: the issuer debits the account and pays the tokens out from its escrow.",
+        abstract:
+            "Withdraw from the settled balance to an address on chain: the issuer debits the account and pays the tokens out from its escrow.",
         discussion: """
             ADDRESS is 0x and 40 hex digits. A mixed-case address carries an EIP-55 checksum, which the issuer verifies: a mistyped one is refused before anything is debited.
             Retrying the same command after a crash or a lost answer withdraws once (the request's key is saved before it is sent).
@@ -96,7 +103,9 @@ struct Withdraw: AsyncParsableCommand {
             if let earlier = result.earlier {
                 out.note("An earlier withdrawal whose answer was lost was finished first: \(ChainCodes.line(earlier, currency))")
             }
-            if result.resent { out.note("This withdrawal had been sent before (its answer was lost): it is the same one, debited once.") }
+            if result.resent {
+                out.note("This withdrawal had been sent before (its answer was lost): it is the same one, debited once.")
+            }
             var withdrawal = result.withdrawal
             if wait {
                 // Only the issuer is asked from here on: other commands may use the wallet meanwhile.
@@ -129,7 +138,8 @@ struct Withdraw: AsyncParsableCommand {
 
 struct Withdrawals: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Withdrawals to chain addresses, newest first, with their status and payout transaction; or one in full with its ID.")
+        abstract:
+            "Withdrawals to chain addresses, newest first, with their status and payout transaction; or one in full with its ID.")
     @OptionGroup var common: CommonOptions
     @Argument(help: "A withdrawal's id (0x and 64 hex digits, as wallet withdraw printed it).") var id: String?
     @Option(help: "At most this many withdrawals (1 to 200).") var limit = 50
@@ -144,7 +154,9 @@ struct Withdrawals: AsyncParsableCommand {
             let wallet = try home.openWallet()
             let currency = try wallet.limits().currency
             if let id, !ChainCodes.isWithdrawalID(id) {
-                throw CLIError("invalid_withdrawal_id", "'\(id)' is not a withdrawal id: 0x and 64 hex digits, as wallet withdraw printed it.", exit: .usage)
+                throw CLIError(
+                    "invalid_withdrawal_id",
+                    "'\(id)' is not a withdrawal id: 0x and 64 hex digits, as wallet withdraw printed it.", exit: .usage)
             }
             try await home.withLock {
                 let session = try await home.resume(wallet)
@@ -163,7 +175,8 @@ struct Withdrawals: AsyncParsableCommand {
                         ["withdrawals": list.map(ChainCodes.object), "currency": currency.code],
                         human: list.isEmpty
                             ? "No withdrawals yet. Withdraw with: wallet withdraw AMOUNT --to ADDRESS"
-                            : (list.map { ChainCodes.text($0, currency) } + ["Details: wallet withdrawals ID"]).joined(separator: "\n\n"))
+                            : (list.map { ChainCodes.text($0, currency) } + ["Details: wallet withdrawals ID"]).joined(
+                                separator: "\n\n"))
                 }
             }
         }
@@ -175,7 +188,9 @@ struct Withdrawals: AsyncParsableCommand {
 enum ChainCodes {
     /// The address typed, format-checked (the issuer verifies a mixed-case checksum).
     static func address(_ text: String) throws -> String {
-        do throws(ChainAddressError) { return try AddressFormat.check(text) } catch { throw CLIError("invalid_address", "\(error.description) Nothing was sent.", exit: .usage) }
+        do throws(ChainAddressError) { return try AddressFormat.check(text) } catch {
+            throw CLIError("invalid_address", "\(error.description) Nothing was sent.", exit: .usage)
+        }
     }
 
     static func isWithdrawalID(_ text: String) -> Bool { AddressFormat.isHex(text, bytes: 32) }

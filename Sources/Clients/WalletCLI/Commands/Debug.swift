@@ -10,7 +10,8 @@ struct Debug: ParsableCommand {
 /// `wallet debug crash-points [--json]`: the crash points compiled into this binary (both
 /// sides: the wallet reaches the `wallet.` ones), which `scripts/crash-sweep` enumerates.
 struct CrashPointList: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "crash-points", abstract: "List the named crash points (OW_CRASH_AT).")
+    static let configuration = CommandConfiguration(
+        commandName: "crash-points", abstract: "List the named crash points (OW_CRASH_AT).")
     @Flag(help: "One JSON object on stdout.") var json = false
 
     func run() throws { print(CrashPoints.listing(json: json)) }

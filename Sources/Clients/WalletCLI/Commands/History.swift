@@ -6,15 +6,18 @@ import WalletCore
 /// `wallet history` lists (the default) and `wallet history show ID` details one line.
 struct History: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Every movement of money, newest first: payments, purchases, online transfers, funding, expiry refunds, fraud charges.",
-        discussion: "Account movements (online transfers, refunds, charges, funding) appear after `wallet sync` or `send-online`.",
+        abstract:
+            "Every movement of money, newest first: payments, purchases, online transfers, funding, expiry refunds, fraud charges.",
+        discussion:
+            "Account movements (online transfers, refunds, charges, funding) appear after `wallet sync` or `send-online`.",
         subcommands: [HistoryList.self, HistoryShow.self], defaultSubcommand: HistoryList.self)
 }
 
 struct HistoryList: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "History lines, newest first (the default).")
     @OptionGroup var common: CommonOptions
-    @Option(help: "\(HistoryEntry.Direction.allCases.map(\.rawValue).joined(separator: ", ")).") var direction: HistoryEntry.Direction?
+    @Option(help: "\(HistoryEntry.Direction.allCases.map(\.rawValue).joined(separator: ", ")).") var direction:
+        HistoryEntry.Direction?
     @Option(help: "pending, completed or failed.") var status: HistoryEntry.Status?
     @Option(help: "qr, bluetooth, tcp or online.") var method: PaymentMethod?
     @Option(help: "Only lines from this time on: a date (2026-11-23, UTC), a date-time (2026-11-23T10:00:00Z) or a Unix time.")
@@ -37,7 +40,8 @@ struct HistoryList: AsyncParsableCommand {
             let from = since.flatMap(HistoryTime.parse)?.time
             // A bare date as the end bound means "up to the end of that day".
             let to = until.flatMap(HistoryTime.parse).map { $0.wholeDay ? $0.time + 86_400 : $0.time }
-            let entries = try wallet.history(HistoryFilter(direction: direction, status: status, method: method, since: from, until: to, limit: limit))
+            let entries = try wallet.history(
+                HistoryFilter(direction: direction, status: status, method: method, since: from, until: to, limit: limit))
             let rows: [[String: Any]] = entries.map {
                 [
                     "id": $0.id, "direction": $0.direction.rawValue, "counterparty": $0.counterparty, "amount": $0.amount,
@@ -46,7 +50,8 @@ struct HistoryList: AsyncParsableCommand {
             }
             let lines = entries.map { e -> String in
                 let date = Date(timeIntervalSince1970: TimeInterval(e.createdAt))
-                return "\(String(e.id).padding(toLength: 5, withPad: " ", startingAt: 0)) \(date)  \(e.direction.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(money(e).padding(toLength: 14, withPad: " ", startingAt: 0)) \(e.method.padding(toLength: 9, withPad: " ", startingAt: 0)) \(e.status.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(DisplayText.visible(e.counterparty))"
+                return
+                    "\(String(e.id).padding(toLength: 5, withPad: " ", startingAt: 0)) \(date)  \(e.direction.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(money(e).padding(toLength: 14, withPad: " ", startingAt: 0)) \(e.method.padding(toLength: 9, withPad: " ", startingAt: 0)) \(e.status.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(DisplayText.visible(e.counterparty))"
             }
             out.result(
                 ["entries": rows],
@@ -66,7 +71,8 @@ struct HistoryShow: AsyncParsableCommand {
         try await WalletCLI.run(common) { out in
             let wallet = try common.home.openWallet()
             guard let detail = try wallet.historyDetail(id) else {
-                throw CLIError("unknown_history_entry", "There is no history line \(id). List them with: wallet history", exit: .usage)
+                throw CLIError(
+                    "unknown_history_entry", "There is no history line \(id). List them with: wallet history", exit: .usage)
             }
             out.result(Self.object(detail), human: Self.text(detail))
         }
@@ -78,10 +84,15 @@ struct HistoryShow: AsyncParsableCommand {
             "id": e.id, "direction": e.direction.rawValue, "status": e.status.rawValue, "method": e.method, "online": e.online,
             "amount": e.amount, "currency": e.currency, "amountText": money(e), "counterparty": e.counterparty,
             "counterpartyKeyId": d.counterpartyKey?.hex ?? NSNull(), "paymentId": d.paymentID?.hex ?? NSNull(),
-            "hops": d.hops, "issuerKeyIds": d.issuerKeys.map(\.hex), "receiptHeld": d.receiptHeld, "receiptReceivedAt": d.receiptReceivedAt ?? NSNull(),
+            "hops": d.hops, "issuerKeyIds": d.issuerKeys.map(\.hex), "receiptHeld": d.receiptHeld,
+            "receiptReceivedAt": d.receiptReceivedAt ?? NSNull(),
             "settlement": d.settlement.rawValue, "error": e.error ?? NSNull(),
-            "journal": d.journal.map { ["id": $0.id, "kind": $0.kind, "amount": $0.amount, "createdAt": $0.createdAt] as [String: Any] },
-            "fraud": d.fraud.map { ["kind": $0.kind, "cheaterKeyId": $0.cheater?.hex ?? NSNull(), "cases": $0.caseIDs] as [String: Any] },
+            "journal": d.journal.map {
+                ["id": $0.id, "kind": $0.kind, "amount": $0.amount, "createdAt": $0.createdAt] as [String: Any]
+            },
+            "fraud": d.fraud.map {
+                ["kind": $0.kind, "cheaterKeyId": $0.cheater?.hex ?? NSNull(), "cases": $0.caseIDs] as [String: Any]
+            },
             "createdAt": e.createdAt, "updatedAt": e.updatedAt,
         ]
     }
@@ -103,7 +114,9 @@ struct HistoryShow: AsyncParsableCommand {
         }
         if !d.issuerKeys.isEmpty { lines.append("issuer key     \(d.issuerKeys.map { "\($0)" }.joined(separator: ", "))") }
         if e.direction == .sent || e.direction == .received, d.paymentID != nil {
-            lines.append("receipt        \(d.receiptReceivedAt.map { "held, signed at \(time($0))" } ?? (e.status == .pending ? "none yet (the payment is pending)" : "none"))")
+            lines.append(
+                "receipt        \(d.receiptReceivedAt.map { "held, signed at \(time($0))" } ?? (e.status == .pending ? "none yet (the payment is pending)" : "none"))"
+            )
         }
         let settlement: String =
             switch d.settlement {
@@ -120,7 +133,10 @@ struct HistoryShow: AsyncParsableCommand {
         for f in d.fraud {
             let what: String =
                 switch f.kind {
-                case "fraud_recovery": e.direction == .received ? "a note was spent twice; the issuer paid this from the cheater's account" : "this account was charged for a note signed away twice"
+                case "fraud_recovery":
+                    e.direction == .received
+                        ? "a note was spent twice; the issuer paid this from the cheater's account"
+                        : "this account was charged for a note signed away twice"
                 case "restore_conflict": "an older copy of a restored wallet spent the note first; paid from that account"
                 case "proof_held": "this wallet caught a double spend and holds the proof"
                 default: f.kind

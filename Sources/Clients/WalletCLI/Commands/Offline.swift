@@ -35,10 +35,14 @@ struct RequestPayment: AsyncParsableCommand {
             let currency = limits.currency
             let value = try amount.map { try MoneyText.parse($0, currency: currency) } ?? 0
             try OptionRange.checkRequested(value, limit: limits.maxOfflineHolding, currency: currency)
-            let request = try wallet.createRequest(amount: value, payeeName: name, expiresIn: expires, hints: [.init(kind: .qr, value: [])])
+            let request = try wallet.createRequest(
+                amount: value, payeeName: name, expiresIn: expires, hints: [.init(kind: .qr, value: [])])
             let shown = try Codes.show(request.encoded, png: png, output: out, title: "Payment request")
             out.result(
-                ["request": shown.frames, "files": shown.files, "nonce": request.nonce.hex, "amount": value, "expiresAt": request.expiresAt],
+                [
+                    "request": shown.frames, "files": shown.files, "nonce": request.nonce.hex, "amount": value,
+                    "expiresAt": request.expiresAt,
+                ],
                 human: """
                     Request for \(value == 0 ? "any amount" : MoneyText.format(value, currency)) (nonce \(request.nonce.hex.prefix(8))…, valid \(expires) s)\(shown.files.isEmpty ? "" : "\nQR written to \(shown.files.joined(separator: ", "))")
                     \(shown.frames.joined(separator: "\n"))
@@ -50,18 +54,22 @@ struct RequestPayment: AsyncParsableCommand {
 
 struct Pay: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Pay a request offline: --via qr shows the payment as QR codes; --via nearby sends it over the request's session and waits for the receipt.")
+        abstract:
+            "Pay a request offline: --via qr shows the payment as QR codes; --via nearby sends it over the request's session and waits for the receipt."
+    )
     enum Via: String, ExpressibleByArgument { case qr, nearby }
 
     @OptionGroup var common: CommonOptions
-    @Argument(help: "The request: its QR text, a text file, PNG image(s), or the HOST:PORT of a payee listening nearby (with --payee).")
+    @Argument(
+        help: "The request: its QR text, a text file, PNG image(s), or the HOST:PORT of a payee listening nearby (with --payee).")
     var request: [String]
     @Option(help: "With a HOST:PORT request: the payee's whole key id (16 hex digits) or key, as its screen shows it.")
     var payee: String?
     @Option(help: "qr or nearby (default: nearby when the request offers a session).") var via: Via?
     @Option(help: "Amount for an open-amount request.") var amount: String?
     @Option(help: "Write the payment's QR code(s) to this PNG file (name-1.png … when several).") var png: String?
-    @Option(help: "Seconds to wait for the payee over a nearby session (1 to \(Int(OptionRange.maxWaitSeconds))).") var timeout: Double = 60
+    @Option(help: "Seconds to wait for the payee over a nearby session (1 to \(Int(OptionRange.maxWaitSeconds))).") var timeout:
+        Double = 60
 
     func validate() throws {
         try OptionRange.check(timeout, "--timeout", 1...OptionRange.maxWaitSeconds)
@@ -94,8 +102,11 @@ struct Pay: AsyncParsableCommand {
             // The address the user gave beats the one the request advertises.
             // The first well-formed TCP hint: a malformed one is ignored like an unknown kind
             // (docs/protocol.md §4.5), not taken and then refused.
-            let tcpHint = given.map { "\($0.host):\($0.port)" }
-                ?? parsed.hints.lazy.compactMap(\.tcpAddress).first.map { $0.host.contains(":") ? "[\($0.host)]:\($0.port)" : "\($0.host):\($0.port)" }
+            let tcpHint =
+                given.map { "\($0.host):\($0.port)" }
+                ?? parsed.hints.lazy.compactMap(\.tcpAddress).first.map {
+                    $0.host.contains(":") ? "[\($0.host)]:\($0.port)" : "\($0.host):\($0.port)"
+                }
             let method = via ?? (parsed.sessionKey != nil && tcpHint != nil ? .nearby : .qr)
             let value = try amount.map { try MoneyText.parse($0, currency: currency) }
             let who = parsed.payeeNameShown.map { "\($0) (key \(parsed.payee.keyID))" } ?? "key \(parsed.payee.keyID)"
@@ -103,10 +114,18 @@ struct Pay: AsyncParsableCommand {
             switch method {
             case .qr:
                 let payment = try await Outcome.nothingSigned { try wallet.pay(parsed, amount: value, method: .qr) }
-                out.note("payment \(payment.id.hex) signed: \(payment.bundle.count) bytes, sha256 \(bundleHash(payment.bundle)); inputs reserved until the receipt comes back")
-                let shown = try await Outcome.signedAndKept(show: true) { try Codes.show(payment.bundle, png: png, output: out, title: "Payment") }
+                out.note(
+                    "payment \(payment.id.hex) signed: \(payment.bundle.count) bytes, sha256 \(bundleHash(payment.bundle)); inputs reserved until the receipt comes back"
+                )
+                let shown = try await Outcome.signedAndKept(show: true) {
+                    try Codes.show(payment.bundle, png: png, output: out, title: "Payment")
+                }
                 out.result(
-                    ["paymentId": payment.id.hex, "bundleSha256": bundleHash(payment.bundle), "amount": payment.amount, "bytes": payment.bundle.count, "payment": shown.frames, "files": shown.files, "status": payment.status.rawValue],
+                    [
+                        "paymentId": payment.id.hex, "bundleSha256": bundleHash(payment.bundle), "amount": payment.amount,
+                        "bytes": payment.bundle.count, "payment": shown.frames, "files": shown.files,
+                        "status": payment.status.rawValue,
+                    ],
                     human: """
                         Paying \(MoneyText.format(payment.amount, currency)) to \(who).\(shown.files.isEmpty ? "" : "\nQR written to \(shown.files.joined(separator: ", "))")
                         \(shown.frames.joined(separator: "\n"))
@@ -114,11 +133,15 @@ struct Pay: AsyncParsableCommand {
                         """)
             case .nearby:
                 guard parsed.sessionKey != nil, let address = tcpHint, let (host, port) = TCPLink.parse(address: address) else {
-                    throw CLIError("not_nearby_request", "This request offers no nearby session. Pay it with --via qr. Nothing was signed.", exit: .usage)
+                    throw CLIError(
+                        "not_nearby_request", "This request offers no nearby session. Pay it with --via qr. Nothing was signed.",
+                        exit: .usage)
                 }
                 let flow = NearbyPayFlow(wallet: wallet, options: SessionOptions(timeout: .milliseconds(Int64(timeout * 1000))))
                 let payment = try await Outcome.nothingSigned { try flow.sign(parsed, amount: value) }
-                out.note("payment \(payment.id.hex) signed: \(payment.bundle.count) bytes, sha256 \(bundleHash(payment.bundle)) (asked again, the wallet returns these same bytes)")
+                out.note(
+                    "payment \(payment.id.hex) signed: \(payment.bundle.count) bytes, sha256 \(bundleHash(payment.bundle)) (asked again, the wallet returns these same bytes)"
+                )
                 out.note("connecting to \(address)…")
                 let dialer = FaultInjection.dialer(TCPLink.dialer(host: host, port: port))
                 // The payment is signed and recorded: the database is not needed while the phones talk.
@@ -138,10 +161,13 @@ struct Pay: AsyncParsableCommand {
                 let done = result.payment
                 out.result(
                     [
-                        "paymentId": done.id.hex, "bundleSha256": bundleHash(payment.bundle), "amount": done.amount, "status": done.status.rawValue, "transcriptHash": result.transcriptHash.hex,
+                        "paymentId": done.id.hex, "bundleSha256": bundleHash(payment.bundle), "amount": done.amount,
+                        "status": done.status.rawValue, "transcriptHash": result.transcriptHash.hex,
                         "reconnects": result.reconnects, "restarts": result.restarts,
                     ],
-                    human: "Paid \(MoneyText.format(done.amount, currency)) to \(who): receipt verified (session \(result.transcriptHash.hex.prefix(16))…).")
+                    human:
+                        "Paid \(MoneyText.format(done.amount, currency)) to \(who): receipt verified (session \(result.transcriptHash.hex.prefix(16))…)."
+                )
             }
         }
     }
@@ -155,7 +181,8 @@ func bundleHash(_ bundle: [UInt8]) -> String {
 extension Pay {
     /// `HOST:PORT` given instead of a request (and not a file of that name).
     static func sessionAddress(_ inputs: [String]) -> (host: String, port: Int)? {
-        guard inputs.count == 1, let text = inputs.first, !text.hasPrefix("OW:"), !FileManager.default.fileExists(atPath: text) else {
+        guard inputs.count == 1, let text = inputs.first, !text.hasPrefix("OW:"), !FileManager.default.fileExists(atPath: text)
+        else {
             return nil
         }
         return TCPLink.parse(address: text)
@@ -164,11 +191,14 @@ extension Pay {
 
 struct Receive: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Get paid: --listen HOST:PORT shows a nearby request and waits for the payer; otherwise reads payment QR codes (text or PNG) and shows the receipt.")
+        abstract:
+            "Get paid: --listen HOST:PORT shows a nearby request and waits for the payer; otherwise reads payment QR codes (text or PNG) and shows the receipt."
+    )
     @OptionGroup var common: CommonOptions
     @Argument(help: "Payment QR text, text files or PNG images (QR mode); the amount with --listen.") var inputs: [String] = []
     @Option(help: "Listen for a nearby session on HOST:PORT (port 0 picks one).") var listen: String?
-    @Option(help: "The HOST:PORT payers should dial, when it differs from --listen (e.g. listening on 0.0.0.0).") var advertise: String?
+    @Option(help: "The HOST:PORT payers should dial, when it differs from --listen (e.g. listening on 0.0.0.0).") var advertise:
+        String?
     @Option(help: "Name shown to the payer (--listen).") var name = ""
     @Option(help: "Write the request (--listen) or the receipt (QR mode) as PNG here.") var png: String?
     @Option(help: "Also write the request's text to this file (--listen), for scripts.") var requestOut: String?
@@ -192,10 +222,14 @@ struct Receive: AsyncParsableCommand {
     }
 
     private func readPayment(_ wallet: Wallet, currency: Currency, out: Output) async throws {
-        guard !inputs.isEmpty else { throw CLIError("no_input", "Give the payment's QR text or PNG file(s), or --listen HOST:PORT.", exit: .usage) }
+        guard !inputs.isEmpty else {
+            throw CLIError("no_input", "Give the payment's QR text or PNG file(s), or --listen HOST:PORT.", exit: .usage)
+        }
         let bundleBytes = try Codes.read(inputs)
         // Checked here for this command's own message; the wallet finds the request itself.
-        do { _ = try PaymentBundle(decoding: bundleBytes) } catch { throw CLIError("invalid_payment", "This is not a payment (\(error)).", exit: .rejected) }
+        do { _ = try PaymentBundle(decoding: bundleBytes) } catch {
+            throw CLIError("invalid_payment", "This is not a payment (\(error)).", exit: .rejected)
+        }
         let received = try wallet.receive(bundleBytes, method: .qr)
         let shown = try Codes.show(received.receipt.encoded, png: png, output: out, title: "Receipt")
         out.result(
@@ -227,17 +261,23 @@ struct Receive: AsyncParsableCommand {
             wallet: wallet, options: SessionOptions(timeout: .milliseconds(Int64(timeout * 1000))),
             // Waiting for a payer can take minutes: other commands may use the wallet meanwhile;
             // the lock is taken again only to store the payment.
-            accept: { bundle, transcript in try home.locked { try wallet.receive(bundle, method: .tcp, transcriptHash: transcript) } },
+            accept: { bundle, transcript in
+                try home.locked { try wallet.receive(bundle, method: .tcp, transcriptHash: transcript) }
+            },
             refusal: { error in
                 let reason = CLIError.from(error)
                 return (reason.code, reason.description)
             })
         // The session key lives in this process only: the request is good for this listener.
-        let nearby = try flow.createRequest(amount: value, payeeName: name, expiresIn: UInt64(max(60, timeout)), hints: [.tcp(reachable)])
+        let nearby = try flow.createRequest(
+            amount: value, payeeName: name, expiresIn: UInt64(max(60, timeout)), hints: [.tcp(reachable)])
         let request = nearby.request
         let shown = try Codes.show(request.encoded, png: png, output: out, title: "Nearby payment request", interactive: false)
         if let requestOut {
-            guard FileManager.default.createFile(atPath: requestOut, contents: Data((shown.frames.joined(separator: "\n") + "\n").utf8)) else {
+            guard
+                FileManager.default.createFile(
+                    atPath: requestOut, contents: Data((shown.frames.joined(separator: "\n") + "\n").utf8))
+            else {
                 throw CLIError("storage", "Cannot write \(requestOut).", exit: .failure)
             }
         }
@@ -261,20 +301,27 @@ struct Receive: AsyncParsableCommand {
             }
         } catch {
             let cause = CLIError.from((error as? NearbyReceiveError)?.cause ?? error)
-            let outcome = kept.value.withLock { $0 }
+            let outcome =
+                kept.value.withLock { $0 }
                 ? "The payment was verified and kept in this wallet; the payer gets the receipt by running the same wallet pay again (listen again with a new request if needed)."
                 : "Nothing was received; nothing in this wallet changed."
             throw CLIError(cause.code, sentences(cause.description, outcome), exit: cause.exit)
         }
         let receipt = result.receipt
         out.result(
-            ["amount": receipt.amount, "paymentId": receipt.paymentID.hex, "payeeKeyId": wallet.publicKey.keyID.hex, "transcriptHash": result.transcriptHash.hex, "links": result.links, "nonce": request.nonce.hex],
-            human: "Received \(MoneyText.format(receipt.amount, currency)) over a nearby session (verified offline; settle with wallet sync).")
+            [
+                "amount": receipt.amount, "paymentId": receipt.paymentID.hex, "payeeKeyId": wallet.publicKey.keyID.hex,
+                "transcriptHash": result.transcriptHash.hex, "links": result.links, "nonce": request.nonce.hex,
+            ],
+            human:
+                "Received \(MoneyText.format(receipt.amount, currency)) over a nearby session (verified offline; settle with wallet sync)."
+        )
     }
 }
 
 struct Confirm: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Record the payee's receipt (QR text or PNG): the payment is complete.")
+    static let configuration = CommandConfiguration(
+        abstract: "Record the payee's receipt (QR text or PNG): the payment is complete.")
     @OptionGroup var common: CommonOptions
     @Argument(help: "Receipt QR text, text file or PNG image(s).") var receipt: [String]
 
@@ -320,7 +367,10 @@ enum FaultInjection {
         var mtu: Int { min(inner.mtu, 185) }
         func send(_ frame: [UInt8]) async throws {
             try await inner.send(frame)
-            let count = lock.withLock { sent += 1; return sent }
+            let count = lock.withLock {
+                sent += 1
+                return sent
+            }
             if count >= limit {
                 try? await Task.sleep(for: .milliseconds(50))  // let the frame leave the socket
                 kill(getpid(), SIGKILL)
@@ -360,7 +410,8 @@ enum Outcome {
     static func annotate(_ error: any Error, _ outcome: String) -> CLIError {
         let cause = (error as? NearbyPayError)?.cliCause ?? CLIError.from(error)
         // Resending to a payee that refused would be refused again.
-        let outcome = cause.code == "payee_refused" && outcome != nothingSignedText
+        let outcome =
+            cause.code == "payee_refused" && outcome != nothingSignedText
             ? "The payment was signed and is kept in this wallet; wallet sync asks the issuer what became of it."
             : outcome
         return CLIError(cause.code, sentences(cause.description, outcome), exit: cause.exit)

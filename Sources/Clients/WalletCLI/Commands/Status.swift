@@ -6,7 +6,10 @@ import WalletFlows
 import WalletSync
 
 struct Status: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Balances: settled (issuer account); offline total and its parts (spendable, needs sync, needs online check, expired, reserved); unsettled; risk budget left; last sync.")
+    static let configuration = CommandConfiguration(
+        abstract:
+            "Balances: settled (issuer account); offline total and its parts (spendable, needs sync, needs online check, expired, reserved); unsettled; risk budget left; last sync."
+    )
     @OptionGroup var common: CommonOptions
     @Flag(help: "Do not contact the issuer; show offline balances only.") var offline = false
 
@@ -26,7 +29,10 @@ struct Status: AsyncParsableCommand {
             var online = false
             let loggedIn = config.refreshToken != nil
             // Why the settled balance is unknown, when it is.
-            var unknown = offline ? "not asked: --offline" : loggedIn ? "issuer not reachable" : "not logged in: wallet login\(common.walletArgument) EMAIL"
+            var unknown =
+                offline
+                ? "not asked: --offline"
+                : loggedIn ? "issuer not reachable" : "not logged in: wallet login\(common.walletArgument) EMAIL"
             if !offline, loggedIn {
                 do {
                     try await home.withLock {
@@ -43,13 +49,16 @@ struct Status: AsyncParsableCommand {
                 } catch {
                     let cause = CLIError.from(error)
                     if cause.exit != .offline { unknown = "the issuer answered with an error" }
-                    out.note("\(cause.exit == .offline ? "Issuer not reachable" : "The issuer refused"): showing offline balances (\(cause.description))")
+                    out.note(
+                        "\(cause.exit == .offline ? "Issuer not reachable" : "The issuer refused"): showing offline balances (\(cause.description))"
+                    )
                 }
             }
             let m = { (v: UInt64) in MoneyText.format(v, currency) }
             // One column for every value, whatever the label's indent and length.
             func row(_ label: String, _ value: String, _ note: String = "") -> String {
-                label.padding(toLength: max(Self.labelWidth, label.count + 1), withPad: " ", startingAt: 0) + value + (note.isEmpty ? "" : "   (\(note))")
+                label.padding(toLength: max(Self.labelWidth, label.count + 1), withPad: " ", startingAt: 0) + value
+                    + (note.isEmpty ? "" : "   (\(note))")
             }
             // The first lines partition the total (Balance's contract); "of which" lines do not add.
             var rows = [
@@ -57,15 +66,30 @@ struct Status: AsyncParsableCommand {
                     + (frozen ? "  — ACCOUNT FROZEN (a double spend was charged to it)" : ""),
                 row("settled (account)", settled.map { MoneyText.format(signed: $0, currency) } ?? "unknown (\(unknown))"),
                 row("offline total", m(balance.total)),
-                row("  spendable", m(balance.spendable), balance.largestPayment < balance.spendable ? "at most \(m(balance.largestPayment)) in one payment: too many small notes" : ""),
+                row(
+                    "  spendable", m(balance.spendable),
+                    balance.largestPayment < balance.spendable
+                        ? "at most \(m(balance.largestPayment)) in one payment: too many small notes" : ""),
             ]
-            if balance.needsRefresh > 0 { rows.append(row("  needs sync", m(balance.needsRefresh), "at the hop limit or about to expire: run wallet sync to refresh")) }
-            if balance.needsOnlineCheck > 0 { rows.append(row("  needs online check", m(balance.needsOnlineCheck), "restored from a backup: wallet sync exchanges it")) }
-            if balance.expired > 0 { rows.append(row("  expired", m(balance.expired), "refunded by the issuer to the last holder it knows")) }
+            if balance.needsRefresh > 0 {
+                rows.append(
+                    row(
+                        "  needs sync", m(balance.needsRefresh), "at the hop limit or about to expire: run wallet sync to refresh"
+                    ))
+            }
+            if balance.needsOnlineCheck > 0 {
+                rows.append(
+                    row("  needs online check", m(balance.needsOnlineCheck), "restored from a backup: wallet sync exchanges it"))
+            }
+            if balance.expired > 0 {
+                rows.append(row("  expired", m(balance.expired), "refunded by the issuer to the last holder it knows"))
+            }
             rows.append(row("  reserved", m(balance.reserved), "sent, receipt not yet back"))
             rows.append(row("unsettled", m(balance.unsettled), "of the above, received offline: redeem with wallet sync"))
-            rows.append(row("risk budget left", m(balance.riskBudgetLeft), "may still accept offline, limit \(m(balance.holdingLimit))"))
-            rows.append(row("last sync", config.lastSync.map { Date(timeIntervalSince1970: TimeInterval($0)).description } ?? "never"))
+            rows.append(
+                row("risk budget left", m(balance.riskBudgetLeft), "may still accept offline, limit \(m(balance.holdingLimit))"))
+            rows.append(
+                row("last sync", config.lastSync.map { Date(timeIntervalSince1970: TimeInterval($0)).description } ?? "never"))
             let human = rows.joined(separator: "\n")
             var object: [String: Any] = [
                 "currency": currency.code, "online": online, "loggedIn": loggedIn, "frozen": frozen, "total": balance.total,

@@ -20,7 +20,9 @@ enum Codes {
     /// may come in any order and from several files. A file name that does not exist names the
     /// set `show` wrote for several frames (`pay.png` for `pay-1.png`, `pay-2.png` …) when that
     /// set is there; otherwise it is refused as a missing file, never taken for frame text.
-    static func read(_ inputs: [String], note: (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }) throws -> [UInt8] {
+    static func read(
+        _ inputs: [String], note: (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+    ) throws -> [UInt8] {
         var assembler = QRFrames.Assembler()
         var texts: [String] = []
         for input in inputs {
@@ -33,19 +35,25 @@ enum Codes {
             } else {
                 let set = numberedSet(input)
                 guard !set.isEmpty else {
-                    throw CLIError("no_such_file", "No such file: \(input). Give the path of a QR image or text file, or the frame text itself (it starts with OW:).", exit: .input)
+                    throw CLIError(
+                        "no_such_file",
+                        "No such file: \(input). Give the path of a QR image or text file, or the frame text itself (it starts with OW:).",
+                        exit: .input)
                 }
                 note("\(input) is not there; reading the set written under that name: \(set.joined(separator: ", "))")
                 for file in set { texts += try readFile(file) }
             }
         }
-        guard !texts.isEmpty else { throw CLIError("no_code", "No QR frame found in \(inputs.joined(separator: ", ")).", exit: .input) }
+        guard !texts.isEmpty else {
+            throw CLIError("no_code", "No QR frame found in \(inputs.joined(separator: ", ")).", exit: .input)
+        }
         for text in texts {
             if let message = try assembler.add(text) { return message }
         }
         let (have, expected) = assembler.progress
         throw CLIError(
-            "incomplete_code", "Only \(have) of \(expected ?? 0) QR frames were given. Scan or pass the missing ones too.", exit: .input)
+            "incomplete_code", "Only \(have) of \(expected ?? 0) QR frames were given. Scan or pass the missing ones too.",
+            exit: .input)
     }
 
     /// The frames in one file: a PNG's symbols, or a text file's frame lines.
@@ -77,7 +85,9 @@ enum Codes {
     /// in order, as far as they go without a gap; empty when there is no `name-1.ext`.
     static func numberedSet(_ path: String) -> [String] {
         var files: [String] = []
-        while FileManager.default.fileExists(atPath: numbered(path, files.count + 1)) { files.append(numbered(path, files.count + 1)) }
+        while FileManager.default.fileExists(atPath: numbered(path, files.count + 1)) {
+            files.append(numbered(path, files.count + 1))
+        }
         return files
     }
 
@@ -113,7 +123,8 @@ enum Codes {
                     drawn = try QRFrames.encode(message, chunkSize: chunkSize)
                 case .tooSmall(let needed):
                     output.note(
-                        "This terminal is \(size.columns)×\(size.lines) characters; these QR codes need at least \(needed.columns)×\(needed.lines). Enlarge the window, or write them to a file with --png.")
+                        "This terminal is \(size.columns)×\(size.lines) characters; these QR codes need at least \(needed.columns)×\(needed.lines). Enlarge the window, or write them to a file with --png."
+                    )
                 }
             }
             let pages = try terminalPages(drawn, title: title)
@@ -185,7 +196,9 @@ struct TerminalSize: Equatable, Sendable {
     /// `COLUMNS` and `LINES` when both are set (the user's or a script's say), else the size of
     /// the terminal on standard output; nil when neither is known.
     static func current(environment: [String: String] = ProcessInfo.processInfo.environment) -> TerminalSize? {
-        if let columns = environment["COLUMNS"].flatMap(Int.init), let lines = environment["LINES"].flatMap(Int.init), columns > 0, lines > 0 {
+        if let columns = environment["COLUMNS"].flatMap(Int.init), let lines = environment["LINES"].flatMap(Int.init),
+            columns > 0, lines > 0
+        {
             return TerminalSize(columns: columns, lines: lines)
         }
         var size = winsize()
@@ -211,7 +224,8 @@ enum TerminalFit: Equatable {
     static func fit(messageBytes: Int, in size: TerminalSize) -> TerminalFit {
         let fitting = (1...40).filter { fits(version: $0, in: size) }
         // The smallest version that carries the message in at most 255 frames.
-        guard let smallest = (1...40).first(where: { frameCount(messageBytes, chunkSize: chunkSize(forVersion: $0)) != nil }) else {
+        guard let smallest = (1...40).first(where: { frameCount(messageBytes, chunkSize: chunkSize(forVersion: $0)) != nil })
+        else {
             return .tooSmall(needed: needed(forVersion: 40))
         }
         guard let version = fitting.last, version >= smallest else { return .tooSmall(needed: needed(forVersion: smallest)) }

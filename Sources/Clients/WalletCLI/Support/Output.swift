@@ -30,7 +30,9 @@ struct CommonOptions: ParsableArguments {
 /// `text` as one shell word: as it is when it holds only characters no shell treats
 /// specially, else in single quotes.
 func shellWord(_ text: String) -> String {
-    let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "/._-+:@%,=".unicodeScalars.contains($0) }
+    let plain =
+        !text.isEmpty
+        && text.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "/._-+:@%,=".unicodeScalars.contains($0) }
     return plain ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
 }
 
@@ -85,17 +87,20 @@ struct CLIError: Error, CustomStringConvertible {
             switch e {
             // Its own code: the payee's (e.g. double_spend, exit 6 on the payee's side) would
             // otherwise mean two exit statuses for one code.
-            case .refused(let code, let message): return CLIError("payee_refused", "The payee refused the payment (\(code)): \(message)", exit: .refused)
+            case .refused(let code, let message):
+                return CLIError("payee_refused", "The payee refused the payment (\(code)): \(message)", exit: .refused)
             default: return CLIError(e.code, e.description, exit: .session)
             }
         case let e as WalletFlowError:
             switch e {
             case .noServer, .invalidServer:
                 return CLIError(
-                    "no_server", "No issuer configured. Set it and log in: wallet login\(w) --server URL EMAIL (a new account: wallet register\(w) --server URL EMAIL).",
+                    "no_server",
+                    "No issuer configured. Set it and log in: wallet login\(w) --server URL EMAIL (a new account: wallet register\(w) --server URL EMAIL).",
                     exit: .login)
             case .notLoggedIn: return CLIError(e.code, "Not logged in. Run: wallet login\(w) EMAIL", exit: .login)
-            case .loginExpired: return CLIError(e.code, "The login has expired or was revoked. Run: wallet login\(w) EMAIL", exit: .login)
+            case .loginExpired:
+                return CLIError(e.code, "The login has expired or was revoked. Run: wallet login\(w) EMAIL", exit: .login)
             }
         case let e as FlowStoreError:
             if case .corrupt = e { return CLIError(e.code, e.description, exit: .input) }
@@ -118,7 +123,8 @@ struct CLIError: Error, CustomStringConvertible {
             let ns = error as NSError
             if ns.domain == NSURLErrorDomain {
                 return CLIError(
-                    "server_unreachable", "Cannot reach the issuer (\(ns.localizedDescription)). Check the address and your network, then try again.",
+                    "server_unreachable",
+                    "Cannot reach the issuer (\(ns.localizedDescription)). Check the address and your network, then try again.",
                     exit: .offline)
             }
             #if canImport(QRImage)
@@ -173,7 +179,10 @@ struct Output: Sendable {
 
     func failure(_ error: CLIError) {
         if json {
-            print(Self.encode(["ok": false, "error": ["code": error.code, "message": error.description, "exit": Int(error.exit.rawValue)]]))
+            print(
+                Self.encode([
+                    "ok": false, "error": ["code": error.code, "message": error.description, "exit": Int(error.exit.rawValue)],
+                ]))
         } else {
             FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
         }
@@ -208,7 +217,9 @@ enum MoneyText {
         return value
     }
 
-    static func format(_ minor: UInt64, _ currency: Currency) -> String { "\(Amount.format(minor, currency: currency)) \(currency)" }
+    static func format(_ minor: UInt64, _ currency: Currency) -> String {
+        "\(Amount.format(minor, currency: currency)) \(currency)"
+    }
 
     static func format(signed minor: Int64, _ currency: Currency) -> String {
         minor < 0 ? "-" + format(minor.magnitude, currency) : format(minor.magnitude, currency)
@@ -226,13 +237,15 @@ enum OptionRange {
 
     static func check(_ value: UInt64, _ option: String, _ range: ClosedRange<UInt64>, unit: String) throws {
         guard range.contains(value) else {
-            throw ValidationError("\(option) must be between \(range.lowerBound) and \(range.upperBound) \(unit); \(value) is not.")
+            throw ValidationError(
+                "\(option) must be between \(range.lowerBound) and \(range.upperBound) \(unit); \(value) is not.")
         }
     }
 
     static func check(_ value: Double, _ option: String, _ range: ClosedRange<Double>) throws {
         guard value.isFinite, range.contains(value) else {
-            throw ValidationError("\(option) must be between \(Int(range.lowerBound)) and \(Int(range.upperBound)) seconds; \(value) is not.")
+            throw ValidationError(
+                "\(option) must be between \(Int(range.lowerBound)) and \(Int(range.upperBound)) seconds; \(value) is not.")
         }
     }
 
@@ -241,7 +254,9 @@ enum OptionRange {
     static func checkName(_ name: String) throws {
         let bytes = name.utf8.count
         guard bytes <= PaymentRequest.maxNameLength else {
-            throw ValidationError("--name must be at most \(PaymentRequest.maxNameLength) bytes of UTF-8; this one is \(bytes). Use a shorter name.")
+            throw ValidationError(
+                "--name must be at most \(PaymentRequest.maxNameLength) bytes of UTF-8; this one is \(bytes). Use a shorter name."
+            )
         }
     }
 

@@ -8,22 +8,29 @@ import WalletSync
 /// wallet trusts an https issuer. Saved in `config.json`, so every later command trusts the
 /// server the same way; neither given and none saved: the system's certificate authorities.
 struct ServerTrustOptions: ParsableArguments {
-    @Option(name: .customLong("server-ca"), help: "Trust only certificates issued by this authority (PEM file) for the https issuer (saved).")
+    @Option(
+        name: .customLong("server-ca"),
+        help: "Trust only certificates issued by this authority (PEM file) for the https issuer (saved).")
     var serverCA: String?
 
-    @Option(help: "Pin the https issuer's public key: sha256/BASE64 of its SubjectPublicKeyInfo, as wallet-server logs it at start (saved).")
+    @Option(
+        help:
+            "Pin the https issuer's public key: sha256/BASE64 of its SubjectPublicKeyInfo, as wallet-server logs it at start (saved)."
+    )
     var serverPin: String?
 
     /// Checks the options and writes them into the settings: a new pin replaces a saved CA and
     /// the other way round. Returns whether anything changed.
     func apply(to config: inout CLIConfig) throws -> Bool {
         if serverCA != nil, serverPin != nil {
-            throw CLIError("usage", "Give --server-ca or --server-pin, not both: a pin already names the one key to trust.", exit: .usage)
+            throw CLIError(
+                "usage", "Give --server-ca or --server-pin, not both: a pin already names the one key to trust.", exit: .usage)
         }
         if let serverPin {
             guard let pin = ServerKeyPin(serverPin) else {
                 throw CLIError(
-                    "invalid_pin", "--server-pin '\(serverPin)' is not sha256/ followed by the base64 of 32 bytes. Get it as: \(ServerKeyPin.howTo)",
+                    "invalid_pin",
+                    "--server-pin '\(serverPin)' is not sha256/ followed by the base64 of 32 bytes. Get it as: \(ServerKeyPin.howTo)",
                     exit: .usage)
             }
             config.serverPin = pin.description
@@ -51,7 +58,10 @@ extension WalletHome {
         let trust: ServerTrust
         if let text = config.serverPin {
             guard let pin = ServerKeyPin(text) else {
-                throw CLIError("corrupt_config", "\(configPath) holds serverPin '\(text)', which is not sha256/BASE64. Fix it, or run wallet login --server-pin PIN EMAIL.", exit: .input)
+                throw CLIError(
+                    "corrupt_config",
+                    "\(configPath) holds serverPin '\(text)', which is not sha256/BASE64. Fix it, or run wallet login --server-pin PIN EMAIL.",
+                    exit: .input)
             }
             trust = .publicKey(pin)
         } else if let pem = config.serverCA {

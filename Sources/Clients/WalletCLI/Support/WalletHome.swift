@@ -42,7 +42,8 @@ struct WalletHome {
     func openWallet() throws -> Wallet {
         try refuseLostDatabase()
         guard FileManager.default.fileExists(atPath: databasePath) else {
-            throw CLIError("wallet_missing", "No wallet in \(directory). Create one with: wallet init --server URL", exit: .refused)
+            throw CLIError(
+                "wallet_missing", "No wallet in \(directory). Create one with: wallet init --server URL", exit: .refused)
         }
         try DirectoryLock.acquire(directory)
         do {
@@ -50,9 +51,11 @@ struct WalletHome {
             LoginSeal.adopt(wallet, directory: directory)
             return wallet
         } catch .walletMissing {
-            throw CLIError("wallet_missing", "No wallet in \(directory). Create one with: wallet init --server URL", exit: .refused)
+            throw CLIError(
+                "wallet_missing", "No wallet in \(directory). Create one with: wallet init --server URL", exit: .refused)
         } catch .passphraseRequired {
-            throw CLIError("passphrase_required", "The wallet key is encrypted: set OW_PASSPHRASE to its passphrase.", exit: .refused)
+            throw CLIError(
+                "passphrase_required", "The wallet key is encrypted: set OW_PASSPHRASE to its passphrase.", exit: .refused)
         } catch {
             // SQLite's SQLITE_NOTADB and SQLITE_CORRUPT: a damaged page, another program's file.
             if case .storage(let why) = error, why.contains("not a database") || why.contains("malformed") {
@@ -100,10 +103,13 @@ struct WalletHome {
     /// not readable or replaceable by other users.
     func prepareNew() throws {
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory)
         } catch {
-            throw CLIError("storage", "Cannot create \(directory) as a private folder (mode 0700): \(error.localizedDescription)", exit: .failure)
+            throw CLIError(
+                "storage", "Cannot create \(directory) as a private folder (mode 0700): \(error.localizedDescription)",
+                exit: .failure)
         }
         try DirectoryLock.acquire(directory)
     }
@@ -113,7 +119,9 @@ struct WalletHome {
     var store: ConfigFileStore {
         ConfigFileStore(path: configPath, seal: LoginSeal.seal) { path in
             FileHandle.standardError.write(
-                Data("The saved login in \(path) does not open with this wallet's key; it is dropped. Log in again: wallet login EMAIL\n".utf8))
+                Data(
+                    "The saved login in \(path) does not open with this wallet's key; it is dropped. Log in again: wallet login EMAIL\n"
+                        .utf8))
         }
     }
 
@@ -217,6 +225,7 @@ extension WalletHome {
     /// Resumes the saved login (rotating its refresh token) and refreshes the issuer's keys.
     func resume(_ wallet: Wallet) async throws -> WalletSession {
         let store = self.store
-        return try await WalletSession.resume(wallet: wallet, credentials: store, flowState: store, makeClient: try clientFactory())
+        return try await WalletSession.resume(
+            wallet: wallet, credentials: store, flowState: store, makeClient: try clientFactory())
     }
 }

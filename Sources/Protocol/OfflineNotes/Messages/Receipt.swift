@@ -57,7 +57,9 @@ public struct Receipt: WireMessage {
     }
 
     /// Checks that this receipt is the payee's signature over exactly this payment.
-    public func verify(for request: PaymentRequest, paymentID expected: Digest32, amount expectedAmount: UInt64)
+    public func verify(
+        for request: PaymentRequest, paymentID expected: Digest32, amount expectedAmount: UInt64
+    )
         throws(VerificationError)
     {
         guard payee == request.payee else { throw .badReceipt("signed by another key than the payee's") }

@@ -66,7 +66,9 @@ extension NoteVerifier {
     /// - Throws: exactly the error `verifyChain` throws for these bytes, whenever that error is
     ///   not `badIssuerSignature` on a chain that is otherwise valid (that one comes from
     ///   `confirm`).
-    public func verifyChainAwaitingIssuerRecord(_ bytes: [UInt8], now: Timestamp, checkExpiry: Bool = true) throws(VerificationError)
+    public func verifyChainAwaitingIssuerRecord(
+        _ bytes: [UInt8], now: Timestamp, checkExpiry: Bool = true
+    ) throws(VerificationError)
         -> AwaitingIssuerRecord
     {
         let state = try checkStructure(Chain(decoding: bytes), now: now, checkExpiry: checkExpiry)

@@ -24,7 +24,9 @@ public struct NoteVerifier: Sendable {
     /// Verifies a chain and returns the state it proves.
     /// - Parameter checkExpiry: false when judging old chains online (redemption in the
     ///   grace period, fraud proofs); offline receipt always checks expiry.
-    public func verify(_ chain: Chain, now: Timestamp, checkExpiry: Bool = true) throws(VerificationError)
+    public func verify(
+        _ chain: Chain, now: Timestamp, checkExpiry: Bool = true
+    ) throws(VerificationError)
         -> VerifiedState
     {
         let state = try checkStructure(chain, now: now, checkExpiry: checkExpiry)
@@ -33,14 +35,18 @@ public struct NoteVerifier: Sendable {
     }
 
     /// Decodes a standalone chain and verifies it.
-    public func verifyChain(_ bytes: [UInt8], now: Timestamp, checkExpiry: Bool = true) throws(VerificationError)
+    public func verifyChain(
+        _ bytes: [UInt8], now: Timestamp, checkExpiry: Bool = true
+    ) throws(VerificationError)
         -> VerifiedState
     {
         try verify(Chain(decoding: bytes), now: now, checkExpiry: checkExpiry)
     }
 
     /// Phase 1 for one chain: everything but signatures.
-    func checkStructure(_ chain: Chain, now: Timestamp, checkExpiry: Bool) throws(VerificationError)
+    func checkStructure(
+        _ chain: Chain, now: Timestamp, checkExpiry: Bool
+    ) throws(VerificationError)
         -> VerifiedState
     {
         let note = chain.note
@@ -168,7 +174,9 @@ public struct NoteVerifier: Sendable {
             guard state.owner == request.payee else { throw .wrongRecipient }
             // Step 7: a state "appeared" in an earlier chain when that chain holds it or one of its
             // transfers spends it; either way its value is already in this bundle (or spent).
-            guard !heldRefs.contains(state.ref), spentBy[state.ref] == nil, !isKnownState(state.ref) else { throw .duplicatePayment }
+            guard !heldRefs.contains(state.ref), spentBy[state.ref] == nil, !isKnownState(state.ref) else {
+                throw .duplicatePayment
+            }
             for edge in state.spends {
                 // Step 8: spending what an earlier chain of this bundle pays the payee would
                 // count that value twice (once held, once passed on).

@@ -51,7 +51,8 @@ public enum Base64URL {
         out.reserveCapacity(input.count / 4 * 3 + 2)
         var i = 0
         while i + 4 <= input.count {
-            let a = values[Int(input[i])], b = values[Int(input[i + 1])], c = values[Int(input[i + 2])], d = values[Int(input[i + 3])]
+            let a = values[Int(input[i])], b = values[Int(input[i + 1])], c = values[Int(input[i + 2])],
+                d = values[Int(input[i + 3])]
             // 0xFF (outside the alphabet) has the high bits set; every 6-bit value has them clear.
             guard (a | b | c | d) & 0xC0 == 0 else { return nil }
             let n = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)

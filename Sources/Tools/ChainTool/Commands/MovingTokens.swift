@@ -49,10 +49,12 @@ struct Deposit: AsyncParsableCommand {
             var nonce = try await node.nonce(of: key.address)
             let fees = try await node.fees()
             var approveHash: [UInt8]?
-            let allowance = try await node.read(token, "allowance(address,address)", [.address(key.address), .address(escrow.address)])
+            let allowance = try await node.read(
+                token, "allowance(address,address)", [.address(key.address), .address(escrow.address)])
             if TokenAmount.units(word: allowance).map({ $0 < total }) ?? false {
                 approveHash = try await node.send(
-                    from: key, to: token, data: try Call.encode("approve(address,uint256)", [.address(escrow.address), .uint256(total)]),
+                    from: key, to: token,
+                    data: try Call.encode("approve(address,uint256)", [.address(escrow.address), .uint256(total)]),
                     action: "approve the escrow on the token", nonce: nonce, fees: fees)
                 nonce += 1
             }
@@ -92,9 +94,12 @@ struct Deposit: AsyncParsableCommand {
                 object["block"] = blocks.max() ?? 0
             }
             var human: [String] = []
-            if let approveHash { human.append("approve  \(Hex.encode(approveHash))" + (approveBlock.map { " (block \($0))" } ?? "")) }
+            if let approveHash {
+                human.append("approve  \(Hex.encode(approveHash))" + (approveBlock.map { " (block \($0))" } ?? ""))
+            }
             for (i, hash) in hashes.enumerated() {
-                human.append("deposit  \(Hex.encode(hash))" + (i < blocks.count ? " (block \(blocks[i]))" : " (sent, not waited for)"))
+                human.append(
+                    "deposit  \(Hex.encode(hash))" + (i < blocks.count ? " (block \(blocks[i]))" : " (sent, not waited for)"))
             }
             human.append(
                 "Deposited \(count == 1 ? "" : "\(count) × ")\(amountText) from \(key.address.checksummed) for \(Hex.encode(reference))"
@@ -114,7 +119,9 @@ struct Deposit: AsyncParsableCommand {
 
 struct Transfer: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "A plain ERC-20 transfer from a key file (tokens sent to the escrow this way credit no account: reconciliation shows them).")
+        abstract:
+            "A plain ERC-20 transfer from a key file (tokens sent to the escrow this way credit no account: reconciliation shows them)."
+    )
 
     @Option(name: .long, help: "The sender's key file (mode 0600).") var keyFile: String
     @Option(name: .long, help: "The token contract's address.") var token: String
@@ -149,7 +156,9 @@ struct Transfer: AsyncParsableCommand {
                     "from": key.address.checksummed, "to": recipient.checksummed, "token": token.checksummed,
                     "amount": String(units), "amountText": text, "tx": Hex.encode(hash), "block": block,
                 ],
-                human: "Transferred \(text) from \(key.address.checksummed) to \(recipient.checksummed)\ntx \(Hex.encode(hash)) (block \(block))")
+                human:
+                    "Transferred \(text) from \(key.address.checksummed) to \(recipient.checksummed)\ntx \(Hex.encode(hash)) (block \(block))"
+            )
         }
     }
 }

@@ -40,7 +40,8 @@ func sendToEscrow(
 }
 
 struct Pause: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Owner: pause the escrow (deposits and payouts are refused until unpause).")
+    static let configuration = CommandConfiguration(
+        abstract: "Owner: pause the escrow (deposits and payouts are refused until unpause).")
     @OptionGroup var owner: OwnerOptions
     @OptionGroup var options: ChainOptions
 
@@ -72,7 +73,8 @@ struct Unpause: AsyncParsableCommand {
 struct SetOperator: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "set-operator",
-        abstract: "Owner: replace the operator (the server's payout key), e.g. after it leaked. Restart the server with the new key.")
+        abstract:
+            "Owner: replace the operator (the server's payout key), e.g. after it leaked. Restart the server with the new key.")
     @Argument(help: "The new operator's address (not the owner's).") var address: String
     @OptionGroup var owner: OwnerOptions
     @OptionGroup var options: ChainOptions
@@ -81,7 +83,8 @@ struct SetOperator: AsyncParsableCommand {
         try await ChainTool.run(options) { (output) throws(ChainToolError) in
             let newOperator = try parseAddress(address, option: "ADDRESS")
             let sent = try await owner.send(
-                try Call.encode("set_operator(address)", [.address(newOperator)]), action: "replace the operator", node: options.node())
+                try Call.encode("set_operator(address)", [.address(newOperator)]), action: "replace the operator",
+                node: options.node())
             output.result(
                 ["escrow": owner.escrow, "operator": newOperator.checksummed, "tx": Hex.encode(sent.tx), "block": sent.block],
                 human: "The operator is now \(newOperator.checksummed).\ntx \(Hex.encode(sent.tx)) (block \(sent.block))")
@@ -108,7 +111,8 @@ struct SetDailyCap: AsyncParsableCommand {
             let units = try TokenAmount.parse(amount, decimals: decimals)
             // A raise still waiting before this call, which a cut (or another raise) replaces.
             let waiting = try await escrow.scheduledRaise()
-            let sent = try await owner.send(try Call.encode("set_daily_cap(uint256)", [.uint256(units)]), action: "set the daily cap", node: node)
+            let sent = try await owner.send(
+                try Call.encode("set_daily_cap(uint256)", [.uint256(units)]), action: "set the daily cap", node: node)
             // What the escrow did is in its event, not in what was asked: a raise waits a day.
             let change = try CapChange.from(logs: sent.logs, escrow: escrow.address)
             let text = { (word: [UInt8]) in TokenAmount.format(word: word, decimals: decimals) }
@@ -121,7 +125,9 @@ struct SetDailyCap: AsyncParsableCommand {
                         "scheduled": false, "cap": ABI.decimalString(cap), "capText": text(cap),
                         "dailyCap": ABI.decimalString(cap), "dailyCapText": text(cap),
                     ], uniquingKeysWith: { $1 })
-                human = "The daily cap is now \(text(cap))." + (waiting.map { " The raise to \(text($0.cap)) that was waiting is cancelled." } ?? "")
+                human =
+                    "The daily cap is now \(text(cap))."
+                    + (waiting.map { " The raise to \(text($0.cap)) that was waiting is cancelled." } ?? "")
                 if let waiting { object["cancelledRaise"] = ABI.decimalString(waiting.cap) }
             case .scheduled(let current, let cap, let effectiveAt):
                 let at = UTCTime.iso8601(effectiveAt)
@@ -132,7 +138,8 @@ struct SetDailyCap: AsyncParsableCommand {
                         "current": ABI.decimalString(current), "currentText": text(current),
                         "dailyCap": ABI.decimalString(current), "dailyCapText": text(current),
                     ], uniquingKeysWith: { $1 })
-                human = "The daily cap becomes \(text(cap)) at \(at); it stays \(text(current)) until then."
+                human =
+                    "The daily cap becomes \(text(cap)) at \(at); it stays \(text(current)) until then."
                     + (waiting.map { " This replaces the raise to \(text($0.cap)) that was waiting." } ?? "")
                 if let waiting { object["replacedRaise"] = ABI.decimalString(waiting.cap) }
             }
@@ -144,11 +151,13 @@ struct SetDailyCap: AsyncParsableCommand {
 struct TransferOwnership: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "transfer-ownership",
-        abstract: "Owner: offer the escrow's ownership to ADDRESS, which takes it with accept-ownership (0x0…0 withdraws an offer).",
+        abstract:
+            "Owner: offer the escrow's ownership to ADDRESS, which takes it with accept-ownership (0x0…0 withdraws an offer).",
         discussion: """
             The owner role moves in two steps, so a mistyped address cannot take it: this only offers it, and the current owner stays in charge until the new key runs `wallet-chain accept-ownership`. A new offer replaces a pending one. The escrow refuses offers to the operator (the roles stay apart), the escrow itself and its token (they cannot sign); this tool refuses them before sending anything.
             """)
-    @Argument(help: "The new owner's address (0x0000000000000000000000000000000000000000 withdraws the pending offer).") var address: String
+    @Argument(help: "The new owner's address (0x0000000000000000000000000000000000000000 withdraws the pending offer).")
+    var address: String
     @OptionGroup var owner: OwnerOptions
     @OptionGroup var options: ChainOptions
 
@@ -209,13 +218,16 @@ struct AcceptOwnership: AsyncParsableCommand {
                 throw refusal
             }
             let sent = try await sendToEscrow(
-                try Call.encode("accept_ownership()", []), from: key, escrow: escrow, action: "accept the escrow's ownership", timeout: timeout)
+                try Call.encode("accept_ownership()", []), from: key, escrow: escrow, action: "accept the escrow's ownership",
+                timeout: timeout)
             output.result(
                 [
                     "escrow": escrow.address.checksummed, "owner": key.address.checksummed, "previousOwner": previous.checksummed,
                     "tx": Hex.encode(sent.tx), "block": sent.block,
                 ],
-                human: "\(key.address.checksummed) is now the escrow's owner (was \(previous.checksummed)).\ntx \(Hex.encode(sent.tx)) (block \(sent.block))")
+                human:
+                    "\(key.address.checksummed) is now the escrow's owner (was \(previous.checksummed)).\ntx \(Hex.encode(sent.tx)) (block \(sent.block))"
+            )
         }
     }
 }

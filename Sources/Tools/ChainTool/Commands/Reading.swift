@@ -7,7 +7,9 @@ import Foundation
 
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "The escrow's state: owner, pending owner, operator, paused, daily cap, a scheduled cap raise, paid today, token, its token balance, chain id and head.")
+        abstract:
+            "The escrow's state: owner, pending owner, operator, paused, daily cap, a scheduled cap raise, paid today, token, its token balance, chain id and head."
+    )
 
     @Option(name: .long, help: "The escrow contract's address.") var escrow: String
     @OptionGroup var options: ChainOptions

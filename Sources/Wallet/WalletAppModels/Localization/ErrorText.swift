@@ -18,7 +18,8 @@ enum ErrorText {
         case let e as WalletError: wallet(e)
         case let e as IssuerClientError: issuer(e)
         case let e as WalletFlowError: flow(e)
-        case let e as NearbyError: localized("error.nearby", "The connection to the other phone failed (%@). Try again.", e.description)
+        case let e as NearbyError:
+            localized("error.nearby", "The connection to the other phone failed (%@). Try again.", e.description)
         case let e as VerificationError: rejected(e)
         default:
             // The app's own errors word themselves in the person's language; others say what
@@ -53,15 +54,20 @@ enum ErrorText {
         case .authorityMismatch:
             localized(
                 "error.authorityMismatch",
-                "The issuer's authority key differs from the one this wallet trusts. Check the server address in Settings; do not continue.")
+                "The issuer's authority key differs from the one this wallet trusts. Check the server address in Settings; do not continue."
+            )
         case .staleKeyset:
-            localized("error.staleKeyset", "The issuer offered older keys than this wallet already has. Check the server address in Settings.")
+            localized(
+                "error.staleKeyset",
+                "The issuer offered older keys than this wallet already has. Check the server address in Settings.")
         case .requestExpired: localized("error.requestExpired", "The payment request has expired. Ask the payee for a new one.")
         case .cannotPaySelf: localized("error.cannotPaySelf", "This request was made by this wallet; it cannot pay itself.")
         case .amountRequired: localized("error.amountRequired", "The request leaves the amount open: enter how much to pay.")
         case .invalidAmount(let why): localized("error.invalidAmount", "Invalid amount: %@.", why)
         case .requestNonceReused:
-            localized("error.requestNonceReused", "A different request with the same number was already paid. Ask the payee for a new request.")
+            localized(
+                "error.requestNonceReused",
+                "A different request with the same number was already paid. Ask the payee for a new request.")
         case .unknownRequest: localized("error.unknownRequest", "This wallet made no such payment request.")
         case .requestAlreadyPaid:
             localized("error.requestAlreadyPaid", "This request was already paid by another payment. Create a new request.")
@@ -80,11 +86,14 @@ enum ErrorText {
         case .wrongPassphrase: localized("error.wrongPassphrase", "Wrong passphrase, or the file was altered.")
         case .passphraseRequired: localized("error.passphraseRequired", "This file is encrypted: enter its passphrase.")
         case .walletExists: localized("error.walletExists", "A wallet already exists on this phone.")
-        case .walletMissing: localized("error.walletMissing", "There is no wallet on this phone yet. Create one or restore a backup.")
-        case .insecureKeyFile: localized("error.insecureKeyFile", "The wallet's key file can be read by others. Restore the wallet from a backup.")
+        case .walletMissing:
+            localized("error.walletMissing", "There is no wallet on this phone yet. Create one or restore a backup.")
+        case .insecureKeyFile:
+            localized("error.insecureKeyFile", "The wallet's key file can be read by others. Restore the wallet from a backup.")
         case .corruptFile(let why):
             localized("error.corruptFile", "The file is damaged or not a wallet file (%@).", why)
-        case .storage(let why): localized("error.storage", "The wallet's storage failed: %@. Restart the app; if it persists, restore a backup.", why)
+        case .storage(let why):
+            localized("error.storage", "The wallet's storage failed: %@. Restart the app; if it persists, restore a backup.", why)
         }
     }
 

@@ -90,7 +90,9 @@ func localized(_ key: StaticString, count: Int, one: StaticString, other: Static
 public enum PlaceholderFormat {
     /// `format` with `arguments` and `count` written in; a placeholder without a value stays
     /// empty rather than failing, so a bad translation shows a gap, never crashes the screen.
-    public static func fill(_ format: String, with arguments: [String], count: Int? = nil, locale: Locale = Localization.current.locale) -> String {
+    public static func fill(
+        _ format: String, with arguments: [String], count: Int? = nil, locale: Locale = Localization.current.locale
+    ) -> String {
         var out = ""
         var next = 0
         var i = format.startIndex

@@ -7,9 +7,11 @@ enum SyncText {
     static func step(_ step: SyncStep) -> String {
         switch step {
         case .restoredNotes:
-            localized("sync.step.restoredNotes", "exchanging notes restored from a backup; checking notes held after a lost refresh…")
+            localized(
+                "sync.step.restoredNotes", "exchanging notes restored from a backup; checking notes held after a lost refresh…")
         case .announce: localized("sync.step.announce", "announcing payments still waiting for a receipt…")
-        case .settlePending: localized("sync.step.settlePending", "asking the issuer about payments whose receipt never came back…")
+        case .settlePending:
+            localized("sync.step.settlePending", "asking the issuer about payments whose receipt never came back…")
         case .redeem: localized("sync.step.redeem", "redeeming notes received offline…")
         case .refresh: localized("sync.step.refresh", "refreshing notes near expiry or the hop limit…")
         case .fraudAndRecharge: localized("sync.step.fraudAndRecharge", "reporting double spends caught offline; auto-recharge…")

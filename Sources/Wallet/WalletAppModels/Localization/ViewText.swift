@@ -52,7 +52,8 @@ public enum ViewText {
 
     /// A filter chip as VoiceOver reads it: "Sent, 3 transactions".
     public static func filterChip(_ title: String, count: Int) -> String {
-        let transactions = localized("history.transactionCount", count: count, one: "%lld transaction", other: "%lld transactions")
+        let transactions = localized(
+            "history.transactionCount", count: count, one: "%lld transaction", other: "%lld transactions")
         return localized("a11y.filterChip", "%1$@, %2$@", title, transactions)
     }
 
@@ -100,13 +101,15 @@ public enum ViewText {
     public static var loggedOut: String {
         localized(
             "root.loggedOut",
-            "You are logged out. The wallet and its notes are on this phone: you can pay and receive offline. Log in to see the settled balance, buy notes and sync.")
+            "You are logged out. The wallet and its notes are on this phone: you can pay and receive offline. Log in to see the settled balance, buy notes and sync."
+        )
     }
 
     /// The home screen while the issuer cannot be reached.
     public static var openOffline: String {
         localized(
-            "root.openOffline", "The wallet is open offline: you can pay and receive. Balances and sync come back once the issuer can be reached.")
+            "root.openOffline",
+            "The wallet is open offline: you can pay and receive. Balances and sync come back once the issuer can be reached.")
     }
 
     /// Why Receive does not offer the payment nearby: "Not offered nearby: …".
@@ -165,7 +168,9 @@ public enum ViewText {
     /// The two steps of a deposit from an Ethereum wallet that scans codes.
     public static var approveStep: String { localized("deposit.approveStep", "Approve") }
     public static var approveStepExplanation: String {
-        localized("deposit.approveStepExplanation", "Scan with your Ethereum wallet and confirm: it allows the escrow to take the tokens.")
+        localized(
+            "deposit.approveStepExplanation",
+            "Scan with your Ethereum wallet and confirm: it allows the escrow to take the tokens.")
     }
     public static var depositStepTitle: String { localized("deposit.depositStep", "Deposit") }
     public static var depositStepExplanation: String {

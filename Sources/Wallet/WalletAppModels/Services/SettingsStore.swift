@@ -48,7 +48,8 @@ public final class FileSettingsStore: SettingsStore {
         } catch {
             throw SettingsStoreError(
                 localized(
-                    "settings.notASettingsFile", "%1$@ is not a settings file (%2$@); move it away to start with defaults.", url.path,
+                    "settings.notASettingsFile", "%1$@ is not a settings file (%2$@); move it away to start with defaults.",
+                    url.path,
                     ErrorText.message(error)))
         }
     }
@@ -67,7 +68,8 @@ public final class FileSettingsStore: SettingsStore {
             } catch {
                 throw SettingsStoreError(
                     localized(
-                        "settings.cannotSave", "Cannot save settings to %1$@ (%2$@). Check the folder exists and is writable.", url.path,
+                        "settings.cannotSave", "Cannot save settings to %1$@ (%2$@). Check the folder exists and is writable.",
+                        url.path,
                         ErrorText.message(error)))
             }
             values = next

@@ -33,7 +33,8 @@ extension Wallet {
         }
         plain += Array(snapshot)
         do {
-            return try PassphraseBox.seal(plain, magic: Self.backupMagic, passphrase: passphrase, cost: cost, randomBytes: env.randomBytes)
+            return try PassphraseBox.seal(
+                plain, magic: Self.backupMagic, passphrase: passphrase, cost: cost, randomBytes: env.randomBytes)
         } catch {
             throw .storage("encryption failed: \(error)")
         }

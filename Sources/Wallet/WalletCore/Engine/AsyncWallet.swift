@@ -49,10 +49,11 @@ public struct AsyncWallet: Sendable {
         directory: String, passphrase: String? = nil, keyCost: PassphraseBox.Cost = .interactive,
         keyStore: (any KeyStore)? = nil, environment: WalletEnvironment = .live
     ) async throws(WalletError) -> AsyncWallet {
-        AsyncWallet(try await run { () throws(WalletError) in
-            try Wallet.create(
-                directory: directory, passphrase: passphrase, keyCost: keyCost, keyStore: keyStore, environment: environment)
-        })
+        AsyncWallet(
+            try await run { () throws(WalletError) in
+                try Wallet.create(
+                    directory: directory, passphrase: passphrase, keyCost: keyCost, keyStore: keyStore, environment: environment)
+            })
     }
 
     /// `Wallet.open(directory:)`, off the caller's actor. With a `keyStore`, `passphrase` does
@@ -61,18 +62,20 @@ public struct AsyncWallet: Sendable {
         directory: String, passphrase: String? = nil, keyStore: (any KeyStore)? = nil,
         environment: WalletEnvironment = .live
     ) async throws(WalletError) -> AsyncWallet {
-        AsyncWallet(try await run { () throws(WalletError) in
-            try Wallet.open(directory: directory, passphrase: passphrase, keyStore: keyStore, environment: environment)
-        })
+        AsyncWallet(
+            try await run { () throws(WalletError) in
+                try Wallet.open(directory: directory, passphrase: passphrase, keyStore: keyStore, environment: environment)
+            })
     }
 
     /// `Wallet.open(identity:databasePath:)`, off the caller's actor.
     public static func open(
         identity: WalletIdentity, databasePath: String, environment: WalletEnvironment = .live
     ) async throws(WalletError) -> AsyncWallet {
-        AsyncWallet(try await run { () throws(WalletError) in
-            try Wallet.open(identity: identity, databasePath: databasePath, environment: environment)
-        })
+        AsyncWallet(
+            try await run { () throws(WalletError) in
+                try Wallet.open(identity: identity, databasePath: databasePath, environment: environment)
+            })
     }
 
     /// `Wallet.restore`, off the caller's actor. With a `keyStore` (the new key goes there),
@@ -82,11 +85,12 @@ public struct AsyncWallet: Sendable {
         keyCost: PassphraseBox.Cost = .interactive, keyStore: (any KeyStore)? = nil,
         environment: WalletEnvironment = .live
     ) async throws(WalletError) -> AsyncWallet {
-        AsyncWallet(try await run { () throws(WalletError) in
-            try Wallet.restore(
-                backup, passphrase: passphrase, into: directory, keyPassphrase: keyPassphrase, keyCost: keyCost,
-                keyStore: keyStore, environment: environment)
-        })
+        AsyncWallet(
+            try await run { () throws(WalletError) in
+                try Wallet.restore(
+                    backup, passphrase: passphrase, into: directory, keyPassphrase: keyPassphrase, keyCost: keyCost,
+                    keyStore: keyStore, environment: environment)
+            })
     }
 
     // MARK: Observation
@@ -126,7 +130,9 @@ public struct AsyncWallet: Sendable {
     }
 
     /// `Wallet.pay`: selecting, signing and committing happen off the caller's actor.
-    public func pay(_ request: PaymentRequest, amount: UInt64? = nil, method: PaymentMethod = .qr) async throws(WalletError)
+    public func pay(
+        _ request: PaymentRequest, amount: UInt64? = nil, method: PaymentMethod = .qr
+    ) async throws(WalletError)
         -> OutgoingPayment
     {
         try await run { w throws(WalletError) in try w.pay(request, amount: amount, method: method) }
@@ -202,7 +208,9 @@ public struct AsyncWallet: Sendable {
 
     /// `Wallet.applyRestoreExchange(_:fresh:)`.
     @discardableResult
-    public func applyRestoreExchange(_ outcomes: [StateRef: RestoreOutcome], fresh chains: [Chain]) async throws(WalletError)
+    public func applyRestoreExchange(
+        _ outcomes: [StateRef: RestoreOutcome], fresh chains: [Chain]
+    ) async throws(WalletError)
         -> UInt64
     {
         try await run { w throws(WalletError) in try w.applyRestoreExchange(outcomes, fresh: chains) }

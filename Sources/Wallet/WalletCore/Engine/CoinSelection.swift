@@ -51,7 +51,8 @@ public enum CoinSelection {
         let before = total - last.amount
         let remainder = amount - before
         let used = Set(chosen.map(\.ref))
-        let replacement = sorted.filter { !used.contains($0.ref) && $0.amount >= remainder }
+        let replacement =
+            sorted.filter { !used.contains($0.ref) && $0.amount >= remainder }
             .min { singleOrder($0, $1, remainder) } ?? last
         return chosen.map { Pick(coin: $0, pay: $0.amount) } + [Pick(coin: replacement, pay: remainder)]
     }

@@ -157,11 +157,26 @@ extension Wallet {
     public func history(_ filter: HistoryFilter = HistoryFilter()) throws(WalletError) -> [HistoryEntry] {
         var clauses: [String] = []
         var args: StatementArguments = []
-        if let d = filter.direction { clauses.append("direction = ?"); args += [d.rawValue] }
-        if let s = filter.status { clauses.append("status = ?"); args += [s.rawValue] }
-        if let m = filter.method { clauses.append("method = ?"); args += [m.rawValue] }
-        if let s = filter.since { clauses.append("created_at >= ?"); args += [sqlTime(s)] }
-        if let u = filter.until { clauses.append("created_at < ?"); args += [sqlTime(u)] }
+        if let d = filter.direction {
+            clauses.append("direction = ?")
+            args += [d.rawValue]
+        }
+        if let s = filter.status {
+            clauses.append("status = ?")
+            args += [s.rawValue]
+        }
+        if let m = filter.method {
+            clauses.append("method = ?")
+            args += [m.rawValue]
+        }
+        if let s = filter.since {
+            clauses.append("created_at >= ?")
+            args += [sqlTime(s)]
+        }
+        if let u = filter.until {
+            clauses.append("created_at < ?")
+            args += [sqlTime(u)]
+        }
         let whereSQL = clauses.isEmpty ? "" : "WHERE " + clauses.joined(separator: " AND ")
         args += [max(0, min(filter.limit, 1000)), max(0, filter.offset)]
         let sql = "SELECT * FROM history \(whereSQL) ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?"
@@ -225,8 +240,10 @@ extension Wallet {
             let currency = try verifier(db).limits.currency
             var result = AccountHistoryImport()
             for entry in entries.sorted(by: { $0.id < $1.id }) {
-                let seen = try Bool.fetchOne(
-                    db, sql: "SELECT EXISTS(SELECT 1 FROM account_entry WHERE journal_id = ?)", arguments: [entry.id]) ?? false
+                let seen =
+                    try Bool.fetchOne(
+                        db, sql: "SELECT EXISTS(SELECT 1 FROM account_entry WHERE journal_id = ?)", arguments: [entry.id])
+                    ?? false
                 if seen { continue }
                 let line = try historyLine(db, for: entry, currency: currency)
                 switch line {
@@ -305,7 +322,8 @@ extension Wallet {
             if let note = entry.reference {
                 // The issuer swept the note: copies still held here are worth nothing now.
                 try db.execute(
-                    sql: "UPDATE note_state SET status = 'refunded', updated_at = ? WHERE note_id = ? AND status IN ('available','received') AND expires_at <= ?",
+                    sql:
+                        "UPDATE note_state SET status = 'refunded', updated_at = ? WHERE note_id = ? AND status IN ('available','received') AND expires_at <= ?",
                     arguments: [sqlTime(env.now()), note.data, entry.createdAt])
             }
             return try add(credit ? .refunded : .charged, "issuer")
@@ -428,9 +446,11 @@ extension Wallet {
         parts.states = held.map { $0.bytes("ref") }
         let statuses = Set(held.map { $0["status"] as String })
         parts.settlement =
-            statuses.contains(NoteStatus.received.rawValue) ? .pending
-            : statuses.contains(NoteStatus.settled.rawValue) ? .settled
-            : statuses.isEmpty ? .none : .spentOnward
+            statuses.contains(NoteStatus.received.rawValue)
+            ? .pending
+            : statuses.contains(NoteStatus.settled.rawValue)
+                ? .settled
+                : statuses.isEmpty ? .none : .spentOnward
         if !(try caseIDs(db, parts.states)).isEmpty {
             parts.fraud.append(.init(kind: "fraud_recovery", cheater: nil, caseIDs: try caseIDs(db, parts.states)))
         }
@@ -439,11 +459,13 @@ extension Wallet {
 
     /// An account movement: the notes its journal entries name (an expired note refunded, a
     /// state charged for).
-    private func accountParts(_ db: Database, _ journal: [HistoryDetail.JournalLine], _ start: DetailParts) throws -> DetailParts {
+    private func accountParts(_ db: Database, _ journal: [HistoryDetail.JournalLine], _ start: DetailParts) throws -> DetailParts
+    {
         var parts = start
         for line in journal {
-            guard let reference = try Data.fetchOne(
-                db, sql: "SELECT reference FROM account_entry WHERE journal_id = ?", arguments: [line.id])
+            guard
+                let reference = try Data.fetchOne(
+                    db, sql: "SELECT reference FROM account_entry WHERE journal_id = ?", arguments: [line.id])
             else { continue }
             let column = line.kind == "expiry_refund" ? "note_id" : "ref"
             let notes = try Row.fetchAll(
@@ -460,9 +482,13 @@ extension Wallet {
     private func heldProofs(_ db: Database, _ states: [[UInt8]]) throws -> [HistoryDetail.Fraud] {
         var found: [HistoryDetail.Fraud] = []
         for state in states {
-            for cheater in try Data.fetchAll(db, sql: "SELECT cheater FROM fraud_proof WHERE state_ref = ?", arguments: [state.data]) {
-                found.append(.init(
-                    kind: "proof_held", cheater: PublicKeyBytes(bytes: Array(cheater))?.keyID, caseIDs: try caseIDs(db, [state])))
+            for cheater in try Data.fetchAll(
+                db, sql: "SELECT cheater FROM fraud_proof WHERE state_ref = ?", arguments: [state.data])
+            {
+                found.append(
+                    .init(
+                        kind: "proof_held", cheater: PublicKeyBytes(bytes: Array(cheater))?.keyID,
+                        caseIDs: try caseIDs(db, [state])))
             }
         }
         return found
@@ -471,7 +497,8 @@ extension Wallet {
     private func caseIDs(_ db: Database, _ states: [[UInt8]]) throws -> [Int64] {
         var ids: Set<Int64> = []
         for state in states {
-            ids.formUnion(try Int64.fetchAll(db, sql: "SELECT case_id FROM fraud_case_link WHERE state_ref = ?", arguments: [state.data]))
+            ids.formUnion(
+                try Int64.fetchAll(db, sql: "SELECT case_id FROM fraud_case_link WHERE state_ref = ?", arguments: [state.data]))
         }
         return ids.sorted()
     }

@@ -116,7 +116,12 @@ enum SnapshotObservation {
         // before the read starts, so a commit during the read queues the next one.
         let queued = Mutex(false)
         @Sendable func wake() {
-            guard queued.withLock({ q in defer { q = true }; return !q }) else { return }
+            guard
+                queued.withLock({ q in
+                    defer { q = true }
+                    return !q
+                })
+            else { return }
             queue.async {
                 queued.withLock { $0 = false }
                 reread()

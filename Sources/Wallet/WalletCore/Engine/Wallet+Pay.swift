@@ -12,7 +12,9 @@ extension Wallet {
     /// (docs/design.md §2.4, §2.6).
     ///
     /// - Parameter amount: required for an open-amount request, otherwise must be nil or equal.
-    public func pay(_ request: PaymentRequest, amount: UInt64? = nil, method: PaymentMethod = .qr) throws(WalletError)
+    public func pay(
+        _ request: PaymentRequest, amount: UInt64? = nil, method: PaymentMethod = .qr
+    ) throws(WalletError)
         -> OutgoingPayment
     {
         let now = env.now()
@@ -143,7 +145,8 @@ extension Wallet {
         history status: HistoryEntry.Status, error: String?, now: Timestamp
     ) throws {
         try db.execute(
-            sql: "UPDATE outgoing_payment SET status = 'completed', receipt = COALESCE(?, receipt), resolution = ?, updated_at = ? WHERE id = ?",
+            sql:
+                "UPDATE outgoing_payment SET status = 'completed', receipt = COALESCE(?, receipt), resolution = ?, updated_at = ? WHERE id = ?",
             arguments: [receipt?.data, resolution?.rawValue, sqlTime(now), payment.id.bytes.data])
         try db.execute(
             sql: "UPDATE note_state SET status = 'spent', updated_at = ? WHERE spent_by = ? AND status = 'reserved'",
@@ -241,7 +244,9 @@ extension Wallet {
         }
         if let amount, amount != request.amount {
             let c = request.currency
-            throw .invalidAmount("the request asks for \(Amount.format(request.amount, currency: c)) \(c), not \(Amount.format(amount, currency: c)) \(c)")
+            throw .invalidAmount(
+                "the request asks for \(Amount.format(request.amount, currency: c)) \(c), not \(Amount.format(amount, currency: c)) \(c)"
+            )
         }
         return request.amount
     }

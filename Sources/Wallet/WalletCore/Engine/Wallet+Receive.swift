@@ -58,7 +58,9 @@ extension Wallet {
                     let receipt = try Receipt.sign(
                         paymentID: previous.id, nonce: previous.nonce, currency: previous.currency, amount: previous.amount,
                         receivedAt: previous.receipt.receivedAt, transcriptHash: transcriptHash, payee: identity.signer)
-                    return ReceivedPayment(id: previous.id, nonce: previous.nonce, amount: previous.amount, currency: previous.currency, receipt: receipt)
+                    return ReceivedPayment(
+                        id: previous.id, nonce: previous.nonce, amount: previous.amount, currency: previous.currency,
+                        receipt: receipt)
                 } catch {
                     throw .storage("could not sign a receipt: \(error)")
                 }
@@ -108,7 +110,8 @@ extension Wallet {
             let holding = try Self.holding(db, now: now)
             let wouldHold = Amount.sum([holding, verified.amount]) ?? Amount.max
             guard wouldHold <= limits.maxOfflineHolding else {
-                throw WalletError.holdingLimitExceeded(limit: limits.maxOfflineHolding, wouldHold: wouldHold, currency: limits.currency)
+                throw WalletError.holdingLimitExceeded(
+                    limit: limits.maxOfflineHolding, wouldHold: wouldHold, currency: limits.currency)
             }
             for state in verified.received {
                 guard try !Self.isKnown(db, state.ref) else { throw WalletError.rejected(.duplicatePayment) }

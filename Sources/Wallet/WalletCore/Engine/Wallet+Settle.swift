@@ -54,11 +54,15 @@ extension Wallet {
         let now = env.now()
         try write { db in
             guard let payment = try outgoing(db, nonce: nonce), payment.status == .signed else { return }
-            let (status, error): (HistoryEntry.Status, String?) = switch resolution {
-            case .confirmedByIssuer: (.completed, nil)
-            case .expiredUnredeemed:
-                (.failed, "The payee never redeemed it before the notes expired; the issuer refunded the value to your account if the payee took another payment for the request or has no account, else to the payee's.")
-            }
+            let (status, error): (HistoryEntry.Status, String?) =
+                switch resolution {
+                case .confirmedByIssuer: (.completed, nil)
+                case .expiredUnredeemed:
+                    (
+                        .failed,
+                        "The payee never redeemed it before the notes expired; the issuer refunded the value to your account if the payee took another payment for the request or has no account, else to the payee's."
+                    )
+                }
             try complete(db, payment, receipt: nil, resolution: resolution, history: status, error: error, now: now)
         }
     }
@@ -77,16 +81,18 @@ extension Wallet {
     /// issuer answered, and the fresh notes it issued to this wallet's key become spendable.
     /// Returns the value of the fresh notes added.
     @discardableResult
-    public func applyRestoreExchange(_ outcomes: [StateRef: RestoreOutcome], fresh chains: [Chain]) throws(WalletError) -> UInt64 {
+    public func applyRestoreExchange(_ outcomes: [StateRef: RestoreOutcome], fresh chains: [Chain]) throws(WalletError) -> UInt64
+    {
         let now = env.now()
         return try write { db in
             let verifier = try verifier(db)
             for (ref, outcome) in outcomes {
-                let status = switch outcome {
-                case .exchanged: "settled"
-                case .alreadySpent: "spent"
-                case .expired: "expired"
-                }
+                let status =
+                    switch outcome {
+                    case .exchanged: "settled"
+                    case .alreadySpent: "spent"
+                    case .expired: "expired"
+                    }
                 try db.execute(
                     sql: """
                         UPDATE note_state SET status = ?, needs_online_check = 0, updated_at = ?

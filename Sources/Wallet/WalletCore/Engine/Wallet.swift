@@ -61,7 +61,9 @@ public final class Wallet: Sendable {
         let dbPath = (directory as NSString).appendingPathComponent(databaseFileName)
         guard FileManager.default.fileExists(atPath: dbPath) else { throw .walletMissing(directory) }
         guard !FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent(restoringMarkerName)) else {
-            throw .storage("a restore into \(directory) was interrupted before it finished; restore the same backup into it again (the restore starts over)")
+            throw .storage(
+                "a restore into \(directory) was interrupted before it finished; restore the same backup into it again (the restore starts over)"
+            )
         }
         // An emptied or overwritten database would otherwise open as a new, empty wallet under
         // the old key: the notes would vanish from view with nothing said.
@@ -195,7 +197,9 @@ public final class Wallet: Sendable {
             var currency = verifier.limits.currency
             for chain in chains {
                 let state: VerifiedState
-                do throws(VerificationError) { state = try verifier.verify(chain, now: now) } catch { throw WalletError.rejected(error) }
+                do throws(VerificationError) { state = try verifier.verify(chain, now: now) } catch {
+                    throw WalletError.rejected(error)
+                }
                 guard state.owner == publicKey else { throw WalletError.notOwnedByWallet }
                 currency = state.currency
                 try Self.recordSpends(db, state)
@@ -278,43 +282,47 @@ public final class Wallet: Sendable {
     }
 
     func balanceLines(_ db: Database, now: Timestamp) throws -> Balance {
-            let limits = try verifier(db).limits
-            let currency = limits.currency
-            let t = sqlTime(now)
-            let payableAfter = sqlTime(now &+ env.expiryMargin)
-            // One pass over the held states; each CASE is one line of `Balance`. The spendable
-            // condition is `spendableCoins`'s, so status and `pay` cannot disagree.
-            let row = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT
-                      COALESCE(SUM(CASE WHEN expires_at <= :now THEN amount END), 0) AS expired,
-                      COALESCE(SUM(CASE WHEN expires_at > :now AND needs_online_check <> 0 THEN amount END), 0) AS checking,
-                      COALESCE(SUM(CASE WHEN expires_at > :now AND needs_online_check = 0
-                                         AND (expires_at <= :payable OR hops >= :maxHops) THEN amount END), 0) AS refresh,
-                      COALESCE(SUM(CASE WHEN \(Self.payableCondition) THEN amount END), 0) AS spendable,
-                      COALESCE(SUM(CASE WHEN status = 'received' THEN amount END), 0) AS unsettled
-                    FROM note_state WHERE status IN ('available','received') AND currency = :currency
-                    """,
-                arguments: ["now": t, "payable": payableAfter, "maxHops": limits.maxHops, "currency": currency.code])
-            let largest = try Int64.fetchAll(
-                db,
-                sql: "SELECT amount FROM note_state WHERE status IN ('available','received') AND currency = :currency AND \(Self.payableCondition) ORDER BY amount DESC LIMIT :n",
-                arguments: ["payable": payableAfter, "maxHops": limits.maxHops, "currency": currency.code, "n": PaymentBundle.maxChains])
-            return Balance(
-                currency: currency,
-                spendable: row?.amount("spendable") ?? 0,
-                needsRefresh: row?.amount("refresh") ?? 0,
-                needsOnlineCheck: row?.amount("checking") ?? 0,
-                expired: row?.amount("expired") ?? 0,
-                // The value travelling in payments without a receipt; their change is already spendable.
-                reserved: UInt64(clamping: try Int64.fetchOne(
+        let limits = try verifier(db).limits
+        let currency = limits.currency
+        let t = sqlTime(now)
+        let payableAfter = sqlTime(now &+ env.expiryMargin)
+        // One pass over the held states; each CASE is one line of `Balance`. The spendable
+        // condition is `spendableCoins`'s, so status and `pay` cannot disagree.
+        let row = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT
+                  COALESCE(SUM(CASE WHEN expires_at <= :now THEN amount END), 0) AS expired,
+                  COALESCE(SUM(CASE WHEN expires_at > :now AND needs_online_check <> 0 THEN amount END), 0) AS checking,
+                  COALESCE(SUM(CASE WHEN expires_at > :now AND needs_online_check = 0
+                                     AND (expires_at <= :payable OR hops >= :maxHops) THEN amount END), 0) AS refresh,
+                  COALESCE(SUM(CASE WHEN \(Self.payableCondition) THEN amount END), 0) AS spendable,
+                  COALESCE(SUM(CASE WHEN status = 'received' THEN amount END), 0) AS unsettled
+                FROM note_state WHERE status IN ('available','received') AND currency = :currency
+                """,
+            arguments: ["now": t, "payable": payableAfter, "maxHops": limits.maxHops, "currency": currency.code])
+        let largest = try Int64.fetchAll(
+            db,
+            sql:
+                "SELECT amount FROM note_state WHERE status IN ('available','received') AND currency = :currency AND \(Self.payableCondition) ORDER BY amount DESC LIMIT :n",
+            arguments: [
+                "payable": payableAfter, "maxHops": limits.maxHops, "currency": currency.code, "n": PaymentBundle.maxChains,
+            ])
+        return Balance(
+            currency: currency,
+            spendable: row?.amount("spendable") ?? 0,
+            needsRefresh: row?.amount("refresh") ?? 0,
+            needsOnlineCheck: row?.amount("checking") ?? 0,
+            expired: row?.amount("expired") ?? 0,
+            // The value travelling in payments without a receipt; their change is already spendable.
+            reserved: UInt64(
+                clamping: try Int64.fetchOne(
                     db, sql: "SELECT COALESCE(SUM(amount), 0) FROM outgoing_payment WHERE status = 'signed' AND currency = ?",
                     arguments: [currency.code]) ?? 0),
-                unsettled: row?.amount("unsettled") ?? 0,
-                largestPayment: Amount.sum(largest.map { UInt64(clamping: $0) }) ?? Amount.max,
-                holding: try Self.holding(db, now: now),
-                holdingLimit: limits.maxOfflineHolding)
+            unsettled: row?.amount("unsettled") ?? 0,
+            largestPayment: Amount.sum(largest.map { UInt64(clamping: $0) }) ?? Amount.max,
+            holding: try Self.holding(db, now: now),
+            holdingLimit: limits.maxOfflineHolding)
     }
 
     /// The SQL condition (over `note_state`, with `:payable` = now + expiry margin and
@@ -324,10 +332,12 @@ public final class Wallet: Sendable {
     /// Value held against the offline holding limit: unexpired available or received notes.
     /// `receive` refuses a payment that would take this above `Limits.maxOfflineHolding`.
     static func holding(_ db: Database, now: Timestamp) throws -> UInt64 {
-        UInt64(clamping: try Int64.fetchOne(
-            db,
-            sql: "SELECT COALESCE(SUM(amount), 0) FROM note_state WHERE status IN ('available','received') AND expires_at > ?",
-            arguments: [sqlTime(now)]) ?? 0)
+        UInt64(
+            clamping: try Int64.fetchOne(
+                db,
+                sql:
+                    "SELECT COALESCE(SUM(amount), 0) FROM note_state WHERE status IN ('available','received') AND expires_at > ?",
+                arguments: [sqlTime(now)]) ?? 0)
     }
 
     /// Double spends this wallet caught offline, to report online.
@@ -345,9 +355,11 @@ public final class Wallet: Sendable {
     /// Note states by status (all when nil), oldest first, for sync and inspection.
     public func states(_ status: NoteStatus? = nil) throws(WalletError) -> [StoredState] {
         try read { db in
-            let rows = try status.map {
-                try Row.fetchAll(db, sql: "SELECT * FROM note_state WHERE status = ? ORDER BY created_at, ref", arguments: [$0.rawValue])
-            } ?? Row.fetchAll(db, sql: "SELECT * FROM note_state ORDER BY created_at, ref")
+            let rows =
+                try status.map {
+                    try Row.fetchAll(
+                        db, sql: "SELECT * FROM note_state WHERE status = ? ORDER BY created_at, ref", arguments: [$0.rawValue])
+                } ?? Row.fetchAll(db, sql: "SELECT * FROM note_state ORDER BY created_at, ref")
             return try rows.map { row in
                 StoredState(
                     ref: StateRef(uncheckedBytes: row.bytes("ref")), chain: try Chain(decoding: row.bytes("chain")),
@@ -368,11 +380,13 @@ public final class Wallet: Sendable {
                 case .unspent:
                     // Restored states are exchanged, never released (§5.2 rule 5).
                     try db.execute(
-                        sql: "UPDATE note_state SET needs_online_check = 0, updated_at = ? WHERE ref = ? AND needs_online_check = 1",
+                        sql:
+                            "UPDATE note_state SET needs_online_check = 0, updated_at = ? WHERE ref = ? AND needs_online_check = 1",
                         arguments: [sqlTime(now), ref.bytes.data])
                 case .spent:
                     try db.execute(
-                        sql: "UPDATE note_state SET status = 'spent', needs_online_check = 0, updated_at = ? WHERE ref = ? AND status IN ('available','received')",
+                        sql:
+                            "UPDATE note_state SET status = 'spent', needs_online_check = 0, updated_at = ? WHERE ref = ? AND status IN ('available','received')",
                         arguments: [sqlTime(now), ref.bytes.data])
                 }
             }
@@ -387,7 +401,8 @@ public final class Wallet: Sendable {
 
     /// `UPDATE note_state SET <assignments> … WHERE ref = ? AND <condition>` for each of `refs`;
     /// a state not in the expected condition is left as it is.
-    func updateStates(_ db: Database, _ refs: [StateRef], set assignments: String, where condition: String, now: Timestamp) throws {
+    func updateStates(_ db: Database, _ refs: [StateRef], set assignments: String, where condition: String, now: Timestamp) throws
+    {
         let statement = try db.cachedStatement(
             sql: "UPDATE note_state SET \(assignments), updated_at = ? WHERE ref = ? AND \(condition)")
         for ref in refs {
@@ -435,10 +450,13 @@ extension Wallet {
         let limits = try limits()
         let spendable = try states(.available).filter { !$0.needsOnlineCheck }
         var due = spendable.filter { state in
-            state.chain.note.expiresAt <= now + seconds || state.chain.transfers.count >= limits.maxHops - 1 || !state.chain.transfers.isEmpty
+            state.chain.note.expiresAt <= now + seconds || state.chain.transfers.count >= limits.maxHops - 1
+                || !state.chain.transfers.isEmpty
         }
         let dueRefs = Set(due.map(\.ref))
-        let fresh = spendable.filter { !dueRefs.contains($0.ref) }.sorted { $0.amount != $1.amount ? $0.amount > $1.amount : $0.ref < $1.ref }
+        let fresh = spendable.filter { !dueRefs.contains($0.ref) }.sorted {
+            $0.amount != $1.amount ? $0.amount > $1.amount : $0.ref < $1.ref
+        }
         if fresh.count > Self.consolidateAbove { due += fresh.dropFirst() }
         return due
     }
@@ -470,7 +488,9 @@ extension Wallet {
         var added: UInt64 = 0
         for chain in chains {
             let state: VerifiedState
-            do throws(VerificationError) { state = try verifier.verify(chain, now: now) } catch { throw WalletError.rejected(error) }
+            do throws(VerificationError) { state = try verifier.verify(chain, now: now) } catch {
+                throw WalletError.rejected(error)
+            }
             guard state.owner == publicKey else { throw WalletError.notOwnedByWallet }
             try Self.recordSpends(db, state)
             // Fresh notes from the issuer are a purchase paid with the notes handed back.

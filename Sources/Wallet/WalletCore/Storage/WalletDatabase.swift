@@ -43,7 +43,9 @@ enum WalletDatabase {
         #endif
         guard fd >= 0 else { throw .storage("cannot create \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
-        guard fchmod(fd, 0o600) == 0 else { throw .storage("cannot make \(path) private (mode 0600): \(String(cString: strerror(errno)))") }
+        guard fchmod(fd, 0o600) == 0 else {
+            throw .storage("cannot make \(path) private (mode 0600): \(String(cString: strerror(errno)))")
+        }
         for companion in [path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: companion) {
             guard chmod(companion, 0o600) == 0 else {
                 throw .storage("cannot make \(companion) private (mode 0600): \(String(cString: strerror(errno)))")
@@ -148,7 +150,8 @@ enum WalletDatabase {
             // How a payment left the pending state when no receipt came back: 'issuer' (the
             // issuer saw the payee redeem or spend it) or 'expired' (the note expired unredeemed
             // and the issuer refunded it to the last holder it knew). NULL: by receipt.
-            try db.execute(sql: "ALTER TABLE outgoing_payment ADD COLUMN resolution TEXT CHECK (resolution IN ('issuer','expired'))")
+            try db.execute(
+                sql: "ALTER TABLE outgoing_payment ADD COLUMN resolution TEXT CHECK (resolution IN ('issuer','expired'))")
         }
         m.registerMigration("v2-history", migrate: migrateHistoryV2)
         return m
