@@ -334,6 +334,12 @@ let package = Package(
             ],
             path: "Sources/Testing/OfflineNotesTesting"
         ),
+        // The wallet engine's doubles that need no issuer: a simulated Secure Enclave.
+        .target(
+            name: "WalletCoreTesting",
+            dependencies: ["WalletCore", "OfflineNotes"],
+            path: "Sources/Testing/WalletCoreTesting"
+        ),
         // Stand-in issuer in memory, for tests, the demo and benchmarks (the real one is the server).
         .target(
             name: "DevIssuer",
@@ -480,7 +486,7 @@ let package = Package(
         .testTarget(
             name: "WalletCoreTests",
             dependencies: [
-                "WalletCore", "OfflineNotes", "DevIssuer", "TestSupport", "WalletTestSupport",
+                "WalletCore", "OfflineNotes", "DevIssuer", "TestSupport", "WalletCoreTesting",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
@@ -537,7 +543,7 @@ let package = Package(
             name: "WalletAppModelsTests",
             dependencies: [
                 "WalletAppModels", "WalletFlows", "WalletTestSupport", "IssuerTesting", "TestSupport", "OfflineNotesTesting", "NearbySessionTesting", "WalletSync", "WalletCore", "OfflineNotes", "QRPayload", "NearbySession",
-                "NearbyGATT", "NearbyGATTTesting",
+                "NearbyGATT", "NearbyGATTTesting", "IssuerCore", "WalletCoreTesting",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             path: "Tests/WalletAppModelsTests"
@@ -557,6 +563,7 @@ let package = Package(
             dependencies: [
                 "IssuerCore", "SQLStore", "OfflineNotes", "WalletCore", "TestSupport", "IssuerTesting", "WalletTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Tests/IssuerCoreTests"
         ),

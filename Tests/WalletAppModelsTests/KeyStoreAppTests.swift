@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import WalletAppModels
 import WalletCore
+import WalletCoreTesting
 import WalletFlows
 import WalletTestSupport
 

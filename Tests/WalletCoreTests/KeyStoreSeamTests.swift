@@ -2,7 +2,7 @@ import Foundation
 import OfflineNotes
 import Testing
 import WalletCore
-import WalletTestSupport
+import WalletCoreTesting
 
 /// A wallet whose key lives in a key store (the Secure Enclave on a phone; a simulated one
 /// here): it pays, receives, reopens and restores like a key-file wallet, and its key never
