@@ -13,7 +13,7 @@ import WalletTestSupport
 /// One person's whole app, as the iOS app assembles it: the platform services (Linux doubles),
 /// the `AppModel` every tab shares, and the screen models opened over it — on a real wallet in
 /// its own directory, logged in to the real issuer through onboarding. The end-to-end tests
-/// (AppEndToEndTests) drive two or three of these against one `IssuerHarness`.
+/// (AppEndToEndTests) drive two or three of these against one `LoopbackIssuer`.
 ///
 /// Everything the tests assert on a home screen comes from `home`, which is fed only by
 /// observation (the wallet's snapshot stream, the app's syncs): nothing here refreshes it.
@@ -26,7 +26,7 @@ final class AppStack {
     static let hints = [TransportHint.tcp("127.0.0.1:1")]
 
     let name: String
-    let issuer: IssuerHarness
+    let issuer: LoopbackIssuer
     let email: String
     let store: MemoryFlowStore
     let settings: InMemorySettingsStore
@@ -44,7 +44,7 @@ final class AppStack {
     /// or none) — then the app starts with the result and the home screen appears. The phone
     /// starts offline as far as the app knows (no launch sync): tests switch `connectivity`.
     /// - Parameter biometrics: the scripted answers of Face ID, in order.
-    init(_ name: String, on issuer: IssuerHarness, passphrase: String? = nil, biometrics: [Bool] = []) async throws {
+    init(_ name: String, on issuer: LoopbackIssuer, passphrase: String? = nil, biometrics: [Bool] = []) async throws {
         self.name = name
         self.issuer = issuer
         let store = MemoryFlowStore()

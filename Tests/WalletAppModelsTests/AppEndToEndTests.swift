@@ -26,9 +26,9 @@ struct AppEndToEndTests {
 
     /// One server on `backend`, and Alice's and Bob's phones onboarded on it.
     static func aliceAndBob(
-        _ backend: Backend, _ body: (IssuerHarness, AppStack, AppStack) async throws -> Void
+        _ backend: Backend, _ body: (LoopbackIssuer, AppStack, AppStack) async throws -> Void
     ) async throws {
-        try await IssuerHarness.with(backend) { h in
+        try await LoopbackIssuer.with(backend) { h in
             try await body(h, try await AppStack("alice", on: h), try await AppStack("bob", on: h))
         }
     }
@@ -41,7 +41,7 @@ struct AppEndToEndTests {
     /// then Bob's phone comes online and one sync settles the payment on his home.
     @Test(arguments: Backend.available)
     func scanPayNearbyOverACutLinkAndBothHomesFollow(_ backend: Backend) async throws {
-        try await IssuerHarness.with(backend) { h in
+        try await LoopbackIssuer.with(backend) { h in
             let alice = try await AppStack("alice", on: h, passphrase: "alice keeps a long passphrase")
             let bob = try await AppStack("bob", on: h)
             try await alice.fund(50_000)
@@ -178,7 +178,7 @@ struct AppEndToEndTests {
     /// background; a face not recognized and a wrong passphrase leave it locked with their
     /// messages, the next face opens it; a launch locks again and the passphrase opens it.
     @Test func aLockAndUnlock() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let passphrase = "alice keeps a long passphrase"
             let alice = try await AppStack("alice", on: h, passphrase: passphrase, biometrics: [true, false, true])
             let settings = try #require(alice.app.settingsModel, "the app hands out the Settings tab")
@@ -212,7 +212,7 @@ struct AppEndToEndTests {
     /// auto-recharge purchase — one at the issuer too — and home shows the result.
     @Test(arguments: Backend.available)
     func connectivityReturningSyncsOnceAndRechargesOnce(_ backend: Backend) async throws {
-        try await IssuerHarness.with(backend) { h in
+        try await LoopbackIssuer.with(backend) { h in
             let alice = try await AppStack("alice", on: h)
             try await alice.stock(50, funds: 50_000)
             #expect(try await alice.purchasesAtIssuer() == 1)
@@ -247,7 +247,7 @@ struct AppEndToEndTests {
     /// purchase is remembered and the next sync (network back) finishes it once.
     @Test(arguments: Backend.available)
     func offlineDuringPurchase(_ backend: Backend) async throws {
-        try await IssuerHarness.with(backend) { h in
+        try await LoopbackIssuer.with(backend) { h in
             let alice = try await AppStack("alice", on: h)
             try await alice.fund(10_000)
             alice.network.isCut = true

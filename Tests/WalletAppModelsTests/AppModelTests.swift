@@ -21,7 +21,7 @@ import WalletTestSupport
     }
 
     @Test func connectivityReturningRunsOneSyncAndOneAutoRecharge() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (session, store) = try await h.loggedIn("alice", funds: 20_000)
             try store.updateFlowState { $0.autoRecharge = AutoRechargeRule(threshold: 1_000, target: 3_000) }
             let network = ManualConnectivity(.offline)
@@ -78,7 +78,7 @@ import WalletTestSupport
 
     @Test func aSyncThatCannotReachTheIssuerFailsWithAMessageAndCanRunAgain() async throws {
         var kept: (session: WalletSession, directory: String)?
-        try await IssuerHarness.with { h in kept = try await h.loggedInOutliving("dora") }
+        try await LoopbackIssuer.with { h in kept = try await h.loggedInOutliving("dora") }
         let (session, directory) = try #require(kept)  // its server has stopped now
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let network = ManualConnectivity(.offline)
@@ -96,7 +96,7 @@ import WalletTestSupport
     }
 
     @Test func openedOfflineTheLoginIsResumedWhenTheNetworkReturns() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (wallet, directory) = try h.wallet("erin")
             let store = MemoryFlowStore()
             _ = try await WalletSession.logIn(
@@ -122,7 +122,7 @@ import WalletTestSupport
     }
 
     @Test func aLaunchWhileOnlineSyncsOnce() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (session, _) = try await h.loggedIn("fred")
             let app = Self.appModel(connectivity: ManualConnectivity(.online))
             app.start(wallet: AsyncWallet(session.wallet), session: session)
@@ -132,7 +132,7 @@ import WalletTestSupport
     }
 
     @Test func aFraudCaseIsAlertedOnce() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (alice, _) = try await h.loggedIn("alice", funds: 10_000)
             let (bob, _) = try await h.loggedIn("bob")
             _ = try await alice.purchase(1_000)

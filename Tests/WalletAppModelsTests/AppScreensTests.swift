@@ -14,7 +14,7 @@ import WalletTestSupport
     static let locale = Locale(identifier: "en_US")
 
     @Test func theScreensShareOneSessionSoSettingsDriveTheNextSyncAndAPurchaseShowsOnHome() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (session, _) = try await h.loggedIn("screens", funds: 20_000)
             let settings = InMemorySettingsStore()
             let browser = InMemoryNearbyBrowser()

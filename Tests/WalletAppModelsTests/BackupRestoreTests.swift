@@ -48,7 +48,7 @@ final class StateRecorder {
     init() throws { scratch = try TemporaryDirectory("backups") }
 
     @Test func backupTakesThePassphraseTwiceUnderTheCommandLinesRuleAndWritesTheEncryptedFile() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (session, store) = try await h.loggedIn("backer", funds: 10_000)
             _ = try await session.purchase(2_000)
             let email = try #require(try store.loadLogin().email)
@@ -111,7 +111,7 @@ final class StateRecorder {
     }
 
     @Test func restoreIntoAnEmptyWalletGivesANewKeyAndItsSyncExchangesTheNotes() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             // The old phone bought 30.00 and made a backup; then it was lost.
             let (old, oldStore) = try await h.loggedIn("lost", funds: 10_000)
             _ = try await old.purchase(3_000)
@@ -187,7 +187,7 @@ final class StateRecorder {
     }
 
     @Test func theRestoreSaysWhatTheOldPhoneSpentAfterTheBackup() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (old, oldStore) = try await h.loggedIn("spender", funds: 10_000)
             _ = try await old.purchase(3_000)
             let backupFile = try old.wallet.exportBackup(passphrase: Self.strong, cost: .testing)
@@ -232,7 +232,7 @@ final class StateRecorder {
     /// by this wallet's key not yet here) is not replaced: under a new key those notes could
     /// never be collected.
     @Test func anUnfinishedPurchaseKeepsTheWallet() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (session, store) = try await h.loggedIn("buyer", funds: 10_000)
             let backupFile = try session.wallet.exportBackup(passphrase: Self.strong, cost: .testing)
             try store.updateFlowState { $0.pendingPurchase = PendingPurchase(key: "unfinished", amount: 500) }
@@ -254,7 +254,7 @@ final class StateRecorder {
     }
 
     @Test func aWalletThatHoldsAnythingIsNotReplaced() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (session, _) = try await h.loggedIn("holder", funds: 10_000)
             _ = try await session.purchase(1_000)
             let backupFile = try session.wallet.exportBackup(passphrase: Self.strong, cost: .testing)

@@ -17,7 +17,7 @@ struct BuyModelTests {
     @Test func offlineWhenTheIssuerCannotBeReached() async throws {
         let stranded = Mutex<(session: WalletSession, directory: String)?>(nil)
         // The server stops when this block returns: its URL is unreachable afterwards.
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let kept = try await h.loggedInOutliving("offline-buyer", funds: 10_000)
             stranded.withLock { $0 = kept }
         }
@@ -37,7 +37,7 @@ struct BuyModelTests {
     }
 
     @Test func insufficientAccountFundsBuysNothing() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (session, store) = try await h.loggedIn("poor", funds: 1_000)
             let buy = BuyModel(session: session, balance: try session.wallet.balance(), locale: Self.us)
             buy.amount.text = "50"
@@ -54,7 +54,7 @@ struct BuyModelTests {
     }
 
     @Test func aboveTheHoldingLimitLocallyAndAtTheIssuer() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (alice, _) = try await h.loggedIn("holder", funds: 200_000)
             let (bob, _) = try await h.loggedIn("payee")
             // Typed above the risk budget: refused before anything is sent, the limit shown.
@@ -90,7 +90,7 @@ struct BuyModelTests {
     }
 
     @Test func anInvalidAmountIsItsOwnError() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (session, _) = try await h.loggedIn("typo", funds: 1_000)
             let buy = BuyModel(session: session, balance: try session.wallet.balance(), locale: Self.us)
             buy.amount.text = "1.234"

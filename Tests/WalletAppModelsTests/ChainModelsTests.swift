@@ -22,7 +22,7 @@ struct ChainModelsTests {
     // MARK: Deposit
 
     @Test func depositShowsTheTwoRequestsAndFollowsTheAmount() async throws {
-        try await IssuerHarness.with(chain: StandInChain()) { h in
+        try await LoopbackIssuer.with(chain: StandInChain()) { h in
             let (session, _) = try await h.loggedIn("depositor")
             let deposit = DepositModel(session: session, currency: Self.eur, locale: Self.us)
             #expect(deposit.phase == .loading && deposit.plan == nil)
@@ -63,7 +63,7 @@ struct ChainModelsTests {
     }
 
     @Test func depositWithoutChainSettlementOrWithAScaledTokenIsRefused() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (session, _) = try await h.loggedIn("no-chain")
             let deposit = DepositModel(session: session, currency: Self.eur, locale: Self.us)
             await deposit.load()
@@ -76,7 +76,7 @@ struct ChainModelsTests {
             info: ChainInfo(
                 chainID: 1, escrow: StandInChain().info.escrow, token: StandInChain().info.token, decimals: 18, confirmations: 12)
         )
-        try await IssuerHarness.with(chain: scaled) { h in
+        try await LoopbackIssuer.with(chain: scaled) { h in
             let (session, _) = try await h.loggedIn("scaled")
             let deposit = DepositModel(session: session, currency: Self.eur, locale: Self.us)
             await deposit.load()
@@ -91,7 +91,7 @@ struct ChainModelsTests {
 
     @Test func depositOfflineCanBeRetried() async throws {
         let stranded = Mutex<(session: WalletSession, directory: String)?>(nil)
-        try await IssuerHarness.with(chain: StandInChain()) { h in
+        try await LoopbackIssuer.with(chain: StandInChain()) { h in
             let kept = try await h.loggedInOutliving("offline-depositor")
             stranded.withLock { $0 = kept }
         }
@@ -107,7 +107,7 @@ struct ChainModelsTests {
 
     /// Send's amount rules, the address's form, the checklist in order, focus to the field to fix.
     @Test func withdrawFormValidation() async throws {
-        try await IssuerHarness.with(chain: StandInChain()) { h in
+        try await LoopbackIssuer.with(chain: StandInChain()) { h in
             let (session, _) = try await h.loggedIn("form", funds: 5_000)
             let model = WithdrawModel(session: session, currency: Self.eur, settled: 5_000, locale: Self.us)
             model.appear()
@@ -165,7 +165,7 @@ struct ChainModelsTests {
     /// Confirm → debited → followed (every `pollSeconds` on the screen's clock) → paid; the
     /// list shows each withdrawal's on-chain status.
     @Test func withdrawIsFollowedUntilPaid() async throws {
-        try await IssuerHarness.with(chain: StandInChain()) { h in
+        try await LoopbackIssuer.with(chain: StandInChain()) { h in
             let (session, _) = try await h.loggedIn("payee", funds: 10_000)
             let clock = TestClock(1_800_000_000)
             let model = WithdrawModel(session: session, currency: Self.eur, settled: 0, clock: clock, locale: Self.us)
@@ -201,7 +201,7 @@ struct ChainModelsTests {
     }
 
     @Test func aRefusedPayoutSaysTheMoneyIsBack() async throws {
-        try await IssuerHarness.with(chain: StandInChain()) { h in
+        try await LoopbackIssuer.with(chain: StandInChain()) { h in
             let (session, _) = try await h.loggedIn("refused", funds: 10_000)
             let clock = TestClock(1_800_000_000)
             let model = WithdrawModel(session: session, currency: Self.eur, settled: 10_000, clock: clock, locale: Self.us)
@@ -225,7 +225,7 @@ struct ChainModelsTests {
     /// Every failure is typed and says what to do; nothing is debited by any of them, and a
     /// lost answer is made once when confirmed again.
     @Test func withdrawFailures() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (session, store) = try await h.loggedIn("no-chain", funds: 1_000)
             let model = WithdrawModel(session: session, currency: Self.eur, settled: 1_000, locale: Self.us)
             model.amount.text = "5"
@@ -238,7 +238,7 @@ struct ChainModelsTests {
             await model.load()
             #expect(model.loadError?.contains("does not settle on a chain") == true)
         }
-        try await IssuerHarness.with(chain: StandInChain()) { h in
+        try await LoopbackIssuer.with(chain: StandInChain()) { h in
             let requests = Mutex(0)
             let (session, store) = try await h.loggedIn("lossy", funds: 1_000) { url in
                 // The third withdrawal request's answer is lost (the first two are refusals).
@@ -309,7 +309,7 @@ struct ChainModelsTests {
     // MARK: The app's factories
 
     @Test func theAppMakesTheChainSheetsOnItsSession() async throws {
-        try await IssuerHarness.with(chain: StandInChain()) { h in
+        try await LoopbackIssuer.with(chain: StandInChain()) { h in
             let (session, _) = try await h.loggedIn("app", funds: 3_000)
             let settings = InMemorySettingsStore()
             let app = AppModel(

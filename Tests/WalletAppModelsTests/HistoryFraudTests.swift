@@ -11,7 +11,7 @@ import WalletTestSupport
 @MainActor
 struct HistoryFraudTests {
     @Test func theDetailOfADoubleSpentPaymentNamesItsCase() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (alice, _) = try await h.loggedIn("cheat", funds: 10_000)
             let (bob, _) = try await h.loggedIn("first")
             let (carol, _) = try await h.loggedIn("second")

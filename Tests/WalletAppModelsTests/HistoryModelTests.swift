@@ -12,7 +12,7 @@ import WalletTestSupport
 @MainActor
 struct HistoryModelTests {
     @Test func filtersCountsRowsAndDetail() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (alice, _) = try await h.loggedIn("hist-alice", funds: 100_000)
             let (bob, _) = try await h.loggedIn("hist-bob")
             let clock = TestClock(UInt64(Date().timeIntervalSince1970) + 330)  // "5 min ago" for lines written in the next 29 s
@@ -87,7 +87,7 @@ struct HistoryModelTests {
     }
 
     @Test func emptyStatesAndBobsReceivedLineSettlesAfterSync() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (alice, _) = try await h.loggedIn("empty-alice", funds: 10_000)
             let (bob, _) = try await h.loggedIn("empty-bob")
             let history = HistoryModel(wallet: bob.wallet)

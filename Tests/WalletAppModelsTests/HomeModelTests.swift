@@ -13,7 +13,7 @@ import WalletTestSupport
 @MainActor
 struct HomeModelTests {
     @Test func aPurchaseAndAnIncomingPaymentShowThroughObservationAlone() async throws {
-        try await IssuerHarness.with { @MainActor h in
+        try await LoopbackIssuer.with { @MainActor h in
             let (alice, _) = try await h.loggedIn("alice", funds: 50_000)
             let (bob, bobStore) = try await h.loggedIn("bob", funds: 0)
             let clock = TestClock(1_800_000_000)
@@ -68,7 +68,7 @@ struct HomeModelTests {
     }
 
     @Test func aSyncRunElsewhereReachesTheHomeScreenAndPullToRefreshUsesTheAppsRunner() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (session, _) = try await h.loggedIn("runner", funds: 3_000)
             let runs = SyncRunCounter()
             let clock = TestClock(1_800_000_000)
@@ -88,7 +88,7 @@ struct HomeModelTests {
     }
 
     @Test func theBadgeFollowsTheConnectivityMonitorAndStopsWhenTheScreenGoes() async throws {
-        try await IssuerHarness.with { @MainActor h in
+        try await LoopbackIssuer.with { @MainActor h in
             let (session, _) = try await h.loggedIn("badge")
             let network = ManualConnectivity(.offline)
             let home = HomeModel(session: session, connectivity: network)
@@ -110,7 +110,7 @@ struct HomeModelTests {
     @Test func aRefreshWhileTheIssuerIsUnreachableSaysSoAndKeepsTheBalances() async throws {
         let stranded = Mutex<(session: WalletSession, directory: String)?>(nil)
         // A server that is stopped once this block returns: its URL is unreachable afterwards.
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let kept = try await h.loggedInOutliving("gone", funds: 5_000)
             stranded.withLock { $0 = kept }
         }

@@ -26,7 +26,7 @@ import WalletTestSupport
     }
 
     @Test func onboardingCreatesTheKeyInTheStoreWithoutAPassphraseStepAndOpenLoadsIt() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let enclave = SimulatedEnclave()
             let store = MemoryFlowStore()
             let directory = h.dir + "/phone-wallet"
@@ -64,7 +64,7 @@ import WalletTestSupport
     }
 
     @Test func aWalletMadeWithItsKeyFileStillOpensAndOnboardingWithoutAStoreAsksForThePassphrase() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let enclave = SimulatedEnclave()
             let (_, directory) = try h.wallet("before-key-stores")
             let store = MemoryFlowStore()
@@ -83,7 +83,7 @@ import WalletTestSupport
     }
 
     @Test func restoreCreatesTheNewKeyInTheStoreForTheNewDirectory() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (old, oldStore) = try await h.loggedIn("lost-phone", funds: 10_000)
             _ = try await old.purchase(2_000)
             let backupFile = try old.wallet.exportBackup(passphrase: BackupRestoreTests.strong, cost: .testing)

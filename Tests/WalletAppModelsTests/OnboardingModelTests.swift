@@ -9,8 +9,9 @@ import WalletTestSupport
 /// Onboarding against a real issuer on loopback: every step, and the errors a person can reach.
 @MainActor
 @Suite struct OnboardingModelTests {
-    static func model(_ h: IssuerHarness, store: MemoryFlowStore = MemoryFlowStore(), directory: String? = nil) -> OnboardingModel
-    {
+    static func model(
+        _ h: LoopbackIssuer, store: MemoryFlowStore = MemoryFlowStore(), directory: String? = nil
+    ) -> OnboardingModel {
         OnboardingModel(
             walletDirectory: directory ?? h.dir + "/onboard-" + UUID().uuidString.prefix(6), credentials: store, flowState: store,
             keyCost: .testing)
@@ -19,7 +20,7 @@ import WalletTestSupport
     static func email(_ name: String) -> String { "\(name)-\(UUID().uuidString.prefix(6))@onboarding.test" }
 
     @Test func registerCreateTheWalletAndBuy() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let store = MemoryFlowStore()
             let directory = h.dir + "/ann-wallet"
             let model = Self.model(h, store: store, directory: directory)
@@ -83,7 +84,7 @@ import WalletTestSupport
     }
 
     @Test func aTakenEmailAndAWrongPasswordStopAtTheAccountStep() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let email = Self.email("taken")
             _ = try await IssuerClient(serverURL: h.baseURL).register(email: email, password: "correct horse battery")
 

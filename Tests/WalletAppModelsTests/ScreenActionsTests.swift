@@ -22,7 +22,7 @@ import WalletTestSupport
     }
 
     @Test func historyPullToRefreshIsTheAppsOneSync() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (session, _) = try await h.loggedIn("pull", funds: 5_000)
             let app = Self.app()
             app.start(wallet: AsyncWallet(session.wallet), session: session)
@@ -42,7 +42,7 @@ import WalletTestSupport
     }
 
     @Test func historyWithoutALoginSaysSoAndAFailedSyncIsShown() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (wallet, _) = try h.wallet("nologin")
             let app = Self.app()
             app.start(wallet: AsyncWallet(wallet), session: nil)
@@ -58,7 +58,7 @@ import WalletTestSupport
     }
 
     @Test func finishingOnboardingStartsTheAppOnlyWhenDone() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let store = MemoryFlowStore()
             let onboarding = OnboardingModel(
                 walletDirectory: h.dir + "/finish-" + UUID().uuidString.prefix(6), credentials: store, flowState: store,
@@ -78,7 +78,7 @@ import WalletTestSupport
     }
 
     @Test func anotherServerEndsTheSessionAndAnInvalidOneIsRefused() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (session, store) = try await h.loggedIn("mover")
             let app = Self.app()
             app.start(wallet: AsyncWallet(session.wallet), session: session)
@@ -99,7 +99,7 @@ import WalletTestSupport
     }
 
     @Test func logOutRevokesForgetsAndStopsButKeepsTheWallet() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (session, store) = try await h.loggedIn("leaver", funds: 3_000)
             _ = try await session.purchase(1_000)
             let token = try #require(try store.loadLogin().refreshToken)
@@ -117,7 +117,7 @@ import WalletTestSupport
     }
 
     @Test func theRestoreFormReportsAPickerFailureAndEnablesRestoreOnlyWhenReady() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (session, _) = try await h.loggedIn("picker")
             let app = Self.app(restoreInto: { h.dir + "/r-" + UUID().uuidString.prefix(6) })
             app.start(wallet: AsyncWallet(session.wallet), session: session)
@@ -189,7 +189,7 @@ import WalletTestSupport
     /// Alice's history after she bought 50.00 EUR of notes and paid Bob 12.50 EUR of them by QR,
     /// open (two rows) while `body` runs.
     static func withAliceHistory(_ body: @MainActor (HistoryModel) async throws -> Void) async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (alice, _) = try await h.loggedIn("row-alice", funds: 10_000)
             let (bob, _) = try await h.loggedIn("row-bob")
             _ = try await alice.purchase(5_000)
@@ -222,7 +222,7 @@ import WalletTestSupport
 @MainActor
 @Suite struct OtherPartyTextTests {
     @Test func aHostilePayeeNameIsShownWithItsControlCharactersVisible() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (alice, _) = try await h.loggedIn("hostile-alice", funds: 10_000)
             let (bob, _) = try await h.loggedIn("hostile-bob")
             _ = try await alice.purchase(5_000)
@@ -249,7 +249,7 @@ import WalletTestSupport
     @Test func errorsShowUnderTheirSectionAndTheFormsSayWhereTheyAre() async throws {
         #expect(AppearanceSetting.allCases.map(\.title) == ["System", "Light", "Dark"])
         #expect(BackupModel.ruleText.contains("\(PassphrasePolicy.minimumLength) characters"))
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (session, _) = try await h.loggedIn("words", funds: 5_000)
             let app = ScreenActionsTests.app(restoreInto: { h.dir + "/w-" + UUID().uuidString.prefix(6) })
             app.start(wallet: AsyncWallet(session.wallet), session: session)
@@ -284,7 +284,7 @@ import WalletTestSupport
 @MainActor
 @Suite struct LogInAgainTests {
     @Test func aLoggedOutWalletLogsInAgainWithItsNotes() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let store = MemoryFlowStore()
             let (wallet, _) = try h.wallet("again")
             let email = "again-\(UUID().uuidString.prefix(6))@screens.test"
@@ -342,7 +342,7 @@ import WalletTestSupport
 
 extension LogInAgainTests {
     @Test func aWalletOpenedOfflineWithASavedLoginDoesNotNeedLoggingIn() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (wallet, directory) = try h.wallet("offline-open")
             let store = MemoryFlowStore()
             _ = try await WalletSession.logIn(

@@ -78,7 +78,7 @@ import WalletTestSupport
     }
 
     @Test func homeBuyAndReceiveWriteTheirNumbersFromTheWallet() async throws {
-        try await IssuerHarness.with { @MainActor h in
+        try await LoopbackIssuer.with { @MainActor h in
             let (bob, _) = try await h.loggedIn("texts", funds: 20_000)
             let home = HomeModel(session: bob, connectivity: ManualConnectivity(.online), clock: TestClock(1_800_000_000))
             #expect(home.totalText == "—" && home.settledText == "Not read yet" && home.connectivityText == "Checking…")
@@ -127,7 +127,7 @@ import WalletTestSupport
 @Suite struct RootRoutingTests {
     @Test func aScannedRequestOpensSendPrefilledAndTheAppearanceIsTheSavedOne() async throws {
         let fixture = try MessageFixture()
-        try await IssuerHarness.with { @MainActor h in
+        try await LoopbackIssuer.with { @MainActor h in
             let (session, _) = try await h.loggedIn("routing", funds: 0)
             let settings = InMemorySettingsStore()
             let app = AppModel(

@@ -192,7 +192,7 @@ import WalletTestSupport
     }
 
     @Test func theOnlineMethodSendsToATypedAccountThroughARealIssuer() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (aliceSession, _) = try await h.loggedIn("alice", funds: 3_000)
             let (bobSession, bobStore) = try await h.loggedIn("bob")
             let bobEmail = try #require(try bobStore.loadLogin().email)

@@ -19,7 +19,7 @@ struct SettingsModelTests {
     func settingsFile() -> URL { URL(fileURLWithPath: scratch.path("settings.json")) }
 
     @Test func valuesPersistReloadAndDriveAutoRecharge() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (session, store) = try await h.loggedIn("settings", funds: 50_000)
             let home = HomeModel(session: session, connectivity: ManualConnectivity(.online))
             home.appear()
@@ -106,7 +106,7 @@ struct SettingsModelTests {
     }
 
     @Test func theBiometricLockTurnsOnOnlyAfterASuccessfulCheck() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (session, _) = try await h.loggedIn("lock")
             let home = HomeModel(session: session, connectivity: ManualConnectivity(.online))
             let store = InMemorySettingsStore()
@@ -130,7 +130,7 @@ struct SettingsModelTests {
     }
 
     @Test func theServerIsValidatedAndAnotherOneEndsTheLogin() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (session, store) = try await h.loggedIn("server")
             let home = HomeModel(session: session, connectivity: ManualConnectivity(.online))
             let settings = SettingsModel(

@@ -3,7 +3,7 @@ import WalletCore
 import WalletFlows
 import WalletTestSupport
 
-extension IssuerHarness {
+extension LoopbackIssuer {
     /// A wallet logged in to a new account funded with `funds`, its wallet kept in a directory
     /// of its own (not the harness's, which is removed when `with` returns): for tests that
     /// go on using the session once the server has stopped (the issuer is then unreachable).

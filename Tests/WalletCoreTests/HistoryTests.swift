@@ -18,7 +18,7 @@ import WalletCore
     /// refund get lines, and the purchase and redemption the wallet already shows add none —
     /// however often the same entries are imported.
     @Test func accountMovementsAppearExactlyOnceAfterTwoImports() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice", funds: [5_000])
         let bob = try h.wallet("bob")
         let expiring = try h.issuer.issue(700, to: alice.publicKey, now: h.clock.now, lifetime: 60)
@@ -68,7 +68,7 @@ import WalletCore
     /// Chain settlement's movements read as what they are: a deposit funds the account, a
     /// withdrawal is sent out, a refused withdrawal comes back as a refund; each once.
     @Test func chainDepositsAndWithdrawalsHaveTheirOwnLines() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let w = try h.wallet("w")
         let t = h.clock.now
         let journal = [
@@ -92,7 +92,7 @@ import WalletCore
     /// A second `send-online` of the same amount is tied to the second journal entry, and a
     /// send the wallet never recorded (another device) still gets its own line.
     @Test func onlineSendsPairWithTheirJournalEntriesInOrder() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let w = try h.wallet("w")
         try w.recordOnlineTransfer(to: "a@example.com", amount: 100)
         try w.recordOnlineTransfer(to: "b@example.com", amount: 100)
@@ -110,7 +110,7 @@ import WalletCore
 
     /// `history show`: a payment sent and the same payment received, from both sides.
     @Test func detailShowsKeyIDChainLengthReceiptAndSettlement() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice", funds: [5_000])
         let bob = try h.wallet("bob")
         let carol = try h.wallet("carol")
@@ -152,7 +152,7 @@ import WalletCore
     /// A double spend in the detail view: the honest payee paid from the cheater's account,
     /// with the fraud case; the cheater's charge as its own line.
     @Test func detailShowsFraudRecoveryAndCharges() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice", funds: [3_000])
         let bob = try h.wallet("bob")
         try h.transfer(1_000, from: alice, to: bob)
@@ -196,7 +196,7 @@ import WalletCore
     /// `--since` / `--until` bound the list by the line's time; imported lines carry the
     /// issuer's time of the movement.
     @Test func sinceAndUntilFilterByTime() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let w = try h.wallet("w")
         let t = h.clock.now
         try w.importAccountEntries([
@@ -213,7 +213,7 @@ import WalletCore
 /// line under its id, and payments still find their line.
 @Suite struct HistoryMigrationTests {
     @Test func linesKeepTheirIdsAcrossTheRebuild() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice", funds: [5_000])
         let bob = try h.wallet("bob")
         let request = try bob.createRequest(amount: 1_000)

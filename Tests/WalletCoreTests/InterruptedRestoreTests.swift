@@ -20,7 +20,7 @@ import WalletCore
     }
 
     @Test func aRestoreStoppedBeforeTheKeyStartsOverWhenRunAgain() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice", funds: [10_000])
         let backup = try alice.exportBackup(passphrase: "correct horse", cost: .testing)
         let directory = h.path("alice2")
@@ -40,7 +40,7 @@ import WalletCore
     }
 
     @Test func aRestoreStoppedAfterTheKeyIsNeverOpenedAndStartsOverWhenRunAgain() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice", funds: [10_000])
         let backup = try alice.exportBackup(passphrase: "correct horse", cost: .testing)
         let directory = h.path("alice2")

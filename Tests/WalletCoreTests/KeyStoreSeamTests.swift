@@ -9,7 +9,7 @@ import WalletCoreTesting
 /// reaches a file or a backup.
 @Suite struct KeyStoreSeamTests {
     @Test func aWalletInAKeyStorePaysReceivesAndReopensWithTheSameKey() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let enclave = SimulatedEnclave()
         let directory = h.path("alice")
         let alice = try Wallet.create(
@@ -46,7 +46,7 @@ import WalletCoreTesting
     }
 
     @Test func itsBackupCarriesNoKeyAndRestoresUnderANewKeyInTheStore() async throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let enclave = SimulatedEnclave()
         let directory = h.path("alice")
         let alice = try await AsyncWallet.create(

@@ -101,7 +101,7 @@ final class SnapshotProbe: Sendable {
 
 @Suite struct ObservationTests {
     @Test func streamFollowsDepositPaymentReceiptAndIncomingPayment() async throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice")
         let bob = try h.wallet("bob")
         let aliceSeen = SnapshotProbe(alice.snapshots())
@@ -121,7 +121,7 @@ final class SnapshotProbe: Sendable {
         let funded = try #require(await aliceSeen.next())
         #expect(funded.balance.spendable == 10_000)
         #expect(funded.recent.map(\.direction) == [.purchased])
-        #expect(funded.lastChange == Harness.start)
+        #expect(funded.lastChange == WalletHarness.start)
         #expect(funded.riskBudgetLeft == 10_000_000 - 10_000)
 
         let request = try bob.createRequest(amount: 3_000, payeeName: "Bob")
@@ -149,7 +149,7 @@ final class SnapshotProbe: Sendable {
 
     /// The payee's screen holds one instance; the nearby receiver (or sync) opened another.
     @Test func writesThroughAnotherInstanceOnTheSameFileAreObserved() async throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice", funds: [10_000])
         let bobScreen = try h.wallet("bob")
         let bobSeen = SnapshotProbe(bobScreen.snapshots(recent: 5))
@@ -173,7 +173,7 @@ final class SnapshotProbe: Sendable {
     /// Writes through this instance (seen by GRDB) and another (forwarded) interleave: every
     /// snapshot is at least as new as the one before, and the last state always arrives.
     @Test func interleavedWritersNeverMakeTheStreamGoBack() async throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let screen = try h.wallet("bob")
         let other = try h.reopen("bob")
         let seen = SnapshotProbe(screen.snapshots())
@@ -194,7 +194,7 @@ final class SnapshotProbe: Sendable {
     }
 
     @Test func identicalStatesAreNotEmittedAgain() async throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice", funds: [1_000])
         let seen = SnapshotProbe(alice.snapshots())
         defer { seen.cancel() }
@@ -216,7 +216,7 @@ final class SnapshotProbe: Sendable {
     }
 
     @Test func cancellingTheConsumerEndsTheObservation() async throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice")
         let seen = SnapshotProbe(alice.snapshots())
         _ = try #require(await seen.next())
@@ -230,7 +230,7 @@ final class SnapshotProbe: Sendable {
     }
 
     @Test func leavingTheLoopEndsTheObservation() async throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice")
         for try await snapshot in alice.snapshots() {
             #expect(snapshot.balance.total == 0)
@@ -246,7 +246,7 @@ final class SnapshotProbe: Sendable {
 
     /// Before `installTrust` there is no currency: the first snapshot follows the install.
     @Test func anUnconfiguredWalletEmitsOnceTrustIsInstalled() async throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let fresh = try Wallet.create(directory: h.path("fresh"), keyCost: .testing, environment: h.environment())
         let seen = SnapshotProbe(fresh.snapshots())
         defer { seen.cancel() }
@@ -260,7 +260,7 @@ final class SnapshotProbe: Sendable {
 
     /// Time moves notes between balance lines without a write; `refreshSnapshots` picks it up.
     @Test func refreshShowsChangesThatNoWriteMade() async throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice", funds: [1_000])
         let seen = SnapshotProbe(alice.snapshots())
         defer { seen.cancel() }
@@ -274,7 +274,7 @@ final class SnapshotProbe: Sendable {
     }
 
     @Test func recentIsBoundedAndNewestFirst() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice", funds: [100])
         try h.fund(alice, [200])
         try h.fund(alice, [300])
@@ -298,7 +298,7 @@ func mainActorIsFree(within seconds: Double = 10) -> Bool {
 @Suite struct AsyncWalletTests {
     @MainActor @Test func payFromTheMainActorSignsOffTheMainActor() async throws {
         let freeWhileSigning = Mutex<Bool?>(nil)
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = AsyncWallet(
             try h.wallet("alice", funds: [5_000]) { point in
                 if point == .paySigned { freeWhileSigning.withLock { $0 = mainActorIsFree() } }
@@ -323,7 +323,7 @@ func mainActorIsFree(within seconds: Double = 10) -> Bool {
 
     /// Scrypt for the key file runs while the main actor keeps serving other work.
     @MainActor @Test func createWithPassphraseLeavesTheMainActorFree() async throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         @MainActor final class Seen {
             var createReturned = false
             var createInFlight: Bool?
@@ -346,7 +346,7 @@ func mainActorIsFree(within seconds: Double = 10) -> Bool {
     }
 
     @MainActor @Test func backupAndRestoreRunOffTheMainActor() async throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = AsyncWallet(try h.wallet("alice", funds: [700]))
         let backup = try await alice.exportBackup(passphrase: "pw", cost: .testing)
         let freeWhileRestoring = Mutex<Bool?>(nil)

@@ -6,7 +6,7 @@ import WalletCore
 
 @Suite struct PaymentFlowTests {
     @Test func offlinePaymentWithChangeSettlesOnReceipt() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice", funds: [10_000])
         let bob = try h.wallet("bob")
         let request = try bob.createRequest(amount: 3_000, payeeName: "Bob")
@@ -40,7 +40,7 @@ import WalletCore
     }
 
     @Test func receivedNotesCanBeSpentAgainAndChangeToo() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice", funds: [10_000])
         let bob = try h.wallet("bob")
         let carol = try h.wallet("carol")
@@ -55,7 +55,7 @@ import WalletCore
     }
 
     @Test func paymentsUseSeveralNotesWhenNoneCovers() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice", funds: [1_000, 2_000, 500])
         let bob = try h.wallet("bob")
         let (sent, _) = try h.transfer(3_200, from: alice, to: bob)
@@ -65,7 +65,7 @@ import WalletCore
     }
 
     @Test func payingTheSameRequestAgainReturnsTheSameBytes() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice", funds: [10_000])
         let bob = try h.wallet("bob")
         let request = try bob.createRequest(amount: 1_234)
@@ -81,7 +81,7 @@ import WalletCore
     }
 
     @Test func receivingIsIdempotentAndReplaysAreRefused() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice", funds: [10_000])
         let bob = try h.wallet("bob")
         let request = try bob.createRequest(amount: 1_000)
@@ -112,7 +112,7 @@ import WalletCore
     }
 
     @Test func refusalsChangeNoState() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice", funds: [1_000])
         let bob = try h.wallet("bob")
         let big = try bob.createRequest(amount: 5_000)
@@ -136,7 +136,7 @@ import WalletCore
     }
 
     @Test func openAmountRequestsArePaidWithTheGivenAmount() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice", funds: [1_000])
         let bob = try h.wallet("bob")
         let open = try bob.createRequest(amount: 0)
@@ -147,7 +147,7 @@ import WalletCore
     /// Such notes show apart in the balance ("needs sync") and `pay` says to
     /// sync, never "purchase notes" while the wallet holds the value.
     @Test func notesNearExpiryOrAtTheHopLimitAreNotUsedAndSayToSync() throws {
-        let h = try Harness(maxHops: 1)
+        let h = try WalletHarness(maxHops: 1)
         let alice = try h.wallet("alice")
         try alice.deposit([try h.issuer.issue(1_000, to: alice.publicKey, now: h.clock.now, lifetime: 200)])
         let bob = try h.wallet("bob")
@@ -172,7 +172,7 @@ import WalletCore
     /// "Risk budget left" is exactly what `receive` still accepts (received
     /// notes counted once, reserved value not at all); it showed 10.00 left and took 50.00.
     @Test func riskBudgetIsWhatReceiveAccepts() throws {
-        let h = try Harness(maxOfflineHolding: 10_000)
+        let h = try WalletHarness(maxOfflineHolding: 10_000)
         let alice = try h.wallet("alice", funds: [4_000, 8_000])
         let bob = try h.wallet("bob", funds: [2_000])
         try h.transfer(3_000, from: alice, to: bob)  // bob holds 5_000, 3_000 of it received
@@ -197,7 +197,7 @@ import WalletCore
     /// A pending payment ends from the issuer's records, never stays reserved
     /// forever; a receipt that still arrives later completes it as usual.
     @Test func pendingPaymentsEndFromTheIssuersRecords() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice", funds: [5_000])
         let bob = try h.wallet("bob")
         let r1 = try bob.createRequest(amount: 1_000)
@@ -226,7 +226,7 @@ import WalletCore
     }
 
     @Test func theHoldingLimitCapsWhatAWalletAccepts() throws {
-        let h = try Harness(maxOfflineHolding: 5_000)
+        let h = try WalletHarness(maxOfflineHolding: 5_000)
         let alice = try h.wallet("alice", funds: [4_000])
         let carol = try h.wallet("carol", funds: [4_000])
         let bob = try h.wallet("bob")
@@ -246,7 +246,7 @@ import WalletCore
     }
 
     @Test func depositsMustBeOwnedValidAndAreIdempotent() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice")
         let bob = try h.wallet("bob")
         let note = try h.issuer.issue(700, to: alice.publicKey, now: h.clock.now)
@@ -271,7 +271,7 @@ import WalletCore
     /// A refused trust install leaves the wallet's trust as it was: a funded wallet keeps its
     /// limits, still pays with its issuer's notes, and still refuses the rogue issuer's.
     @Test func trustIsPinnedToTheFirstAuthority() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice", funds: [2_000, 3_000])
         let bob = try h.wallet("bob")
         // A rogue issuer with other limits, so a leaked install would show in every balance.
@@ -307,7 +307,7 @@ import WalletCore
     }
 
     @Test func unconfiguredWalletsSayWhatToDo() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let w = try Wallet.create(directory: h.path("bare"), keyCost: .testing, environment: h.environment())
         #expect(walletError { try w.balance() } == .notConfigured)
         #expect(WalletError.notConfigured.description.contains("sync"))
@@ -317,7 +317,7 @@ import WalletCore
     /// payment id, amount or currency, an unknown request or an altered signature are refused
     /// and change nothing.
     @Test func receiptsThatDoNotMatchThePaymentAreRefused() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice", funds: [5_000])
         let bob = try h.wallet("bob")
         let r1 = try bob.createRequest(amount: 100)

@@ -53,7 +53,7 @@ import WalletCore
             // propertyCheck drops errors its body throws (it runs the body under try?): catch them here.
             #expect(throws: Never.self, "seed \(seed)") {
                 var rng = SplitMix64(seed: seed)
-                let h = try Harness(maxHops: 6)
+                let h = try WalletHarness(maxHops: 6)
                 var wallets: [Wallet] = []
                 var issued: UInt64 = 0
                 for i in 0..<4 {
@@ -107,7 +107,7 @@ import WalletCore
             // propertyCheck drops errors its body throws (it runs the body under try?): catch them here.
             #expect(throws: Never.self, "seed \(seed)") {
                 var rng = SplitMix64(seed: seed)
-                let h = try Harness(maxHops: 1, maxOfflineHolding: 1_000_000)
+                let h = try WalletHarness(maxHops: 1, maxOfflineHolding: 1_000_000)
                 let alice = try h.wallet("alice")
                 // One fresh note per transfer: change is at the hop limit.
                 let bob = try h.wallet("bob", funds: [20_000, 20_000, 10_000])

@@ -7,13 +7,13 @@ import WalletCore
 /// short chains make payments of few QR frames.
 @Suite struct RefreshPolicyTests {
     @Test func oneOrTwoFreshNotesStayAsTheyAre() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let w = try h.wallet("two", funds: [5_000, 3_000])
         #expect(try w.statesDueForRefresh(now: h.clock.now, expiringWithin: 3_600).isEmpty)
     }
 
     @Test func changeAndSurplusFreshNotesAreConsolidated() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let payer = try h.wallet("payer", funds: [5_000, 3_000, 1_000, 700])
         let payee = try h.wallet("payee")
         try h.transfer(4_000, from: payer, to: payee)  // pays from the 5,000: 1,000 change, one hop
@@ -28,7 +28,7 @@ import WalletCore
     }
 
     @Test func aNoteCloseToExpiryIsRefreshedEvenWhenAlone() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let w = try h.wallet("alone", funds: [5_000])
         let expiresAt = try #require(try w.states(.available).first?.chain.note.expiresAt)
         #expect(try w.statesDueForRefresh(now: h.clock.now, expiringWithin: 3_600).isEmpty)

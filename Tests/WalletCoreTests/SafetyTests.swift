@@ -14,7 +14,7 @@ import Glibc
     /// returns the very bytes that were committed.
     @Test(arguments: [FailurePoint.paySelected, .paySigned, .payBeforeCommit, .payAfterCommit])
     func aCrashAtAnyStepNeverLeadsToTwoTransfers(point: FailurePoint) throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let failure = OneShotFailure(point)
         _ = try h.wallet("alice", funds: [10_000])
         let crashing = try h.reopen("alice") { try failure.hit($0) }
@@ -43,7 +43,7 @@ import Glibc
     }
 
     @Test func aCrashWhileReceivingLeavesNoTraceAndTheRetryWorks() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice", funds: [10_000])
         let failure = OneShotFailure(.receiveBeforeCommit)
         _ = try h.wallet("bob")
@@ -66,7 +66,7 @@ import Glibc
     /// Several tasks paying from one wallet at once: each note state is signed at most once
     /// and the value adds up.
     @Test func concurrentPaymentsNeverShareANote() async throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice", funds: Array(repeating: 1_000, count: 12))
         let bob = try h.wallet("bob")
         // 20 × 700 = 14,000 asked of 12,000: some payments must fail, none may overdraw.
@@ -111,7 +111,7 @@ import Glibc
     /// A tampered phone signs a second transfer of a note it already spent. A payee who saw
     /// the first one refuses the second and keeps a proof naming the cheater.
     @Test func aPayeeWhoSawTheFirstSpendCatchesTheSecond() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice")
         let note = try h.issuer.issue(5_000, to: alice.publicKey, now: h.clock.now)
         try alice.deposit([note])
@@ -146,7 +146,7 @@ import Glibc
     }
 
     @Test func anHonestWalletRefusesToSignASecondTransferEvenIfTheRowIsReset() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice", funds: [1_000])
         let bob = try h.wallet("bob")
         let first = try alice.pay(try bob.createRequest(amount: 400))
@@ -172,7 +172,7 @@ import Glibc
     /// an online "unspent" answer never releases them for offline spending, because the old
     /// device may still spend them with the old key.
     @Test func restoredNotesAreExchangedUnderANewKeyNeverReleased() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice", funds: [10_000])
         let bob = try h.wallet("bob")
         let pendingRequest = try bob.createRequest(amount: 1_500)
@@ -222,7 +222,7 @@ import Glibc
     }
 
     @Test func notesSpentSinceTheBackupAreRetiredByTheExchange() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice", funds: [3_000])
         let backup = try alice.exportBackup(passphrase: "pw", cost: .testing)
         let bob = try h.wallet("bob")
@@ -237,7 +237,7 @@ import Glibc
     }
 
     @Test func wrongPassphraseAndTamperingAreDetected() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let alice = try h.wallet("alice", funds: [3_000])
         let backup = try alice.exportBackup(passphrase: "pw", cost: .testing)
         #expect(
@@ -275,7 +275,7 @@ import Glibc
 
 @Suite struct KeyFileTests {
     @Test func keyFilesAreCreatedPrivateAndRefusedWhenNot() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let w = try h.wallet("alice")
         let keyPath = h.path("alice/wallet.key")
         var info = stat()
@@ -289,7 +289,7 @@ import Glibc
     }
 
     @Test func passphraseProtectedKeys() throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         let dir = h.path("locked")
         let w = try Wallet.create(directory: dir, passphrase: "s3cret", keyCost: .testing, environment: h.environment())
         let raw = try #require(FileManager.default.contents(atPath: dir + "/wallet.key"))
@@ -313,7 +313,7 @@ extension Array where Element == UInt8 {
 @Suite struct LostDatabaseOpenTests {
     @Test(arguments: [Data(), Data("not a database at all".utf8)])
     func anEmptiedDatabaseIsRefusedAndLeftAsItIs(_ contents: Data) throws {
-        let h = try Harness()
+        let h = try WalletHarness()
         _ = try h.wallet("emptied", funds: [2_000])
         let database = h.path("emptied") + "/" + Wallet.databaseFileName
         for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }

@@ -17,7 +17,7 @@ struct ChainWithdrawFlowTests {
     static let eur = Currency("EUR")!
 
     @Test func withoutChainSettlementTheIssuerSaysSoAndNothingIsKept() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (session, store) = try await h.loggedIn("no-chain", funds: 10_000)
             let instructions = await #expect(throws: IssuerClientError.self) { try await session.client.depositInstructions() }
             #expect(instructions?.isChainNotConfigured == true)
@@ -35,7 +35,7 @@ struct ChainWithdrawFlowTests {
 
     /// A malformed address is refused before anything is saved or sent.
     @Test func aMalformedAddressSendsNothing() async throws {
-        try await IssuerHarness.with(chain: StandInChain()) { h in
+        try await LoopbackIssuer.with(chain: StandInChain()) { h in
             let (session, store) = try await h.loggedIn("typo", funds: 10_000)
             await #expect(throws: ChainAddressError.wrongLength(39)) {
                 try await session.withdraw(amount: 100, to: String(Self.address.dropLast()))
@@ -50,7 +50,7 @@ struct ChainWithdrawFlowTests {
     }
 
     @Test func instructionsWithdrawalAndItsStatus() async throws {
-        try await IssuerHarness.with(chain: StandInChain()) { h in
+        try await LoopbackIssuer.with(chain: StandInChain()) { h in
             let (session, store) = try await h.loggedIn("withdrawer", funds: 10_000)
             let instructions = try await session.client.depositInstructions()
             #expect(instructions.chainID == 31337 && instructions.decimals == 2 && instructions.confirmations == 3)
@@ -97,7 +97,7 @@ struct ChainWithdrawFlowTests {
 
     /// The issuer's refusals (checksum, funds) forget the request: nothing was debited.
     @Test func refusalsAreForgotten() async throws {
-        try await IssuerHarness.with(chain: StandInChain()) { h in
+        try await LoopbackIssuer.with(chain: StandInChain()) { h in
             let (session, store) = try await h.loggedIn("refused", funds: 1_000)
             // The stand-in checks single-case addresses only (no Keccak): mixed case is refused
             // by the issuer, as a wrong checksum is in chain mode.
@@ -119,7 +119,7 @@ struct ChainWithdrawFlowTests {
     /// (a retried command, a new session) sends the saved key and gets the same withdrawal back,
     /// debited once. A different withdrawal finishes the remembered one first with its own key.
     @Test func aLostAnswerIsRetriedWithTheSameKeyAndDebitsOnce() async throws {
-        try await IssuerHarness.with(chain: StandInChain()) { h in
+        try await LoopbackIssuer.with(chain: StandInChain()) { h in
             let losing = Mutex(1)
             let (session, store) = try await h.loggedIn("crash", funds: 10_000) { url in
                 IssuerClient(

@@ -18,7 +18,7 @@ struct LostRefreshTests {
     /// held, instead of going on to the state check, which would hear "redeemed" and retire them
     /// while their fresh notes sit at the issuer. The sync after that recovers them.
     @Test func aResendMetByABusyIssuerKeepsTheNotesHeldForTheNextSync() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let losing = Mutex(1)  // the first refresh's answer is lost
             let busy = Mutex(0)  // then the next this-many refreshes are answered 503
             let (session, _) = try await h.loggedIn("busy-refresher", funds: 10_000) { url in
@@ -61,7 +61,7 @@ struct LostRefreshTests {
     }
 
     @Test func theNextSyncRecoversTheFreshNotesAndValueNeitherVanishesNorDoubles() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let losing = Mutex(1)  // the first refresh's answer is lost
             let (session, _) = try await h.loggedIn("refresher", funds: 10_000) { url in
                 IssuerClient(

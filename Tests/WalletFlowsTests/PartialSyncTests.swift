@@ -12,7 +12,7 @@ import WalletTestSupport
 @Suite("A sync with a failing step")
 struct PartialSyncTests {
     @Test func aRefusedStepDoesNotStopTheStepsAfterIt() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let announcing = Mutex(false)  // the issuer answers 503 to announcements until set
             let (alice, _) = try await h.loggedIn("partial", funds: 10_000) { url in
                 IssuerClient(
@@ -50,7 +50,7 @@ struct PartialSyncTests {
     }
 
     @Test func losingTheIssuerStopsTheSyncWhereItHappens() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (alice, _) = try await h.loggedIn("cut", funds: 10_000)
             let network = CuttableTransport()
             let (bob, _) = try await h.loggedIn("bob-offline") { url in IssuerClient(serverURL: url, transport: network) }

@@ -13,7 +13,7 @@ import WalletTestSupport
 struct SessionFlowTests {
     @Test func loginPersistsAndRotatesTheRefreshTokenThroughTheStore() async throws {
         // No reuse window: a replaced token is dead at once (and presenting it revokes the family).
-        try await IssuerHarness.with(refreshReuseWindow: 0) { h in
+        try await LoopbackIssuer.with(refreshReuseWindow: 0) { h in
             let (session, store) = try await h.loggedIn("rotate")
             let first = try store.loadLogin()
             #expect(first.server == h.baseURL.absoluteString)
@@ -58,7 +58,7 @@ struct SessionFlowTests {
     }
 
     @Test func aLostPurchaseAnswerIsRetriedWithTheSameKeyAndBuysOnce() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let losing = Mutex(1)  // the first purchase's answer is lost
             let (session, store) = try await h.loggedIn("crash", funds: 10_000) { url in
                 IssuerClient(
@@ -97,7 +97,7 @@ struct SessionFlowTests {
     }
 
     @Test func aRefusedPurchaseIsForgotten() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (session, store) = try await h.loggedIn("poor", funds: 1_000)
             let error = await #expect(throws: IssuerClientError.self) { try await session.purchase(5_000) }
             #expect((400..<500).contains(error?.status ?? 0))
@@ -108,7 +108,7 @@ struct SessionFlowTests {
     }
 
     @Test func syncReportsEveryStepInOrderAndWhatHappened() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (alice, aliceStore) = try await h.loggedIn("alice", funds: 10_000)
             let (bob, bobStore) = try await h.loggedIn("bob")
             #expect(try await alice.purchase(5_000) == 5_000)
@@ -152,7 +152,7 @@ struct SessionFlowTests {
     }
 
     @Test func anOnlineTransferShowsInHistoryAtOnceAndOnceAfterSync() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (alice, _) = try await h.loggedIn("payer", funds: 3_000)
             let (bob, _) = try await h.loggedIn("payee")
             let bobEmail = try #require(try await bob.account().email)
@@ -165,7 +165,7 @@ struct SessionFlowTests {
     }
 
     @Test func anUnaffordableAutoRechargeIsAWarningNotAnError() async throws {
-        try await IssuerHarness.with { h in
+        try await LoopbackIssuer.with { h in
             let (session, store) = try await h.loggedIn("broke")
             try store.updateFlowState { $0.autoRecharge = AutoRechargeRule(threshold: 1_000, target: 2_000) }
             let outcome = try await session.applyAutoRecharge()

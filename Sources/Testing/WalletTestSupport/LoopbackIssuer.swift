@@ -16,7 +16,7 @@ import WalletSync
 
 /// A real issuer server (`IssuerHTTP` over SQLite, development funding on) on a loopback port,
 /// for the tests of the flows and the app's models. Test support: not part of any product.
-public struct IssuerHarness: Sendable {
+public struct LoopbackIssuer: Sendable {
     public let issuer: Issuer
     public let baseURL: URL
     public let dir: String
@@ -31,7 +31,7 @@ public struct IssuerHarness: Sendable {
     public static func with(
         _ backend: Backend = .sqlite, refreshReuseWindow: Int64 = 60, chain: (any ChainMonitor)? = nil,
         isolation: isolated (any Actor)? = #isolation,
-        _ body: (IssuerHarness) async throws -> Void
+        _ body: (LoopbackIssuer) async throws -> Void
     ) async throws {
         // The test's wallets and files live here; removed when the test is over.
         let scratch = try TemporaryDirectory("flows")
@@ -63,7 +63,7 @@ public struct IssuerHarness: Sendable {
             group.addTask { try await app.runService(gracefulShutdownSignals: []) }
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next() else { throw CancellationError() }
-            try await body(IssuerHarness(issuer: issuer, baseURL: URL(string: "http://127.0.0.1:\(port)")!, dir: dir))
+            try await body(LoopbackIssuer(issuer: issuer, baseURL: URL(string: "http://127.0.0.1:\(port)")!, dir: dir))
             group.cancelAll()
         }
     }

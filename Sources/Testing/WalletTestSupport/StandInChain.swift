@@ -4,7 +4,7 @@ import TestSupport
 
 /// A chain monitor without a chain, for the wallet's tests of the chain routes: the server
 /// answers deposit instructions and takes withdrawals into its books as in chain mode; nothing
-/// is ever paid out unless the test settles a withdrawal by hand (`IssuerHarness.settle`), as
+/// is ever paid out unless the test settles a withdrawal by hand (`LoopbackIssuer.settle`), as
 /// the payout sender would. Addresses are checked by IssuerCore's single-case rule (no Keccak
 /// here), so a mixed-case address is refused. Test support: not part of any product.
 public struct StandInChain: ChainMonitor {
@@ -27,7 +27,7 @@ public struct StandInChain: ChainMonitor {
     public func wake() {}
 }
 
-extension IssuerHarness {
+extension LoopbackIssuer {
     /// What the payout sender does with a withdrawal (`id` as the API shows it): `.sent` records
     /// a payout transaction (status sent, a transaction hash), `.paid` and `.refused` settle it
     /// (after recording the payout when it is still pending). Returns the transaction hash.

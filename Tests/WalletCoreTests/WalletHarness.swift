@@ -6,10 +6,10 @@ import Testing
 import WalletCore
 
 /// Real wallets in a temporary directory, trusting one dev issuer.
-final class Harness: @unchecked Sendable {
+final class WalletHarness: @unchecked Sendable {
     static let start: Timestamp = 1_800_000_000
     let root: String
-    let clock = TestClock(Harness.start).settable
+    let clock = TestClock(WalletHarness.start).settable
     let issuer: DevIssuer
     let eur = Currency("EUR")!
 
@@ -17,7 +17,7 @@ final class Harness: @unchecked Sendable {
         root = NSTemporaryDirectory() + "wallet-tests-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         issuer = try DevIssuer(
-            currency: Currency("EUR")!, now: Harness.start, maxHops: maxHops, maxOfflineHolding: maxOfflineHolding)
+            currency: Currency("EUR")!, now: WalletHarness.start, maxHops: maxHops, maxOfflineHolding: maxOfflineHolding)
     }
 
     deinit { try? FileManager.default.removeItem(atPath: root) }
