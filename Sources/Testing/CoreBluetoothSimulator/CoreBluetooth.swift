@@ -1,4 +1,5 @@
 // swift-format-ignore-file: AlwaysUseLowerCamelCase
+
 // A simulated CoreBluetooth for Linux (the package builds it only there, as a module named
 // `CoreBluetooth`): the classes, delegate protocols and keys the app's Bluetooth adapter uses,
 // with Apple's documented signatures, behaving as the documentation describes — callbacks on

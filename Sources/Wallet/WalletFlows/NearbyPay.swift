@@ -116,6 +116,19 @@ public struct NearbyPayError: Error, Sendable, CustomStringConvertible {
 ///
 /// The steps are public too, so a client that must do something between them (the command
 /// line releases its wallet lock while the devices talk) composes the same calls.
+///
+/// ## Example
+///
+/// ```swift
+/// let flow = NearbyPayFlow(wallet: wallet)
+/// do {
+///     let result = try await flow.pay(scannedRequest, dialer: dialer) { step in print(step) }
+///     print("paid", result.payment.amount)
+/// } catch {
+///     print(error)   // says whether anything was signed
+///     if error.canTryAgain { /* paying again resends the same signed bytes */ }
+/// }
+/// ```
 public struct NearbyPayFlow: Sendable {
     public let wallet: Wallet
     public let options: SessionOptions
@@ -130,7 +143,11 @@ public struct NearbyPayFlow: Sendable {
     }
 
     /// Pays a scanned request over `dialer` and returns once the receipt is recorded.
-    /// - Parameter amount: for an open-amount request; otherwise nil or the request's amount.
+    /// - Parameters:
+    ///   - request: the payee's request, as scanned; it must offer a nearby session.
+    ///   - amount: for an open-amount request; otherwise nil or the request's amount.
+    ///   - dialer: opens links to the payee (again after a drop: the session resumes).
+    ///   - progress: each step once, in order, for a progress screen.
     public func pay(
         _ request: PaymentRequest, amount: UInt64? = nil, dialer: any LinkDialer,
         progress: @escaping @Sendable (NearbyProgress) -> Void = { _ in }

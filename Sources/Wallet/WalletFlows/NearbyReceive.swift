@@ -64,6 +64,16 @@ public struct NearbyReceiveError: Error, Sendable, CustomStringConvertible {
 /// The payee's side of a nearby payment as one library call: serve one request on any
 /// listener until it is paid (or the timeout passes), verifying the payment through
 /// `Wallet.receive` and sending the receipt back.
+///
+/// ## Example
+///
+/// ```swift
+/// let flow = NearbyReceiveFlow(wallet: wallet)
+/// let nearby = try flow.createRequest(amount: 1_250, payeeName: "Stall 4", hints: [.tcp("192.0.2.10:7000")])
+/// // Show nearby.request to the payer (QR frames), then wait for the payment:
+/// let result = try await flow.serve(nearby, on: listener) { step in print(step) }
+/// print("received", result.payment.amount, "over", result.links, "link(s)")
+/// ```
 public struct NearbyReceiveFlow: Sendable {
     /// How the flow asks the wallet to accept a payment; a client may wrap the call (the
     /// command line takes its wallet lock around it). The default is
@@ -77,9 +87,15 @@ public struct NearbyReceiveFlow: Sendable {
     private let accept: Accept
     private let refusal: Refusal
 
-    /// - Parameter method: what the wallet's history calls a payment received by the default
-    ///   `accept`: the link the client listens on (`.tcp` for the command line, `.bluetooth`
-    ///   for the app).
+    /// - Parameters:
+    ///   - wallet: the payee's wallet; the requests are its own.
+    ///   - options: the session's timing (retransmission, timeout, linger).
+    ///   - method: what the wallet's history calls a payment received by the default
+    ///     `accept`: the link the client listens on (`.tcp` for the command line, `.bluetooth`
+    ///     for the app).
+    ///   - accept: how a verified payment is taken in; nil: `wallet.receive` with `method`.
+    ///   - refusal: the code and message the payer is sent for a refused payment; nil:
+    ///     `describe`.
     public init(
         wallet: Wallet, options: SessionOptions = SessionOptions(), method: PaymentMethod = .tcp, accept: Accept? = nil,
         refusal: Refusal? = nil
@@ -99,6 +115,8 @@ public struct NearbyReceiveFlow: Sendable {
     /// Creates and stores a request that offers a nearby session, with a fresh session key.
     /// - Parameters:
     ///   - amount: minor units; 0 lets the payer choose.
+    ///   - payeeName: the name the payer's screen shows.
+    ///   - expiresIn: seconds the request stays payable.
     ///   - hints: where payers reach this device (e.g. `.tcp("host:port")`).
     public func createRequest(
         amount: UInt64, payeeName: String = "", expiresIn: UInt64 = 600, hints: [TransportHint]

@@ -1,5 +1,16 @@
 /// What crosses the air from payer to payee: one chain per note used, each ending in a
 /// transfer whose output 0 pays the request.
+///
+/// ## Example
+///
+/// The payee decodes the bytes it received and verifies them against its own request
+/// (``NoteVerifier``); `paymentID` names the payment in the receipt:
+///
+/// ```swift
+/// let bundle = try PaymentBundle(decoding: receivedBytes)
+/// let payment = try verifier.verifyPayment(bundle, request: myRequest, now: now)
+/// assert(payment.paymentID == bundle.paymentID)
+/// ```
 public struct PaymentBundle: WireMessage {
     public static let maxChains = 16
 

@@ -63,6 +63,22 @@ public struct TransportHint: Hashable, Sendable {
 
 /// What the payee shows (QR code): who to pay, how much, and the nonce that binds the
 /// payment to this request. Not signed: the payee's receipt is what the payer trusts.
+///
+/// ## Example
+///
+/// The payee makes a request for 12.50 EUR that is payable for ten minutes and reachable
+/// over TCP; the payer decodes the same bytes from the QR code:
+///
+/// ```swift
+/// let request = try PaymentRequest(
+///     payee: payeeKey, currency: Currency("EUR")!, amount: 1_250,
+///     nonce: Nonce(bytes: randomBytes16)!, expiresAt: now + 600,
+///     payeeName: "Stall 4", hints: [.tcp("192.0.2.10:7000")])
+/// let shown = request.encoded
+///
+/// let scanned = try PaymentRequest(decoding: shown)
+/// print(scanned.payeeName, Amount.format(scanned.amount, currency: scanned.currency))
+/// ```
 public struct PaymentRequest: WireMessage {
     public static let maxNameLength = 64
     public static let maxHints = 4

@@ -6,6 +6,20 @@ import Crypto
 /// Verification runs in two phases so that hostile input is cheap to reject: phase 1
 /// checks structure, linkage, arithmetic and the request without any signature; phase 2
 /// checks signatures.
+///
+/// ## Example
+///
+/// ```swift
+/// let verifier = NoteVerifier(
+///     keyset: try Keyset(decoding: keysetBytes, authority: authority),
+///     limits: try Limits(decoding: limitsBytes, authority: authority))
+/// do {
+///     let payment = try verifier.verifyPayment(bundleBytes, request: request, now: now)
+///     print("verified", payment.amount)
+/// } catch {
+///     print("refused:", error.code)   // the code docs/protocol.md §6 names
+/// }
+/// ```
 public struct NoteVerifier: Sendable {
     public let keyset: Keyset
     public let limits: Limits
@@ -22,8 +36,11 @@ public struct NoteVerifier: Sendable {
     // MARK: Chains
 
     /// Verifies a chain and returns the state it proves.
-    /// - Parameter checkExpiry: false when judging old chains online (redemption in the
-    ///   grace period, fraud proofs); offline receipt always checks expiry.
+    /// - Parameters:
+    ///   - chain: a chain decoded from the wire (or built from verified parts).
+    ///   - now: the current time, seconds since 1970.
+    ///   - checkExpiry: false when judging old chains online (redemption in the grace period,
+    ///     fraud proofs); offline receipt always checks expiry.
     public func verify(
         _ chain: Chain, now: Timestamp, checkExpiry: Bool = true
     ) throws(VerificationError)
@@ -135,6 +152,9 @@ public struct NoteVerifier: Sendable {
     /// Verifies a payment bundle against the payee's request.
     ///
     /// - Parameters:
+    ///   - bytes: the encoded ``PaymentBundle`` as it arrived.
+    ///   - request: the payee's own request the payment answers.
+    ///   - now: the current time, seconds since 1970.
     ///   - isKnownState: true for a state the payee already holds or has seen received;
     ///     such a payment is a replay (`duplicatePayment`).
     public func verifyPayment(
@@ -145,6 +165,8 @@ public struct NoteVerifier: Sendable {
         return try verifyPayment(bundle, request: request, now: now, isKnownState: isKnownState)
     }
 
+    /// Verifies an already decoded payment bundle against the payee's request; the same checks
+    /// as the overload that decodes the bytes first.
     public func verifyPayment(
         _ bundle: PaymentBundle, request: PaymentRequest, now: Timestamp,
         isKnownState: (StateRef) -> Bool = { _ in false }

@@ -6,6 +6,10 @@ import WalletCore
 import WalletFlows
 import WalletSync
 
+/// Where the signing key of the wallet in a directory lives: a `KeyStore` (the Secure Enclave,
+/// the Keychain), or nil when it is the directory's own key file (`FileKeyStore`).
+public typealias KeyStoreFactory = @Sendable (_ walletDirectory: String) -> (any KeyStore)?
+
 /// The one source of truth every screen observes: the wallet, its session, connectivity, the
 /// sync in progress and the alerts. Screens read and act through this object, never through
 /// copies, so a change made on one tab (a settings change, a sync) is what every tab shows.
@@ -21,10 +25,20 @@ import WalletSync
 /// `makeBuy()`, `makeSend()`, `makeReceive(hints:)`, `makeScan()` and `makeNearbyDevices()`
 /// make one per sheet. So a settings change is what the next sync reads, and a purchase or a
 /// payment made on a sheet shows on home through the wallet's observation.
-/// Where the signing key of the wallet in a directory lives: a `KeyStore` (the Secure Enclave,
-/// the Keychain), or nil when it is the directory's own key file (`FileKeyStore`).
-public typealias KeyStoreFactory = @Sendable (_ walletDirectory: String) -> (any KeyStore)?
-
+///
+/// ## Example
+///
+/// ```swift
+/// let app = AppModel(
+///     settings: settings, connectivity: connectivityMonitor, scheduler: backgroundScheduler,
+///     notifier: notifier, lock: LockModel(gate: biometricGate, settings: settings))
+/// try await app.open(directory: walletDirectory, credentials: credentials, flowState: flowState)
+/// app.launched()
+///
+/// let home = app.home            // bind the home screen to it
+/// let report = await app.sync()  // pull-to-refresh; a return online does the same
+/// let send = app.makeSend()      // one per Send sheet
+/// ```
 @Observable @MainActor
 public final class AppModel {
     /// The sync line on the home screen.
@@ -91,6 +105,12 @@ public final class AppModel {
     private var monitorTask: Task<Void, Never>?
 
     /// - Parameters:
+    ///   - settings: where the app's preferences and the alerts already posted are persisted.
+    ///   - connectivity: tells when the device goes online; a return online runs one sync.
+    ///   - scheduler: asks the system for the next background sync.
+    ///   - notifier: posts fraud and expiry alerts.
+    ///   - lock: the biometric lock screen's model.
+    ///   - clock: the app's clock (expiry warnings, "Updated x ago").
     ///   - refreshWithin: notes expiring within this many seconds are refreshed by a sync.
     ///   - backgroundInterval: seconds after a sync before the next background sync may run.
     ///   - biometrics: the gate Settings checks before turning the lock on.

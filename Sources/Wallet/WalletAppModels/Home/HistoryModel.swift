@@ -124,8 +124,11 @@ public final class HistoryModel {
     private let runSync: HomeModel.SyncRunner?
     private var task: Task<Void, Never>?
 
-    /// - Parameter runSync: the app's one sync (`AppModel.sync`), run by pull-to-refresh; nil
-    ///   where there is no login (pull-to-refresh then says so).
+    /// - Parameters:
+    ///   - wallet: the wallet whose history is shown, observed for changes.
+    ///   - clock: the app's clock ("x minutes ago").
+    ///   - runSync: the app's one sync (`AppModel.sync`), run by pull-to-refresh; nil where
+    ///     there is no login (pull-to-refresh then says so).
     public init(wallet: Wallet, clock: any AppClock = SystemClock(), runSync: HomeModel.SyncRunner? = nil) {
         self.wallet = wallet
         self.clock = clock

@@ -82,6 +82,10 @@ public final class HomeModel {
     private var tasks: [Task<Void, Never>] = []
 
     /// - Parameters:
+    ///   - session: the logged-in session whose wallet and account the screen shows.
+    ///   - connectivity: whether the device is online (the badge; pull-to-refresh needs it).
+    ///   - clock: the app's clock ("Updated x ago").
+    ///   - recentCount: how many recent transactions the screen lists.
     ///   - refreshWithin: notes expiring within this many seconds are refreshed by a sync.
     ///   - runSync: the app's sync runner, so pull-to-refresh joins a sync already running
     ///     (after connectivity returned, say) instead of starting a second one.

@@ -99,10 +99,15 @@ public final class ReceiveModel: FocusableForm {
     @ObservationIgnored public private(set) var pendingGeneration: Task<Void, Never>?
 
     /// - Parameters:
+    ///   - wallet: the payee's wallet, which creates and stores the requests.
+    ///   - currency: the wallet's currency, for the amount entry.
+    ///   - payeeName: the name the payer's screen shows.
     ///   - hints: where payers reach this phone nearby (the app's Bluetooth address; a
     ///     simulated or TCP address in tests). The request carries them and a session key.
     ///   - expiresIn: seconds the request stays valid.
+    ///   - sessionOptions: the nearby session's timing.
     ///   - frameBytes: message bytes per QR frame (smaller codes scan more easily, more frames).
+    ///   - locale: how amounts are typed and shown.
     ///   - advertiser: makes a fresh nearby endpoint for each request (the app's Bluetooth LE);
     ///     its hints go into the request after `hints`, and `listenNearby()` serves it.
     public init(

@@ -14,6 +14,23 @@ import WalletFlows
 /// carries the payee's key and the nonce the payment binds to) or a typed account email (paid
 /// online from the settled balance). So the method and the recipient must agree, and what is
 /// available depends on the method: offline spendable notes, or the settled balance.
+///
+/// ## Example
+///
+/// A scanned request paid over Bluetooth, as the Send sheet drives it (`AppModel.makeSend`
+/// makes the model with its services already set):
+///
+/// ```swift
+/// let send = SendModel(currency: eur, offlineSpendable: 10_000, settled: 0)
+/// send.services = SendServices(wallet: wallet, dialer: dialer, sessionOptions: SessionOptions())
+/// send.useRequest(scannedRequest)     // recipient and, for a fixed request, the amount
+/// send.submit()                       // everything is in: `confirmation` is shown
+/// await send.send()
+/// if case .failed(let message, let canTryAgain) = send.phase {
+///     print(message)
+///     if canTryAgain { await send.tryAgain() }   // the same signed bytes, never a second payment
+/// }
+/// ```
 @Observable
 @MainActor
 public final class SendModel: FocusableForm {

@@ -38,9 +38,11 @@ public final class BackupModel: FocusableForm {
     private let clock: any AppClock
 
     /// - Parameters:
+    ///   - wallet: the wallet backed up.
     ///   - email: the account email, which the passphrase may not be made from.
     ///   - destination: where the backup goes; nil: this device cannot save files.
     ///   - cost: the key derivation's cost (`.interactive`; tests use `.testing`).
+    ///   - clock: the app's clock.
     public init(
         wallet: Wallet, email: String?, destination: (any BackupDestination)?, cost: PassphraseBox.Cost = .interactive,
         clock: any AppClock = SystemClock()

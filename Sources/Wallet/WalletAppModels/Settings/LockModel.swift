@@ -59,8 +59,11 @@ public final class LockModel: FocusableForm {
     private let settings: any SettingsStore
     private let verifyPassphrase: (@Sendable (String) async -> Bool)?
 
-    /// - Parameter verifyPassphrase: checks the wallet passphrase for the fallback (nil when the
-    ///   wallet has none: biometrics only).
+    /// - Parameters:
+    ///   - gate: the biometric check (Face ID or Touch ID in the app).
+    ///   - settings: where whether the lock is on is persisted.
+    ///   - verifyPassphrase: checks the wallet passphrase for the fallback (nil when the wallet
+    ///     has none: biometrics only).
     public init(gate: any BiometricGate, settings: any SettingsStore, verifyPassphrase: (@Sendable (String) async -> Bool)? = nil)
     {
         self.gate = gate

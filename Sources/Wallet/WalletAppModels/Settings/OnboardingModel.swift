@@ -156,7 +156,10 @@ public final class OnboardingModel: FocusableForm {
 
     /// - Parameters:
     ///   - walletDirectory: where the new wallet goes (must not hold a wallet yet).
+    ///   - credentials: where the login is saved.
+    ///   - flowState: where the session's flow state is saved.
     ///   - keyCost: scrypt cost of the passphrase (tests pass `.testing`).
+    ///   - makeClient: makes the issuer client for the server typed (tests inject a transport).
     ///   - keyStore: where the new key goes (the app's Secure Enclave or Keychain store for
     ///     `walletDirectory`, from `AppModel.makeOnboarding`). Nil: the directory's key file,
     ///     sealed with the wallet step's passphrase. With a key store there is no wallet step.

@@ -114,6 +114,10 @@ public final class SettingsModel: FocusableForm {
 
     /// Loads every persisted value. Without a saved rule: off, 20 and 100.
     /// - Parameters:
+    ///   - session: the logged-in session (server, account, auto-recharge rule).
+    ///   - home: the home screen's model, whose numbers Settings shows.
+    ///   - settings: where the app's preferences are persisted.
+    ///   - biometrics: checked before the lock is turned on.
     ///   - backupDestination: where a backup is written (the app's document exporter).
     ///   - backupCost: the backup's key-derivation cost (tests use `.testing`).
     public init(

@@ -46,10 +46,17 @@ extension Wallet {
     /// device made since, and the old device may still spend; a new key means the two devices
     /// can never sign two transfers of one state with one key (docs/design.md §2.4).
     ///
-    /// - Parameter keyStore: where the new key is created (the Secure Enclave or the Keychain
-    ///   on a phone; it must not hold a key yet). Nil: a `FileKeyStore` at
-    ///   `directory/wallet.key`, sealed with `keyPassphrase` at `keyCost` when one is given.
-    ///   With a key store, `keyPassphrase` and `keyCost` do not apply.
+    /// - Parameters:
+    ///   - backup: the file `exportBackup` wrote.
+    ///   - passphrase: the passphrase the backup was sealed with.
+    ///   - directory: the new wallet's directory; it must not hold a wallet yet.
+    ///   - keyPassphrase: seals the new key file; nil leaves it unsealed.
+    ///   - keyCost: how hard `keyPassphrase` is stretched.
+    ///   - keyStore: where the new key is created (the Secure Enclave or the Keychain on a
+    ///     phone; it must not hold a key yet). Nil: a `FileKeyStore` at `directory/wallet.key`,
+    ///     sealed with `keyPassphrase` at `keyCost` when one is given. With a key store,
+    ///     `keyPassphrase` and `keyCost` do not apply.
+    ///   - environment: the clock and randomness; `.live` except in tests.
     public static func restore(
         _ backup: [UInt8], passphrase: String, into directory: String, keyPassphrase: String? = nil,
         keyCost: PassphraseBox.Cost = .interactive, keyStore: (any KeyStore)? = nil,

@@ -11,7 +11,10 @@ extension Wallet {
     /// request returns the same bytes, so an interrupted payment is resent, never re-signed
     /// (docs/design.md §2.4, §2.6).
     ///
-    /// - Parameter amount: required for an open-amount request, otherwise must be nil or equal.
+    /// - Parameters:
+    ///   - request: the payee's request, as scanned or fetched.
+    ///   - amount: required for an open-amount request, otherwise must be nil or equal.
+    ///   - method: how the bytes travel, for the history (QR by default).
     public func pay(
         _ request: PaymentRequest, amount: UInt64? = nil, method: PaymentMethod = .qr
     ) throws(WalletError)

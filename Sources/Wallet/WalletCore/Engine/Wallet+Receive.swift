@@ -7,7 +7,12 @@ extension Wallet {
     /// Creates and stores a payment request to show the payer.
     /// - Parameters:
     ///   - amount: minor units; 0 lets the payer choose.
+    ///   - payeeName: the name the payer's screen shows (at most
+    ///     `PaymentRequest.maxNameLength` bytes).
     ///   - expiresIn: seconds the request stays payable.
+    ///   - hints: where payers reach this device for a nearby session.
+    ///   - sessionKey: the ephemeral key of a nearby session (`NearbyReceiveFlow` makes one);
+    ///     nil for a request paid by QR only.
     public func createRequest(
         amount: UInt64, payeeName: String = "", expiresIn: UInt64 = 600, hints: [TransportHint] = [],
         sessionKey: PublicKeyBytes? = nil

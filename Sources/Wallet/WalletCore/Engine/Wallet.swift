@@ -6,6 +6,25 @@ import Synchronization
 /// The wallet engine shared by every client: holds notes, pays and receives offline, keeps
 /// history. One instance per wallet directory; safe to use from several tasks (every change is
 /// one SQLite transaction, and SQLite serializes writers).
+///
+/// ## Example
+///
+/// Two wallets trusting one issuer, the payer holding notes it bought:
+///
+/// ```swift
+/// let payer = try Wallet.create(directory: payerDirectory)
+/// let payee = try Wallet.create(directory: payeeDirectory)
+/// for wallet in [payer, payee] {
+///     try wallet.installTrust(authority: authorityKey, keyset: keysetBytes, limits: limitsBytes)
+/// }
+/// try payer.deposit(purchasedChains)
+///
+/// let request = try payee.createRequest(amount: 1_250, payeeName: "Stall 4")
+/// let payment = try payer.pay(request)                      // the same bytes if asked again
+/// let received = try payee.receive(payment.bundle, for: request.nonce)
+/// try payer.confirm(receipt: received.receipt.encoded)       // paid
+/// print(try payer.balance().spendable, try payee.balance().unsettled)
+/// ```
 public final class Wallet: Sendable {
     public let identity: WalletIdentity
     public let databasePath: String
@@ -34,10 +53,16 @@ public final class Wallet: Sendable {
 
     /// Creates a new wallet (key and database) in `directory`, which is created if needed.
     ///
-    /// - Parameter keyStore: where the new key goes (the Secure Enclave or the Keychain on a
-    ///   phone). Nil: a `FileKeyStore` at `directory/wallet.key`, sealed with `passphrase` at
-    ///   `keyCost` when one is given. With a key store, `passphrase` and `keyCost` do not apply:
-    ///   the store protects the key its own way.
+    /// - Parameters:
+    ///   - directory: the wallet's directory; one that already holds a wallet is refused
+    ///     (`walletExists`).
+    ///   - passphrase: seals the key file; nil leaves it unsealed.
+    ///   - keyCost: how hard the passphrase is stretched (`.interactive`; tests use `.testing`).
+    ///   - keyStore: where the new key goes (the Secure Enclave or the Keychain on a phone).
+    ///     Nil: a `FileKeyStore` at `directory/wallet.key`, sealed with `passphrase` at `keyCost`
+    ///     when one is given. With a key store, `passphrase` and `keyCost` do not apply: the store
+    ///     protects the key its own way.
+    ///   - environment: the clock and randomness; `.live` except in tests.
     public static func create(
         directory: String, passphrase: String? = nil, keyCost: PassphraseBox.Cost = .interactive,
         keyStore: (any KeyStore)? = nil, environment: WalletEnvironment = .live
@@ -51,9 +76,13 @@ public final class Wallet: Sendable {
 
     /// Opens the wallet in `directory`.
     ///
-    /// - Parameter keyStore: the store the wallet's key was created in. Nil: the `FileKeyStore`
-    ///   at `directory/wallet.key`, opened with `passphrase` when it is sealed. With a key store,
-    ///   `passphrase` does not apply.
+    /// - Parameters:
+    ///   - directory: a directory `create` or `restore` made.
+    ///   - passphrase: the key file's passphrase, when it is sealed.
+    ///   - keyStore: the store the wallet's key was created in. Nil: the `FileKeyStore` at
+    ///     `directory/wallet.key`, opened with `passphrase` when it is sealed. With a key store,
+    ///     `passphrase` does not apply.
+    ///   - environment: the clock and randomness; `.live` except in tests.
     public static func open(
         directory: String, passphrase: String? = nil, keyStore: (any KeyStore)? = nil,
         environment: WalletEnvironment = .live
