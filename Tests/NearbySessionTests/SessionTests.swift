@@ -77,6 +77,49 @@ func waitFor(_ condition: () -> Bool) async -> Bool {
     return condition()
 }
 
+/// A payee's listener that records every frame the payee sends, in order, over all links.
+final class RecordingListener: LinkListener {
+    private let inner: any LinkListener
+    private let log = Mutex<[[UInt8]]>([])
+
+    init(_ inner: any LinkListener) { self.inner = inner }
+
+    var sent: [[UInt8]] { log.withLock { $0 } }
+
+    func connections() -> AsyncStream<any LinkConnection> {
+        let links = inner.connections()
+        return AsyncStream { continuation in
+            let task = Task {
+                for await link in links { continuation.yield(RecordingLink(link, log: self.record)) }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    func close() { inner.close() }
+
+    private func record(_ frame: [UInt8]) { log.withLock { $0.append(frame) } }
+
+    private struct RecordingLink: LinkConnection {
+        let inner: any LinkConnection
+        let record: @Sendable ([UInt8]) -> Void
+
+        init(_ inner: any LinkConnection, log record: @escaping @Sendable ([UInt8]) -> Void) {
+            self.inner = inner
+            self.record = record
+        }
+
+        var mtu: Int { inner.mtu }
+        func send(_ frame: [UInt8]) async throws {
+            try await inner.send(frame)
+            record(frame)
+        }
+        func inbound() -> AsyncThrowingStream<[UInt8], any Error> { inner.inbound() }
+        func close() { inner.close() }
+    }
+}
+
 /// The bundles a payee's wallet was asked to answer, in order.
 final class BundleLog: Sendable {
     private let log = Mutex<[[UInt8]]>([])
@@ -357,6 +400,33 @@ struct SessionTests {
         payer.written(now: .milliseconds(350))
         #expect(payer.frames(mtu: 20, now: .milliseconds(360), rto: rto) == burst)
         #expect(payer.progress.retransmissions == 2)
+    }
+
+    /// A wallet that answers at once: its reply is the ACK (its first bytes acknowledge the
+    /// payer's whole stream), so no ACK frame of its own goes ahead of it.
+    @Test func aQuickAnswerCarriesTheACKInItsReply() async throws {
+        let pair = try Pair()
+        let (request, ephemeral) = try pair.request(600)
+        let payment = try pair.payer.pay(request, method: .tcp)
+        let network = SimulatedNetwork(.init(mtu: 185))
+        let recorder = RecordingListener(network)
+        // Half this timeout is how long the payee waits for its wallet before it sends the ACK
+        // ahead (a liveness bound on the wallet's answer, not a speed check); nothing is lost
+        // on this link, so nothing is sent twice.
+        let options = SessionOptions(retransmitAfter: .seconds(60), timeout: .seconds(120))
+        let receiver = try NearbyReceiver(request: request, ephemeral: ephemeral, options: options)
+        async let served = receiver.serve(recorder, answer: pair.answer)
+        let result = try await NearbyPayment.pay(request: request, bundle: payment.bundle, dialer: network, options: options)
+        _ = try await served
+        #expect(try Receipt(decoding: result.receipt).amount == 600)
+        let sent = try recorder.sent.map { try LinkFrame(decoding: $0) }
+        let firstReply = try #require(sent.firstIndex { if case .data = $0 { true } else { false } })
+        // At most the hello record's ACK (when it completed in a read of its own) goes first;
+        // never one of the whole stream, which is longer than the bundle it seals.
+        let acked: [Int] = sent[..<firstReply].compactMap { if case .ack(let received) = $0 { received } else { nil } }
+        #expect(acked.count <= 1, "the payee's frames before its reply: \(sent[..<firstReply])")
+        #expect(
+            acked.allSatisfy { $0 < payment.bundle.count }, "an ACK of the whole payment went ahead of a ready reply: \(acked)")
     }
 
     /// The payee's wallet may take a while to check a payment: the payer hears the ACK of its

@@ -126,11 +126,27 @@ enum PumpOutcome {
 }
 
 /// Runs `machine` on one link until it finishes, the link is lost, or a fatal error.
-/// `onEvent` answers the machine's events (the payee's wallet call, the payer's receipt).
+/// `onEvent` answers the machine's events (the payee's wallet call, the payer's receipt); its
+/// third argument writes what is due now (an ACK) while the answer is still being worked out.
 func drive<M: SessionMachine>(
     _ pump: LinkPump, _ machine: inout M, options: SessionOptions, clock: ContinuousClock.Instant,
-    deadline: ContinuousClock.Instant, onEvent: (SessionEvent, inout M) async throws -> Void,
+    deadline: ContinuousClock.Instant,
+    onEvent: (SessionEvent, inout M, _ writeDue: (inout M) async -> Void) async throws -> Void,
     progress: (SessionProgress) -> Void
+) async throws -> PumpOutcome {
+    // `writeDue` reports progress; the closure handed to `onEvent` may only capture an
+    // escaping `progress`, and it does not outlive this call.
+    try await withoutActuallyEscaping(progress) { progress in
+        try await driveLink(
+            pump, &machine, options: options, clock: clock, deadline: deadline, onEvent: onEvent, progress: progress)
+    }
+}
+
+private func driveLink<M: SessionMachine>(
+    _ pump: LinkPump, _ machine: inout M, options: SessionOptions, clock: ContinuousClock.Instant,
+    deadline: ContinuousClock.Instant,
+    onEvent: (SessionEvent, inout M, _ writeDue: (inout M) async -> Void) async throws -> Void,
+    progress: @escaping (SessionProgress) -> Void
 ) async throws -> PumpOutcome {
     let mtu = pump.connection.mtu
     // Reported whenever the byte counts move, not only when this side writes: the payer learns
@@ -184,12 +200,11 @@ func drive<M: SessionMachine>(
                     let event = try machine.handle(frame, now: ContinuousClock.now - clock)
                     report(machine)
                     guard let event else { continue }
-                    // What is due goes out before the event is answered: the payee's wallet can
-                    // take a while to check a payment, and a payer that heard no ACK meanwhile
-                    // would send it again. The answer is taken even if the link has gone, so a
-                    // resumed session finds the reply.
-                    if writeFailed == nil, !(await flush(&machine)) { writeFailed = .now }
-                    try await onEvent(event, &machine)
+                    // The answer is taken even if the link has gone, so a resumed session finds
+                    // the reply.
+                    try await onEvent(event, &machine) { machine in
+                        if writeFailed == nil, !(await flush(&machine)) { writeFailed = .now }
+                    }
                 } catch let error as NearbyError {
                     if case .aborted = error {} else { try? await pump.send([.abort(abortCode(for: error).rawValue)]) }
                     throw error
@@ -260,7 +275,7 @@ public enum NearbyPayment {
                 var receipt: [UInt8]?
                 let outcome = try await drive(
                     pump, &machine, options: options, clock: clock, deadline: deadline,
-                    onEvent: { event, _ in if case .receipt(let bytes) = event { receipt = bytes } },
+                    onEvent: { event, _, _ in if case .receipt(let bytes) = event { receipt = bytes } },
                     progress: progress)
                 switch outcome {
                 case .finished:
@@ -413,7 +428,7 @@ public final class NearbyReceiver: Sendable {
 
     private func handle(
         _ connection: any LinkConnection, clock: ContinuousClock.Instant, deadline: ContinuousClock.Instant,
-        answer: @Sendable ([UInt8], Digest32) async -> PaymentAnswer, progress: (SessionProgress) -> Void
+        answer: @escaping @Sendable ([UInt8], Digest32) async -> PaymentAnswer, progress: (SessionProgress) -> Void
     ) async {
         let pump = LinkPump(connection, tick: tickInterval(options))
         defer { pump.stop() }
@@ -462,10 +477,28 @@ public final class NearbyReceiver: Sendable {
             if case .resume = frame, let reply = machine.resumeFrame() { try await pump.send([reply]) }
             outcome = try await drive(
                 pump, &machine, options: options, clock: clock, deadline: deadline,
-                onEvent: { event, machine in
+                onEvent: { event, machine, writeDue in
                     guard case .payment(let bundle, let transcript) = event else { return }
                     if let id = machine.sessionID { _ = self.state.withLock { $0.busy.insert(id) } }
-                    switch await answer(bundle, transcript) {
+                    // A quick wallet's reply travels with the ACK of the payment (its first bytes
+                    // acknowledge the whole stream). A wallet still checking after half the
+                    // retransmission timeout gets the ACK sent ahead, so the payer does not send
+                    // the payment again meanwhile.
+                    let patience = options.retransmitAfter / 2
+                    let reply = await withTaskGroup(of: PaymentAnswer?.self) { group in
+                        group.addTask { await answer(bundle, transcript) }
+                        group.addTask {
+                            try? await Task.sleep(for: patience)
+                            return nil
+                        }
+                        var reply: PaymentAnswer?
+                        while reply == nil, let next = await group.next() {
+                            if let next { reply = next } else { await writeDue(&machine) }
+                        }
+                        group.cancelAll()
+                        return reply
+                    }
+                    switch reply ?? .refuse(code: "internal", message: "The wallet gave no answer.") {
                     case .receipt(let receipt):
                         try machine.reply(receipt: receipt)
                         self.state.withLock { s in

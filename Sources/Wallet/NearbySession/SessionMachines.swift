@@ -244,7 +244,7 @@ public struct NearbyPayee: SessionMachine {
         let data = outbox.frames(mtu: mtu, now: now, rto: rto)
         // The first bytes of the reply acknowledge the whole payment (§12.4), so an ACK that
         // would travel with them is left out; a later duplicate from the payer brings it back.
-        // (The driver writes the ACK before the wallet answers, so it has usually gone.)
+        // (A slow wallet's ACK has already gone: the driver writes it ahead of the reply.)
         let replyStarts = data.contains { if case .data(0, _, _) = $0 { true } else { false } }
         var out: [LinkFrame] = []
         if inbox.ackDue {

@@ -70,9 +70,9 @@ public struct TransportHint: Hashable, Sendable {
 /// over TCP; the payer decodes the same bytes from the QR code:
 ///
 /// ```swift
+/// guard let eur = Currency("EUR"), let nonce = Nonce(bytes: randomBytes16) else { return }
 /// let request = try PaymentRequest(
-///     payee: payeeKey, currency: Currency("EUR")!, amount: 1_250,
-///     nonce: Nonce(bytes: randomBytes16)!, expiresAt: now + 600,
+///     payee: payeeKey, currency: eur, amount: 1_250, nonce: nonce, expiresAt: now + 600,
 ///     payeeName: "Stall 4", hints: [.tcp("192.0.2.10:7000")])
 /// let shown = request.encoded
 ///
