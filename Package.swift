@@ -26,7 +26,7 @@ let package = Package(
         .executable(name: "wallet-server", targets: ["IssuerServer"]),
         .executable(name: "wallet-load", targets: ["LoadTool"]),
         .executable(name: "wallet-economy", targets: ["EconomySim"]),
-        .executable(name: "wallet-chain", targets: ["ChainTool"]),
+        .executable(name: "wallet-escrow", targets: ["EscrowTool"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -271,22 +271,22 @@ let package = Package(
             ],
             path: "Sources/Issuer/EthereumRPC"
         ),
-        // Settlement on an EVM chain (docs/server.md): the escrow contract's calls and events,
+        // Settlement on an EVM network (docs/server.md): the escrow contract's calls and events,
         // deposits credited after N confirmations, payouts with nonce tracking and recovery,
         // reconciliation of the escrow against the books.
         .target(
-            name: "ChainSettlement",
+            name: "EscrowSettlement",
             dependencies: [
                 "IssuerCore", "Ethereum", "EthereumRPC", "OfflineNotes", "SQLStore",
                 .product(name: "Logging", package: "swift-log"),
             ],
-            path: "Sources/Issuer/ChainSettlement"
+            path: "Sources/Issuer/EscrowSettlement"
         ),
         // `wallet-server`: serve, create-admin, rotate-keys.
         .executableTarget(
             name: "IssuerServer",
             dependencies: [
-                "IssuerHTTP", "IssuerCore", "SQLStore", "OfflineNotes", "ChainSettlement", "Ethereum", "EthereumRPC", "CrashPoints",
+                "IssuerHTTP", "IssuerCore", "SQLStore", "OfflineNotes", "EscrowSettlement", "Ethereum", "EthereumRPC", "CrashPoints",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -393,26 +393,26 @@ let package = Package(
             path: "Sources/Testing/EconomySimulation"
         ),
 
-        // The local chain from tests' side: the node `scripts/with-chain` started (OW_TEST_CHAIN_RPC),
+        // The local EVM from tests' side: the node `scripts/with-evm` started (OW_TEST_EVM_RPC),
         // its funded keys, and its test controls (mine, snapshot, revert, automine).
         .target(
-            name: "ChainTesting",
+            name: "EVMTesting",
             dependencies: [
                 "Ethereum", "EthereumRPC",
             ],
-            path: "Sources/Testing/ChainTesting"
+            path: "Sources/Testing/EVMTesting"
         ),
 
         // MARK: - Tools: developer executables
-        // `wallet-chain`: the escrow's operator and test tool (keys, status, owner actions, a
+        // `wallet-escrow`: the escrow's operator and test tool (keys, status, owner actions, a
         // deposit from a key file).
         .executableTarget(
-            name: "ChainTool",
+            name: "EscrowTool",
             dependencies: [
                 "Ethereum", "EthereumRPC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Sources/Tools/ChainTool"
+            path: "Sources/Tools/EscrowTool"
         ),
         // `wallet-demo`: the engine alone, in-process.
         .executableTarget(
@@ -599,28 +599,28 @@ let package = Package(
             ],
             path: "Tests/EconomyTests"
         ),
-        // Suites needing the local chain run when OW_TEST_CHAIN_RPC is set (scripts/with-chain).
+        // Suites needing the local EVM run when OW_TEST_EVM_RPC is set (scripts/with-evm).
         .testTarget(
             name: "EthereumTests",
             dependencies: [
-                "Ethereum", "EthereumRPC", "ChainTesting", "TestSupport",
+                "Ethereum", "EthereumRPC", "EVMTesting", "TestSupport",
             ],
             path: "Tests/EthereumTests"
         ),
         .testTarget(
-            name: "ChainSettlementTests",
+            name: "EscrowSettlementTests",
             dependencies: [
-                "ChainSettlement", "IssuerCore", "SQLStore", "Ethereum", "EthereumRPC", "ChainTesting", "TestSupport", "IssuerTesting",
+                "EscrowSettlement", "IssuerCore", "SQLStore", "Ethereum", "EthereumRPC", "EVMTesting", "TestSupport", "IssuerTesting",
                 "OfflineNotes", .product(name: "Logging", package: "swift-log"),
             ],
-            path: "Tests/ChainSettlementTests"
+            path: "Tests/EscrowSettlementTests"
         ),
-        // wallet-chain's exact amount parsing and formatting, its reading of the escrow's cap events and
-        // ownership rules (the tool itself runs in scripts/e2e-chain).
+        // wallet-escrow's exact amount parsing and formatting, its reading of the escrow's cap events and
+        // ownership rules (the tool itself runs in scripts/e2e-escrow).
         .testTarget(
-            name: "ChainToolTests",
-            dependencies: ["ChainTool", "Ethereum", "EthereumRPC"],
-            path: "Tests/ChainToolTests"
+            name: "EscrowToolTests",
+            dependencies: ["EscrowTool", "Ethereum", "EthereumRPC", "TestSupport"],
+            path: "Tests/EscrowToolTests"
         ),
     ],
     swiftLanguageModes: [.v6]

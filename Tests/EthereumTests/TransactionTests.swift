@@ -21,12 +21,12 @@ import Testing
 
     static let vectors: [(String, EIP1559Transaction, raw: String, hash: String)] = [
         (
-            "docs, chain 1337", docs(chainID: 1337),
+            "docs, chain ID 1337", docs(chainID: 1337),
             "02f8798205392284773594008477359400830186a09409616c3d61b3331fc4109a9e41a8bdb7d9776609865af3107a400086616263646566c001a072e609158b88f19ed6e99d8651db59d219aeac08fc0f1fd6659ccf8da690fff2a07a83e6b119706262de1be32ca65cfa59ba4fc340bf47e2242a95aef3622c1a87",
             "3e1e1c8ba08c22a403a517e4600bdebf7c51e19bc3f745b7e68b956197799e95"
         ),
         (
-            "docs, chain 1900", docs(chainID: 1900),
+            "docs, chain ID 1900", docs(chainID: 1900),
             "02f87982076c2284773594008477359400830186a09409616c3d61b3331fc4109a9e41a8bdb7d9776609865af3107a400086616263646566c001a0875ffc9aeb11f777d2d7f46783a196ce62e5340009303dd91e89318a6ebd3443a05b27d718258adefe9300abd3b3578c38e67720ab4931466a02d859af582dfe60",
             "f5bc99ae9f035ea74c87a251b0f06ce7295b185094e2a16773b4bf7353ddd58b"
         ),
@@ -47,7 +47,7 @@ import Testing
             "02f8908601000000000088fffffffffffffffe808d10000000000000000000000000888000000000000000947e5f4552091a69125d5dfcb7b8c2659029395bdf8d0c9f2c9cd04674edea4000000080c001a00d8e52c5d0532f9059bc0c22c51d77bcd24effb1827e1de411a516ce4b04e416a0176f3dc8622373f5fa040b7ce1550af4ea80b21ca4f8def4d79772c3b1057b06",
             "42ff20c1328cf5467a7d623caf8c4db6a47e7874720de603487582c5677c74db"
         ),
-        // Nonces 56 and 9 of a plain transfer (chain 1337, 1 wei to key 1's address, gas 21000,
+        // Nonces 56 and 9 of a plain transfer (chain ID 1337, 1 wei to key 1's address, gas 21000,
         // fees 1 / 2 gwei) give an r, and an s, below 2^248: RLP must drop the leading zero byte
         // (0x9f…, 31 bytes) rather than write 32 bytes.
         (
@@ -118,7 +118,7 @@ import Testing
                 == .invalidTransaction("max priority fee 2000000001 wei exceeds max fee 2000000000 wei per gas"))
     }
 
-    /// The chain id is signed: the same transaction on another chain has another hash (EIP-155 replay protection).
+    /// The chain id is signed: the same transaction under another chain ID has another hash (EIP-155 replay protection).
     @Test func chainIDIsPartOfTheSigningHash() {
         #expect(Self.docs(chainID: 1337).signingHash != Self.docs(chainID: 1900).signingHash)
     }

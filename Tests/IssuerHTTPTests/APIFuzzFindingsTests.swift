@@ -12,14 +12,14 @@ import FoundationNetworking
 /// (docs/reliability.md §4), each pinned here so it cannot come back.
 @Suite struct APIFuzzFindingsTests {
     /// The routes the document secures with `bearer` that only exist in chain mode.
-    static let chainRoutes: [(method: String, path: String, body: String?)] = [
-        ("GET", "v1/chain/deposit", nil),
-        ("GET", "v1/chain/withdrawals", nil),
-        ("POST", "v1/chain/withdrawals", #"{"amount":1,"to":""}"#),
-        ("GET", "v1/chain/withdrawals/0x" + String(repeating: "00", count: 32), nil),
-        ("GET", "v1/admin/chain/reconciliation", nil),
-        ("POST", "v1/admin/chain/unclaimed/assign", #"{"txHash":"","logIndex":0,"accountId":0,"reason":"000"}"#),
-        ("POST", "v1/admin/chain/surplus", #"{"amount":1,"txHash":"","reason":"000"}"#),
+    static let escrowRoutes: [(method: String, path: String, body: String?)] = [
+        ("GET", "v1/escrow/deposit", nil),
+        ("GET", "v1/escrow/withdrawals", nil),
+        ("POST", "v1/escrow/withdrawals", #"{"amount":1,"to":""}"#),
+        ("GET", "v1/escrow/withdrawals/0x" + String(repeating: "00", count: 32), nil),
+        ("GET", "v1/admin/escrow/reconciliation", nil),
+        ("POST", "v1/admin/escrow/unclaimed/assign", #"{"txHash":"","logIndex":0,"accountId":0,"reason":"000"}"#),
+        ("POST", "v1/admin/escrow/surplus", #"{"amount":1,"txHash":"","reason":"000"}"#),
     ]
 
     /// A request carrying the Idempotency-Key the withdrawal route requires (the generated
@@ -43,12 +43,12 @@ import FoundationNetworking
     }
 
     /// Found as ST203 "missing required header accepted": without a bearer token every chain
-    /// route answered 404 `chain_not_configured` (the chain was looked at before the caller),
+    /// route answered 404 `escrow_not_configured` (the chain was looked at before the caller),
     /// where the document's security scheme says 401. A token that is present still gets 404.
-    @Test func anAnonymousCallToAChainRouteIs401NotChainNotConfigured() async throws {
+    @Test func anAnonymousCallToAnEscrowRouteIs401NotEscrowNotConfigured() async throws {
         try await HTTPHarness.with { h in
             let (_, tokens, _) = try await h.user("alice")
-            for (method, path, body) in Self.chainRoutes {
+            for (method, path, body) in Self.escrowRoutes {
                 let anonymous = try await Self.request(
                     h.baseURL.appendingPathComponent(path), method: method, token: nil, body: body)
                 #expect(anonymous.status == 401, "\(method) \(path)")
@@ -56,7 +56,7 @@ import FoundationNetworking
                 #expect(anonymous.headers["content-type"] == "application/problem+json", "\(method) \(path)")
                 let user = try await Self.request(
                     h.baseURL.appendingPathComponent(path), method: method, token: tokens.accessToken, body: body)
-                #expect(user.status == 404 && user.json["code"] as? String == "chain_not_configured", "\(method) \(path)")
+                #expect(user.status == 404 && user.json["code"] as? String == "escrow_not_configured", "\(method) \(path)")
             }
         }
     }
@@ -71,7 +71,7 @@ import FoundationNetworking
                 ("QUERY", "v1/notes/redeem", "POST"),
                 ("QUERY", "v1/account", "GET"),
                 ("PROPFIND", "v1/admin/accounts/7/freeze", "POST"),
-                ("QUERY", "v1/chain/withdrawals", "GET, POST"),
+                ("QUERY", "v1/escrow/withdrawals", "GET, POST"),
                 ("QUERY", "openapi.yaml", "GET"),
             ]
             for (method, path, allow) in cases {

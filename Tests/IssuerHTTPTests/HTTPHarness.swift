@@ -35,7 +35,7 @@ struct HTTPHarness {
         _ backend: HTTPBackend = .sqlite, settings: HTTPSettings = HTTPSettings(port: 0),
         metrics: IssuerMetrics = IssuerMetrics(),
         clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date().timeIntervalSince1970) },
-        chain: (any ChainMonitor)? = nil,
+        escrow: (any EscrowMonitor)? = nil,
         _ body: (HTTPHarness) async throws -> Void
     ) async throws {
         let scratch = try TemporaryDirectory("http")
@@ -57,7 +57,7 @@ struct HTTPHarness {
         var logger = Logger(label: "http-tests")
         logger.logLevel = .critical  // the server is cancelled at the end of every test, on purpose
         let app = try IssuerApplication.make(
-            issuer: issuer, tokens: tokens, settings: settings, metrics: metrics, chain: chain, logger: logger
+            issuer: issuer, tokens: tokens, settings: settings, metrics: metrics, escrow: escrow, logger: logger
         ) { continuation.yield($0) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await app.runService(gracefulShutdownSignals: []) }

@@ -65,9 +65,9 @@ import WalletCore
         #expect(try alice.accountHistoryCursor()?.id == aliceJournal.map(\.id).max())
     }
 
-    /// Chain settlement's movements read as what they are: a deposit funds the account, a
+    /// Escrow settlement's movements read as what they are: a deposit funds the account, a
     /// withdrawal is sent out, a refused withdrawal comes back as a refund; each once.
-    @Test func chainDepositsAndWithdrawalsHaveTheirOwnLines() throws {
+    @Test func escrowDepositsAndWithdrawalsHaveTheirOwnLines() throws {
         let h = try WalletHarness()
         let w = try h.wallet("w")
         let t = h.clock.now
@@ -84,7 +84,8 @@ import WalletCore
         #expect(lines.map(\.direction) == [.funded, .sent, .sent, .refunded, .funded])
         #expect(
             lines.map(\.counterparty) == [
-                "chain deposit", "your address on chain", "your address on chain", "refused chain withdrawal", "chain deposit",
+                "escrow deposit", "your address on the blockchain", "your address on the blockchain", "refused escrow withdrawal",
+                "escrow deposit",
             ])
         #expect(lines.map(\.amount) == [10_000, 3_000, 500, 500, 700])
     }

@@ -4,7 +4,7 @@
 @title Test-only operator contract that re-enters the escrow
 @custom:contract-name MockOperator
 @license GNU Affero General Public License v3.0 only
-@notice Never deployed outside scripts/chain/test_contracts.py, which
+@notice Never deployed outside scripts/evm/test_contracts.py, which
         compiles it. Deployed as an escrow's operator next to a
         MockToken whose hook it is: `pay` calls the escrow's `payout`;
         once `arm`ed, the token's callback (`on_token_call`, during

@@ -4,7 +4,7 @@
 @title Test-only ERC-20 stand-in that misbehaves on request
 @custom:contract-name MockToken
 @license GNU Affero General Public License v3.0 only
-@notice Never deployed outside scripts/chain/test_contracts.py, which
+@notice Never deployed outside scripts/evm/test_contracts.py, which
         compiles it. Enough of ERC-20 for the escrow (balances,
         `transfer`, `transferFrom` without allowances), plus the
         misbehaviours the escrow must survive:

@@ -4,7 +4,7 @@
 @title Test-only token whose transfer functions return nothing
 @custom:contract-name NoReturnToken
 @license GNU Affero General Public License v3.0 only
-@notice Never deployed outside scripts/chain/test_contracts.py, which
+@notice Never deployed outside scripts/evm/test_contracts.py, which
         compiles it. Like USDT on Ethereum: `transfer` and
         `transferFrom` move the tokens (or revert) but return no data,
         which the escrow must count as success.

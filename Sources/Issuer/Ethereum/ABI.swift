@@ -79,7 +79,7 @@ public enum ABI {
 
     /// A function by its canonical signature ("deposit(uint256,bytes32)"): its selector, and call
     /// data checked against the parameter types, so a call with the wrong arity or a wrong type
-    /// is refused here rather than reverting (or worse, succeeding) on chain.
+    /// is refused here rather than reverting (or worse, succeeding) on the blockchain.
     public struct Function: Sendable, Equatable {
         /// The canonical signature, e.g. "payout(address,uint256,bytes32)".
         public let signature: String

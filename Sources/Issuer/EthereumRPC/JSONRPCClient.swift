@@ -240,7 +240,7 @@ public final class JSONRPCClient: Sendable {
         if answer.isNull { return nil }
         guard let logs = answer["logs"]?.arrayValue else { throw .malformed("\(method): no logs array in \(answer)") }
         guard let statusJSON = answer["status"], !statusJSON.isNull else {
-            throw .malformed("\(method): the receipt has no status (a pre-Byzantium chain is not supported)")
+            throw .malformed("\(method): the receipt has no status (a pre-Byzantium network is not supported)")
         }
         return Receipt(
             transactionHash: try Self.bytes(answer["transactionHash"], "\(method).transactionHash", count: 32),

@@ -2,7 +2,7 @@ import Ethereum
 
 /// Which block a read refers to.
 public enum BlockTag: Sendable, Equatable, Hashable {
-    /// The head of the chain.
+    /// The newest block the node has (the head).
     case latest
     /// The head plus the node's pending transactions (for the next nonce to use).
     case pending

@@ -238,14 +238,14 @@ extension OperatorConsole {
                     Row(label: "Version \($0.version)", value: "applied \(ConsoleFormat.time($0.appliedAt))")
                 }),
         ]
-        if let chain {
+        if let escrow {
             groups.append(
                 Group(
-                    name: "Chain settlement",
+                    name: "Escrow settlement",
                     rows: [
-                        Row(label: "Chain id", value: "\(chain.info.chainID)"), Row(label: "Escrow", value: chain.info.escrow),
-                        Row(label: "Token", value: chain.info.token),
-                        Row(label: "Confirmations", value: "\(chain.info.confirmations)"),
+                        Row(label: "Chain id", value: "\(escrow.info.chainID)"), Row(label: "Escrow", value: escrow.info.escrow),
+                        Row(label: "Token", value: escrow.info.token),
+                        Row(label: "Confirmations", value: "\(escrow.info.confirmations)"),
                     ]))
         }
         let keys = issuer.keyring.issuing.sorted { $0.validFrom < $1.validFrom }.map { k in

@@ -78,16 +78,16 @@ extension OperatorConsole {
             Row(label: "difference", value: money(o.moneyIn &- o.owed)),
             Row(label: "float against unredeemed notes", value: "\(money(o.float)) / \(money(o.unredeemedNotes))"),
         ]
-        var chainRows: [Row] = []
-        var chainStatus = "not configured (built-in ledger)"
-        var chainClass = ""
-        if let chain {
+        var escrowRows: [Row] = []
+        var escrowStatus = "not configured (built-in ledger)"
+        var escrowClass = ""
+        if let escrow {
             do {
-                let r = try await chain.reconcile()
-                chainStatus = r.ok ? "the escrow reconciles" : "the escrow does NOT reconcile"
-                chainClass = r.ok ? "ok" : "bad"
-                chainRows = [
-                    Row(label: "Chain", value: "\(chain.info.chainID), escrow \(chain.info.escrow)"),
+                let r = try await escrow.reconcile()
+                escrowStatus = r.ok ? "the escrow reconciles" : "the escrow does NOT reconcile"
+                escrowClass = r.ok ? "ok" : "bad"
+                escrowRows = [
+                    Row(label: "Chain", value: "\(escrow.info.chainID), escrow \(escrow.info.escrow)"),
                     Row(label: "At block", value: "\(r.block)"),
                     Row(label: "Escrow balance", value: money(r.escrowBalance)),
                     Row(label: "Expected by the books", value: money(r.expected)),
@@ -96,8 +96,8 @@ extension OperatorConsole {
                     Row(label: "Paid, not yet settled", value: money(r.paidNotSettled)),
                 ]
             } catch {
-                chainStatus = "could not reconcile: \(error)"
-                chainClass = "bad"
+                escrowStatus = "could not reconcile: \(error)"
+                escrowClass = "bad"
             }
         }
         let ok = o.reconciles
@@ -107,7 +107,8 @@ extension OperatorConsole {
                 "tiles": tiles, "reconRows": recon, "reconClass": ok ? "ok" : "bad",
                 "reconStatus": ok ? "reconciled to the cent" : "NOT reconciled", "problems": o.ledgerProblems,
                 "hasProblems": !o.ledgerProblems.isEmpty,
-                "chainRows": chainRows, "hasChainRows": !chainRows.isEmpty, "chainStatus": chainStatus, "chainClass": chainClass,
+                "escrowRows": escrowRows, "hasEscrowRows": !escrowRows.isEmpty, "escrowStatus": escrowStatus,
+                "escrowClass": escrowClass,
                 "ranges": Self.ranges.map { Choice(value: $0.key, label: $0.label, selected: $0.key == range.key) }.map {
                     ["key": $0.value, "label": $0.label, "current": $0.selected]
                 },

@@ -66,9 +66,9 @@ enum ConsoleTemplates {
         </table>
         {{#hasProblems}}<ul class="problems">{{#problems}}<li>{{.}}</li>{{/problems}}</ul>{{/hasProblems}}
         </section>
-        <section class="recon {{chainClass}}" id="chain">
-        <h2>Chain: {{chainStatus}}</h2>
-        {{#hasChainRows}}<table class="numbers">{{#chainRows}}<tr><th>{{label}}</th><td>{{value}}</td></tr>{{/chainRows}}</table>{{/hasChainRows}}
+        <section class="recon {{escrowClass}}" id="escrow">
+        <h2>Escrow: {{escrowStatus}}</h2>
+        {{#hasEscrowRows}}<table class="numbers">{{#escrowRows}}<tr><th>{{label}}</th><td>{{value}}</td></tr>{{/escrowRows}}</table>{{/hasEscrowRows}}
         </section>
         <section>
         <h2>Over time</h2>

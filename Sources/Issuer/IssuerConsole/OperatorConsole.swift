@@ -41,16 +41,16 @@ public struct ConsoleSettings: Sendable {
 /// token; every answer carries a strict content security policy and `no-store`.
 public struct OperatorConsole: Sendable {
     let issuer: Issuer
-    let chain: (any ChainMonitor)?
+    let escrow: (any EscrowMonitor)?
     let settings: ConsoleSettings
     let library: MustacheLibrary
 
     /// Console forms are a few fields; anything larger is refused before it is read further.
     static let maxFormBytes = 16 * 1024
 
-    public init(issuer: Issuer, chain: (any ChainMonitor)?, settings: ConsoleSettings) throws {
+    public init(issuer: Issuer, escrow: (any EscrowMonitor)?, settings: ConsoleSettings) throws {
         self.issuer = issuer
-        self.chain = chain
+        self.escrow = escrow
         self.settings = settings
         var library = MustacheLibrary()
         for (name, text) in ConsoleTemplates.all { try library.register(text, named: name) }

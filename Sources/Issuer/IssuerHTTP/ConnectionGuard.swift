@@ -58,7 +58,7 @@ public struct ConnectionLimits: Sendable, Equatable {
     }
 
     /// Descriptors kept back from client connections out of `descriptors`: the listening socket,
-    /// the database (SQLite's files, or the PostgreSQL pool), logs, key files and the chain client.
+    /// the database (SQLite's files, or the PostgreSQL pool), logs, key files and the EVM node's client.
     public static func descriptorReserve(of descriptors: Int) -> Int { max(64, descriptors / 8) }
 
     /// The most connections `descriptors` leaves room for after the reserve (0 if none).

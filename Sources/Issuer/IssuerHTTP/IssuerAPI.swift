@@ -47,21 +47,21 @@ public struct IssuerAPI: APIProtocol {
     let metrics: IssuerMetrics
     let limits: AccountLimits
     let quickAmounts: [Int64]
-    /// Chain settlement; nil when the server runs without --chain-rpc.
-    let chain: (any ChainMonitor)?
-    let chainCounters = ChainCounters()
+    /// Escrow settlement; nil when the server runs without --escrow-rpc.
+    let escrow: (any EscrowMonitor)?
+    let escrowCounters = EscrowCounters()
 
     public init(
         issuer: Issuer, tokens: AccessTokens, metrics: IssuerMetrics, limits: AccountLimits = .init(),
         quickAmounts: [Int64] = [500, 1_000, 2_000, 5_000],
-        chain: (any ChainMonitor)? = nil
+        escrow: (any EscrowMonitor)? = nil
     ) {
         self.issuer = issuer
         self.tokens = tokens
         self.metrics = metrics
         self.limits = limits
         self.quickAmounts = quickAmounts
-        self.chain = chain
+        self.escrow = escrow
     }
 
     // MARK: Helpers
@@ -152,10 +152,10 @@ public struct IssuerAPI: APIProtocol {
         return .ok(.init(body: .plainText(HTTPBody(try await renderMetrics()))))
     }
 
-    /// The Prometheus text: request metrics, the issuer's counters, the float and chain gauges.
+    /// The Prometheus text: request metrics, the issuer's counters, the float and escrow gauges.
     public func renderMetrics() async throws -> String {
         let float = try await issuer.outstandingFloat()
-        try await updateChainMetrics()
+        try await updateEscrowMetrics()
         return metrics.render(float: float)
     }
 

@@ -41,10 +41,10 @@ public struct HTTPSettings: Sendable {
 public enum IssuerApplication {
     public static func make(
         issuer: Issuer, tokens: AccessTokens, settings: HTTPSettings, metrics: IssuerMetrics = IssuerMetrics(),
-        chain: (any ChainMonitor)? = nil, logger: Logger = Logger(label: "wallet-server"), tls: TLSConfiguration? = nil,
+        escrow: (any EscrowMonitor)? = nil, logger: Logger = Logger(label: "wallet-server"), tls: TLSConfiguration? = nil,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
-        let api = IssuerAPI(issuer: issuer, tokens: tokens, metrics: metrics, limits: settings.account, chain: chain)
+        let api = IssuerAPI(issuer: issuer, tokens: tokens, metrics: metrics, limits: settings.account, escrow: escrow)
         let routes = RouteTable()
         try api.registerHandlers(on: routes)
         routes.add(.get, "/openapi.yaml")
@@ -59,7 +59,7 @@ public enum IssuerApplication {
         // the API's body, JSON, rate-limit and token middlewares, which it does on its own terms
         // (form bodies, the same rate-limit buckets, session cookies); its errors are pages.
         try OperatorConsole(
-            issuer: issuer, chain: chain,
+            issuer: issuer, escrow: escrow,
             settings: ConsoleSettings(
                 secureCookies: tls != nil || settings.consoleSecureCookies, loginsPerMinutePerIP: settings.loginsPerMinutePerIP,
                 writesPerMinutePerIP: settings.writesPerMinutePerIP, writesPerMinutePerAccount: settings.account.writesPerMinute)
@@ -94,10 +94,10 @@ extension IssuerApplication {
     /// (`wallet-server --metrics-address`). The API's own `/metrics` needs an admin token;
     /// this one is for a loopback or private address that only the scraper reaches.
     public static func makeMetricsListener(
-        issuer: Issuer, tokens: AccessTokens, metrics: IssuerMetrics, chain: (any ChainMonitor)? = nil, host: String, port: Int,
+        issuer: Issuer, tokens: AccessTokens, metrics: IssuerMetrics, escrow: (any EscrowMonitor)? = nil, host: String, port: Int,
         logger: Logger = Logger(label: "wallet-server"), onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let api = IssuerAPI(issuer: issuer, tokens: tokens, metrics: metrics, limits: AccountLimits(), chain: chain)
+        let api = IssuerAPI(issuer: issuer, tokens: tokens, metrics: metrics, limits: AccountLimits(), escrow: escrow)
         let router = Router()
         router.get("/metrics") { _, _ in
             Response(

@@ -25,12 +25,14 @@ public struct IssuerRequestContext: RequestContext, RemoteAddressRequestContext 
 /// An API error with its HTTP status and problem+json body (RFC 9457).
 public struct HTTPProblem: Error, Sendable {
     public let status: HTTPResponse.Status
-    public let code: String
+    public var code: String
     public let detail: String
     public var field: String?
     public var retryAfter: Int64?
     /// Methods the path serves, sent as `Allow` with 405 answers (RFC 9110 §15.5.6).
     public var allow: [HTTPRequest.Method]?
+    /// More header fields for the answer (a deprecated route's `Deprecation` and `Link`).
+    public var headers = HTTPFields()
 
     public init(
         _ status: HTTPResponse.Status, code: String, detail: String, field: String? = nil, retryAfter: Int64? = nil,
@@ -64,7 +66,7 @@ public struct HTTPProblem: Error, Sendable {
         case .accountFrozen, .accountFrozenByOperator, .accountNotFreezable, .fundingDisabled, .notOwner: status = .forbidden
         case .insufficientFunds, .holdingLimitExceeded, .amountOverflow, .walletKeyNotRegistered, .badChallenge:
             status = .unprocessableContent
-        case .storage, .chainMismatch: status = .serviceUnavailable
+        case .storage, .escrowMismatch: status = .serviceUnavailable
         }
         self.init(status, code: error.code, detail: error.description, field: field)
     }
@@ -79,6 +81,7 @@ public struct HTTPProblem: Error, Sendable {
         var headers: HTTPFields = [.contentType: "application/problem+json"]
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         if let allow { headers[.allow] = allow.map(\.rawValue).joined(separator: ", ") }
+        headers.append(contentsOf: self.headers)
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

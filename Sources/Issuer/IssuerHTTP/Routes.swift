@@ -25,6 +25,10 @@ final class RouteTable: ServerTransport {
     func register(_ handler: @escaping Handler, method: HTTPRequest.Method, path: String) {
         handlers.append((handler, method, path))
         add(method, path)
+        if let old = DeprecatedRoutes.oldPath(of: path) {
+            handlers.append((DeprecatedRoutes.serving(handler), method, old))
+            add(method, old)
+        }
     }
 
     /// Records a route the application installs itself (not from the OpenAPI handlers).

@@ -1,7 +1,5 @@
 import ArgumentParser
-import ChainSettlement
 import Ethereum
-import EthereumRPC
 import Foundation
 import Hummingbird
 import IssuerCore
@@ -100,81 +98,6 @@ struct CommonOptions: ParsableArguments {
     }
 }
 
-/// Chain mode (docs/server.md, "Chain settlement"): deposits and withdrawals through an
-/// ERC-20 escrow on an EVM chain. Off unless --chain-rpc (or its variable) is given.
-struct ChainOptions: ParsableArguments {
-    @Option(
-        help:
-            "Settle on an EVM chain through this JSON-RPC node, e.g. http://127.0.0.1:8545 (env WALLET_SERVER_CHAIN_RPC). Needs --chain-escrow and --chain-operator-key."
-    )
-    var chainRpc: String?
-
-    @Option(help: "Address of the escrow contract (env WALLET_SERVER_CHAIN_ESCROW).")
-    var chainEscrow: String?
-
-    @Option(
-        help: "File holding the escrow operator's private key, 64 hex digits, mode 0600 (env WALLET_SERVER_CHAIN_OPERATOR_KEY).")
-    var chainOperatorKey: String?
-
-    @Option(help: "Confirmations before a deposit is credited or a payout settled; a block with k blocks on top of it has k+1.")
-    var chainConfirmations: Int = 12
-
-    @Option(
-        help: "Block where the first deposit scan starts (the escrow's deployment block); ignored once the database has scanned.")
-    var chainStartBlock: UInt64 = 0
-
-    @Option(help: "Seconds between passes over the chain (deposits, payouts).")
-    var chainPoll: Double = 2
-
-    var environment: [String: String] { ProcessInfo.processInfo.environment }
-    var rpc: String? { chainRpc ?? environment["WALLET_SERVER_CHAIN_RPC"] }
-    var escrow: String? { chainEscrow ?? environment["WALLET_SERVER_CHAIN_ESCROW"] }
-    var operatorKey: String? { chainOperatorKey ?? environment["WALLET_SERVER_CHAIN_OPERATOR_KEY"] }
-
-    /// Nil without --chain-rpc; else the connected, checked settlement, or a StartupError that
-    /// says what to fix.
-    func connect(issuer: Issuer, devFunding: Bool, logger: Logger) async throws -> ChainSettlement? {
-        guard let rpc else {
-            if escrow != nil || operatorKey != nil {
-                throw StartupError(
-                    "--chain-escrow and --chain-operator-key need --chain-rpc (env WALLET_SERVER_CHAIN_RPC), the chain node to settle through."
-                )
-            }
-            return nil
-        }
-        guard !devFunding else {
-            throw StartupError(
-                "--dev-funding cannot be used with --chain-rpc: in chain mode money enters only through the escrow, and funding from nowhere would make reconciliation meaningless. Drop --dev-funding (env WALLET_SERVER_DEV_FUNDING)."
-            )
-        }
-        guard let url = URL(string: rpc), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
-            throw StartupError("--chain-rpc \(rpc) is not an http(s) URL such as http://127.0.0.1:8545.")
-        }
-        guard let escrowText = escrow else {
-            throw StartupError("chain mode needs --chain-escrow (env WALLET_SERVER_CHAIN_ESCROW): the escrow contract's address.")
-        }
-        guard let keyPath = operatorKey else {
-            throw StartupError(
-                "chain mode needs --chain-operator-key (env WALLET_SERVER_CHAIN_OPERATOR_KEY): the file with the escrow operator's key (`wallet-chain new-key FILE` makes one)."
-            )
-        }
-        guard chainPoll > 0, chainPoll <= 3_600 else {
-            throw StartupError("--chain-poll must be a number of seconds above 0 and at most 3600.")
-        }
-        let escrow: Address
-        do { escrow = try Address(hex: escrowText) } catch { throw StartupError("--chain-escrow: \(error).") }
-        let key: PrivateKey
-        do { key = try PrivateKey(hexFile: keyPath) } catch { throw StartupError("--chain-operator-key: \(error).") }
-        do {
-            return try await ChainSettlement.connect(
-                rpc: JSONRPCClient(url: url), escrow: escrow, operatorKey: key, confirmations: chainConfirmations,
-                startBlock: chainStartBlock, poll: .milliseconds(Int64(chainPoll * 1_000)), issuer: issuer, logger: logger)
-        } catch {
-            throw StartupError("chain mode: \(error)")
-        }
-    }
-}
-
 /// The server cannot start; ArgumentParser prints it as `Error: <message>` and exits with 1.
 struct StartupError: Error, CustomStringConvertible {
     let description: String
@@ -194,7 +117,7 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run the HTTP API (default).")
 
     @OptionGroup var common: CommonOptions
-    @OptionGroup(title: "Chain settlement") var chainOptions: ChainOptions
+    @OptionGroup(title: "Escrow settlement") var escrowOptions: EscrowOptions
     @OptionGroup(title: "HTTPS (docs/server.md, Transport security)") var tlsOptions: TLSOptions
 
     @Option(help: "Address to listen on (env WALLET_SERVER_HOST).")
@@ -318,7 +241,7 @@ struct Serve: AsyncParsableCommand {
         let served = try tlsOptions.load()
         if let served { logger.info("\(served.summary)") }
         let issuer = try await common.openIssuer(logger: logger)
-        let chain = try await chainOptions.connect(issuer: issuer, devFunding: common.devFunding, logger: logger)
+        let escrow = try await escrowOptions.connect(issuer: issuer, devFunding: common.devFunding, logger: logger)
         let secret = try KeyDirectory(path: common.keys).read("secret.key")
         let tokens = AccessTokens(secret: secret)
         let metrics = IssuerMetrics()
@@ -335,7 +258,7 @@ struct Serve: AsyncParsableCommand {
             "connections: at most \(settings.connections.maxConnections), \(settings.connections.maxConnectionsPerClient) per client address"
         )
         let app = try IssuerApplication.make(
-            issuer: issuer, tokens: tokens, settings: settings, metrics: metrics, chain: chain,
+            issuer: issuer, tokens: tokens, settings: settings, metrics: metrics, escrow: escrow,
             logger: logger, tls: served?.configuration
         ) { bound in
             // Logged and written once the socket is bound, so a reader of the port file (scripts,
@@ -359,16 +282,16 @@ struct Serve: AsyncParsableCommand {
             }
         }
         defer { housekeeping.cancel() }
-        // Chain mode: deposits and payouts beside the API; it logs its failures and retries,
+        // Escrow mode: deposits and payouts beside the API; it logs its failures and retries,
         // so the node being away never stops the server.
-        let settlement = chain.map { chain in Task { await chain.run() } }
+        let settlement = escrow.map { escrow in Task { await escrow.run() } }
         defer { settlement?.cancel() }
         guard let scrape = try metricsListenAddress() else {
             try await app.runService()
             return
         }
         let metricsListener = IssuerApplication.makeMetricsListener(
-            issuer: issuer, tokens: tokens, metrics: metrics, chain: chain, host: scrape.host, port: scrape.port, logger: logger
+            issuer: issuer, tokens: tokens, metrics: metrics, escrow: escrow, host: scrape.host, port: scrape.port, logger: logger
         ) { bound in log.info("metrics for scrapers, without a token, on http://\(scrape.host):\(bound)/metrics") }
         // The API decides when the process stops (signals); the metrics listener stops with it,
         // and a listener that cannot start (its port taken) stops the API too.

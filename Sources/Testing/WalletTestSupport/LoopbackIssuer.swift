@@ -26,10 +26,10 @@ public struct LoopbackIssuer: Sendable {
     /// `backend`: the server's database (`Backend.available` lists what this run has); it
     /// removes itself (SQLite file, PostgreSQL schema) once the server is gone.
     /// `body` runs on the caller's actor (`isolation`), so `@MainActor` tests drive screen models in it.
-    /// `chain`: the server's chain settlement (`StandInChain` in tests); nil answers its routes
-    /// `chain_not_configured`, as a server without --chain-rpc.
+    /// `escrow`: the server's escrow settlement (`StandInEscrow` in tests); nil answers its routes
+    /// `escrow_not_configured`, as a server without --escrow-rpc.
     public static func with(
-        _ backend: Backend = .sqlite, refreshReuseWindow: Int64 = 60, chain: (any ChainMonitor)? = nil,
+        _ backend: Backend = .sqlite, refreshReuseWindow: Int64 = 60, escrow: (any EscrowMonitor)? = nil,
         isolation: isolated (any Actor)? = #isolation,
         _ body: (LoopbackIssuer) async throws -> Void
     ) async throws {
@@ -56,7 +56,7 @@ public struct LoopbackIssuer: Sendable {
         var logger = Logger(label: "flows-tests")
         logger.logLevel = .critical  // the server is cancelled at the end of every test, on purpose
         let app = try IssuerApplication.make(
-            issuer: issuer, tokens: tokens, settings: HTTPSettings(port: 0), metrics: IssuerMetrics(), chain: chain,
+            issuer: issuer, tokens: tokens, settings: HTTPSettings(port: 0), metrics: IssuerMetrics(), escrow: escrow,
             logger: logger
         ) { continuation.yield($0) }
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -68,7 +68,7 @@ public struct FlowState: Sendable, Equatable {
     public var autoRecharge: AutoRechargeRule?
     /// When the last sync finished (issuer-independent wall clock, seconds since 1970).
     public var lastSync: Timestamp?
-    /// A withdrawal to a chain address sent but not known to be taken (see `PendingWithdrawal`).
+    /// A withdrawal to a blockchain address sent but not known to be taken (see `PendingWithdrawal`).
     public var pendingWithdrawal: PendingWithdrawal?
 
     public init(

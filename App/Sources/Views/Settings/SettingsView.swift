@@ -33,7 +33,7 @@ struct SettingsView: View {
             walletInfo
             appearance
             actions
-            chainSettlement
+            escrowSettlement
             security
             backupAndRestore
             ServerSection(model: model, app: app, focused: $focused)
@@ -146,10 +146,10 @@ struct SettingsView: View {
         }
     }
 
-    /// Money in and out through the issuer's escrow on an Ethereum-compatible chain. The models
-    /// carry no "chain available" flag (it is known only once the issuer is asked), so the rows
-    /// are always here and an issuer without chain settlement says so in the sheet.
-    private var chainSettlement: some View {
+    /// Money in and out through the issuer's escrow on an Ethereum-compatible network. The models
+    /// carry no "escrow available" flag (it is known only once the issuer is asked), so the rows
+    /// are always here and an issuer without escrow settlement says so in the sheet.
+    private var escrowSettlement: some View {
         Section {
             Button {
                 deposit = app.makeDeposit().map(Presented.init)
@@ -164,9 +164,9 @@ struct SettingsView: View {
             }
             .accessibilityHint("Pays the settled balance out to an Ethereum address")
         } header: {
-            Text("On chain")
+            Text("On the blockchain")
         } footer: {
-            Text("For issuers that settle on an Ethereum-compatible chain.")
+            Text("For issuers that settle on an Ethereum-compatible network.")
         }
     }
 

@@ -2,9 +2,9 @@ import SQLStore
 
 /// The confirmation step of `Issuer.deposit`: the issuer credits an account only with the amount
 /// its adapter confirms, and the journal records it against `system:funding`. Its one conformer
-/// is `BuiltInSettlement` (development funding and tests). Chain settlement does not pass
-/// through it: `ChainSettlement` credits escrow deposits with `Issuer.creditChainDeposits` and
-/// books payouts with `Issuer.recordPayout` and `Issuer.completeWithdrawal` (Chain.swift).
+/// is `BuiltInSettlement` (development funding and tests). Escrow settlement does not pass
+/// through it: `EscrowSettlement` credits escrow deposits with `Issuer.creditEscrowDeposits` and
+/// books payouts with `Issuer.recordPayout` and `Issuer.completeWithdrawal` (Escrow.swift).
 public protocol SettlementAdapter: Sendable {
     /// Confirms an external deposit and returns the amount to credit (in minor units).
     /// Throws if the deposit cannot be confirmed; nothing is credited then.

@@ -19,7 +19,7 @@ public struct ConsoleOverview: Sendable, Equatable {
     public var float: Int64
     /// Unredeemed value of unswept notes, counted from the notes themselves (must equal `float`).
     public var unredeemedNotes: Int64
-    /// Withdrawals debited and not yet paid or refused, and chain deposits nobody claimed.
+    /// Withdrawals debited and not yet paid or refused, and escrow deposits nobody claimed.
     public var pendingWithdrawals: Int64
     public var unclaimed: Int64
     public var accounts: Int64

@@ -32,13 +32,13 @@ public enum IssuerError: Error, Equatable, Sendable, CustomStringConvertible {
     case fundingDisabled
     case notOwner
     case invalidChain(VerificationError)
-    /// No withdrawal with this id belongs to the account (chain settlement).
+    /// No withdrawal with this id belongs to the account (escrow settlement).
     case withdrawalNotFound
-    /// The database settles on another chain or escrow than the one configured (`bindChain`).
-    case chainMismatch(boundChainID: UInt64, boundEscrow: [UInt8])
-    /// No chain deposit has this transaction hash and log index.
+    /// The database settles on another network or escrow than the one configured (`bindEscrow`).
+    case escrowMismatch(boundChainID: UInt64, boundEscrow: [UInt8])
+    /// No escrow deposit has this transaction hash and log index.
     case depositNotFound
-    /// The chain deposit is not (or no longer) in `system:unclaimed`: `status` is `credited`
+    /// The escrow deposit is not (or no longer) in `system:unclaimed`: `status` is `credited`
     /// (to `account`, maybe by an earlier assignment) or `refused`.
     case depositNotUnclaimed(status: String, account: Int64?)
     /// Reconciliation does not show `available` minor units of unexplained tokens in the
@@ -69,7 +69,7 @@ public enum IssuerError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notOwner: "not_owner"
         case .invalidChain(let e): e.code
         case .withdrawalNotFound: "withdrawal_not_found"
-        case .chainMismatch: "chain_mismatch"
+        case .escrowMismatch: "escrow_mismatch"
         case .depositNotFound: "deposit_not_found"
         case .depositNotUnclaimed: "deposit_not_unclaimed"
         case .noSurplus: "no_surplus"
@@ -106,16 +106,16 @@ public enum IssuerError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notOwner: "The note is not owned by a key of this account."
         case .invalidChain(let e): "The note chain is invalid: \(e)"
         case .withdrawalNotFound: "No withdrawal with this id belongs to your account. List your withdrawals to find its id."
-        case .chainMismatch(let chain, let escrow):
-            "This database settles with escrow 0x\(Hex.encode(escrow)) on chain \(chain); it cannot follow another escrow or chain. Give that --chain-escrow and --chain-rpc, or start with a new database."
+        case .escrowMismatch(let chainID, let escrow):
+            "This database settles with escrow 0x\(Hex.encode(escrow)) on the network with chain ID \(chainID); it cannot follow another escrow or network. Give that --escrow-address and --escrow-rpc, or start with a new database."
         case .depositNotFound:
-            "No chain deposit has this transaction hash and log index. Take both from the escrow's Deposit event (the server's warning about the unknown reference names them)."
+            "No escrow deposit has this transaction hash and log index. Take both from the escrow's Deposit event (the server's warning about the unknown reference names them)."
         case .depositNotUnclaimed(let status, let account):
             status == "credited"
                 ? "This deposit is already credited to account \(account.map(String.init) ?? "?"); nothing was changed. Move money between accounts by other means if that was wrong."
                 : "This deposit was \(status), not credited to system:unclaimed; there is nothing to assign. Nothing was changed."
         case .noSurplus(let available, let requested, let c):
-            "Reconciliation shows \(Self.money(max(0, available), c)) in the escrow that the books do not hold, less than the \(Self.money(requested, c)) to book; nothing was booked. Check GET /v1/admin/chain/reconciliation and book at most its difference."
+            "Reconciliation shows \(Self.money(max(0, available), c)) in the escrow that the books do not hold, less than the \(Self.money(requested, c)) to book; nothing was booked. Check GET /v1/admin/escrow/reconciliation and book at most its difference."
         case .surplusConflict(let booked, let c):
             "This transaction's surplus was already booked as \(Self.money(booked, c)); nothing was changed. A transfer is booked once, with its whole amount."
         case .storage(let m): "The server's database failed: \(m). Retry later."

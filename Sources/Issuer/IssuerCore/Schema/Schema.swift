@@ -247,8 +247,12 @@ enum Schema {
         return statements
     }
 
-    /// Applies the schema once; safe when several processes start together.
-    static func migrate(_ db: any SQLDatabase, now: Int64) async throws {
+    /// The newest schema version `migrate` applies.
+    static let latestVersion = 10
+
+    /// Applies the schema once; safe when several processes start together. `version` stops
+    /// early, for tests that build a database as an older release left it.
+    static func migrate(_ db: any SQLDatabase, now: Int64, through version: Int = latestVersion) async throws {
         try await db.transaction { conn in
             if conn.dialect == .postgres {
                 // Serializes concurrent migrators across processes for this transaction.
@@ -260,7 +264,7 @@ enum Schema {
             let current =
                 try await conn.queryOne("SELECT CAST(COALESCE(MAX(version), 0) AS BIGINT) AS v FROM schema_migration")?.int("v")
                 ?? 0
-            if current < 1 {
+            if current < 1, version >= 1 {
                 for statement in ddl(conn.dialect) { try await conn.execute(statement) }
                 // System ledger accounts: external money in, and the float of outstanding notes.
                 for email in [SystemAccount.funding.email, SystemAccount.float.email] {
@@ -269,36 +273,36 @@ enum Schema {
                 }
                 try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (1, ?)", now)
             }
-            if current < 2 {
+            if current < 2, version >= 2 {
                 for statement in ddlV2(conn.dialect) { try await conn.execute(statement) }
                 try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (2, ?)", now)
             }
-            if current < 3 {
+            if current < 3, version >= 3 {
                 for statement in ddlV3(conn.dialect) { try await conn.execute(statement) }
                 try await fillEmailSkeletons(conn)
                 try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (3, ?)", now)
             }
-            if current < 4 {
+            if current < 4, version >= 4 {
                 for statement in ddlRestore(conn.dialect) { try await conn.execute(statement) }
                 try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (4, ?)", now)
             }
-            if current < 5 {
-                for statement in ddlChain(conn.dialect) { try await conn.execute(statement) }
+            if current < 5, version >= 5 {
+                for statement in ddlEscrow(conn.dialect) { try await conn.execute(statement) }
                 for account in [SystemAccount.withdrawals, SystemAccount.unclaimed] {
                     try await conn.execute(
                         "INSERT INTO account(email, role, created_at) VALUES (?, 'system', ?)", account.email, now)
                 }
                 try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (5, ?)", now)
             }
-            if current < 6 {
+            if current < 6, version >= 6 {
                 for statement in ddlConsole(conn.dialect) { try await conn.execute(statement) }
                 try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (6, ?)", now)
             }
-            if current < 7 {
+            if current < 7, version >= 7 {
                 for statement in ddlScale { try await conn.execute(statement) }
                 try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (7, ?)", now)
             }
-            if current < 8 {
+            if current < 8, version >= 8 {
                 for statement in ddlShards(conn.dialect) { try await conn.execute(statement) }
                 let float = try await Ledger.systemAccount(conn, .float)
                 for shard in 0..<Ledger.shardCount {
@@ -307,9 +311,13 @@ enum Schema {
                 }
                 try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (8, ?)", now)
             }
-            if current < 9 {
+            if current < 9, version >= 9 {
                 for statement in ddlRequestPayments(conn.dialect) { try await conn.execute(statement) }
                 try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (9, ?)", now)
+            }
+            if current < 10, version >= 10 {
+                try await renameEscrowObjects(conn)
+                try await conn.execute("INSERT INTO schema_migration(version, applied_at) VALUES (10, ?)", now)
             }
         }
     }
@@ -321,7 +329,7 @@ enum SystemAccount: String {
     case funding
     /// Value of issued notes not yet redeemed or refunded: the issuer's liability.
     case float
-    /// Withdrawals to the chain debited from users and not yet paid or refused.
+    /// Withdrawals to blockchain addresses debited from users and not yet paid or refused.
     case withdrawals
     /// Chain deposits whose account reference names no account; the operator resolves them.
     case unclaimed

@@ -5,7 +5,7 @@ import WalletFlows
 import WalletSync
 
 /// The Deposit screen: how to put tokens from the person's own Ethereum wallet into the account.
-/// It loads the issuer's instructions (chain, escrow, token, this account's reference) and shows
+/// It loads the issuer's instructions (network, escrow, token, this account's reference) and shows
 /// the two steps as EIP-681 requests — approve, then deposit — each as a QR code an ordinary
 /// Ethereum wallet scans and as text to copy. The amount is optional (Send's entry rules):
 /// with one the requests carry it, without one the Ethereum wallet asks for it.
@@ -19,7 +19,7 @@ public final class DepositModel: FocusableForm {
         case loading
         /// The instructions are in (see `plan`).
         case ready(DepositInstructions)
-        /// This issuer does not settle on a chain (nothing to retry).
+        /// This issuer does not settle through an escrow (nothing to retry).
         case notAvailable
         /// They could not be read or cannot be used; `message` says why and what to do.
         case failed(message: String, canRetry: Bool)
@@ -40,18 +40,18 @@ public final class DepositModel: FocusableForm {
 
     /// Reads the instructions from the issuer; refuses ones that cannot be shown as they are
     /// (the token's decimals not the currency's minor-unit digits, another currency, a
-    /// malformed address or reference: `ChainDepositPlan`).
+    /// malformed address or reference: `EscrowDepositPlan`).
     public func load() async {
         phase = .loading
         do {
             let instructions = try await session.client.depositInstructions()
-            do throws(ChainDepositError) {
-                _ = try ChainDepositPlan(instructions, currency: currency)
+            do throws(EscrowDepositError) {
+                _ = try EscrowDepositPlan(instructions, currency: currency)
                 phase = .ready(instructions)
             } catch {
                 phase = .failed(message: ErrorText.message(error), canRetry: false)
             }
-        } catch let error as IssuerClientError where error.isChainNotConfigured {
+        } catch let error as IssuerClientError where error.isEscrowNotConfigured {
             phase = .notAvailable
         } catch let error as IssuerClientError where error.isUnreachable {
             phase = .failed(message: ErrorText.message(error), canRetry: true)
@@ -74,7 +74,7 @@ public final class DepositModel: FocusableForm {
     /// The instructions with the two requests for the amount typed; nil before they are in and
     /// while the amount field holds text that is not an amount (no request then: one without
     /// the amount would be mistaken for one with it).
-    public var plan: ChainDepositPlan? {
+    public var plan: EscrowDepositPlan? {
         guard case .ready(let instructions) = phase else { return nil }
         let value: UInt64?
         switch amount.result {
@@ -82,7 +82,7 @@ public final class DepositModel: FocusableForm {
         case .failure(.empty): value = nil
         case .failure: return nil
         }
-        return try? ChainDepositPlan(instructions, currency: currency, amount: value)
+        return try? EscrowDepositPlan(instructions, currency: currency, amount: value)
     }
 
     /// Step 1's QR code content: the token's approve for the escrow.
@@ -99,30 +99,30 @@ public final class DepositModel: FocusableForm {
     /// The amount field's error (nil while empty or valid).
     public var amountError: AmountEntryError? { amount.error }
 
-    /// The lines above the codes: the chain, the confirmations and what the amount does.
+    /// The lines above the codes: the network, the confirmations and what the amount does.
     public var summaryText: String? {
         guard case .ready(let i) = phase else { return nil }
-        let chain = String(i.chainID)
+        let chainID = String(i.chainID)
         let confirmations = localized(
             "deposit.confirmations", count: i.confirmations, one: "%lld confirmation", other: "%lld confirmations")
         guard let value = amount.minorUnits else {
             return localized(
                 "deposit.summaryOpenAmount",
-                "Deposit the amount you choose in your Ethereum wallet on chain %1$@: first approve, then deposit, from the wallet that holds the tokens. Credited after %2$@; then buy notes with it.",
-                chain, confirmations)
+                "Deposit the amount you choose in your Ethereum wallet on the network with chain ID %1$@: first approve, then deposit, from the wallet that holds the tokens. Credited after %2$@; then buy notes with it.",
+                chainID, confirmations)
         }
         return localized(
             "deposit.summary",
-            "Deposit %1$@ on chain %2$@: first approve, then deposit, from the wallet that holds the tokens. Credited after %3$@; then buy notes with it.",
-            MoneyText.text(value, currency: currency), chain, confirmations)
+            "Deposit %1$@ on the network with chain ID %2$@: first approve, then deposit, from the wallet that holds the tokens. Credited after %3$@; then buy notes with it.",
+            MoneyText.text(value, currency: currency), chainID, confirmations)
     }
 
-    /// The line for a failure or an issuer without a chain; nil otherwise.
+    /// The line for a failure or an issuer without an escrow; nil otherwise.
     public var phaseText: String? {
         switch phase {
         case .loading: localized("deposit.loading", "Reading the deposit instructions…")
         case .ready: nil
-        case .notAvailable: ErrorText.message(IssuerClientError.chainNotConfigured)
+        case .notAvailable: ErrorText.message(IssuerClientError.escrowNotConfigured)
         case .failed(let message, _): message
         }
     }

@@ -5,11 +5,11 @@ import WalletCore
 import WalletFlows
 import WalletSync
 
-/// The Withdraw screen: money from the settled balance to an address on chain. The person types
+/// The Withdraw screen: money from the settled balance to an address on the blockchain. The person types
 /// the amount (the Send screen's rules: `AmountEntry`, quick amounts replace it) and the address
 /// (checked for its form here; a mixed-case checksum by the issuer), confirms a summary, and the
 /// screen follows the payout until it is paid or refused. `recent` lists the account's
-/// withdrawals with their on-chain status.
+/// withdrawals with their payout status.
 ///
 /// A withdrawal is sent through `WalletSession.withdraw`, which saves its idempotency key first:
 /// if the answer is lost, confirming the same amount to the same address again is answered with
@@ -29,7 +29,7 @@ public final class WithdrawModel: FocusableForm {
         /// Above the settled balance by `shortBy`.
         case funds(shortBy: UInt64, currency: Currency)
         /// The address is empty or not an address's form.
-        case address(ChainAddressError)
+        case address(EVMAddressError)
 
         public var description: String {
             switch self {
@@ -60,7 +60,7 @@ public final class WithdrawModel: FocusableForm {
         /// The issuer answered with a failure that leaves the outcome unknown (busy, an error
         /// of its own): kept and sent again like `offline`.
         case notConfirmed(String)
-        /// This issuer does not settle on a chain.
+        /// This issuer does not settle through an escrow.
         case notAvailable
         /// The account's settled balance is below the amount (the issuer's words).
         case insufficientFunds(String)
@@ -83,7 +83,7 @@ public final class WithdrawModel: FocusableForm {
                     "withdraw.notConfirmed",
                     "The issuer did not confirm the withdrawal: %@ It is kept: confirm the same amount to the same address again later, and it is made once, never twice.",
                     detail)
-            case .notAvailable: ErrorText.message(IssuerClientError.chainNotConfigured)
+            case .notAvailable: ErrorText.message(IssuerClientError.escrowNotConfigured)
             case .insufficientFunds(let detail):
                 localized("withdraw.insufficientFunds", "Not enough money in the account. %@", detail)
             case .invalidAddress(let detail):
@@ -107,9 +107,9 @@ public final class WithdrawModel: FocusableForm {
         /// The request is with the issuer.
         case submitting
         /// Debited; the payout is pending or sent (`track()` follows it).
-        case tracking(ChainWithdrawal)
-        /// Paid or refused on chain (refused: the money is back on the account).
-        case finished(ChainWithdrawal)
+        case tracking(EscrowWithdrawal)
+        /// Paid or refused on the blockchain (refused: the money is back on the account).
+        case finished(EscrowWithdrawal)
         case failed(WithdrawError)
 
         /// A request or the tracking of one is under way.
@@ -130,8 +130,8 @@ public final class WithdrawModel: FocusableForm {
     /// The settled balance withdrawals come from; the amount's maximum follows it.
     public var settled: UInt64 { didSet { amount.maximum = settled } }
     public private(set) var phase: Phase = .editing
-    /// The account's withdrawals, newest first (after `load()`), each with its on-chain status.
-    public private(set) var recent: [ChainWithdrawal] = []
+    /// The account's withdrawals, newest first (after `load()`), each with its payout status.
+    public private(set) var recent: [EscrowWithdrawal] = []
     /// Why `recent` could not be read (nil when it was, or before `load()`).
     public private(set) var loadError: String?
     /// Seconds between two questions to the issuer while a payout is tracked.
@@ -232,7 +232,7 @@ public final class WithdrawModel: FocusableForm {
         }
     }
 
-    private func remember(_ withdrawal: ChainWithdrawal) {
+    private func remember(_ withdrawal: EscrowWithdrawal) {
         if let i = recent.firstIndex(where: { $0.id == withdrawal.id }) {
             recent[i] = withdrawal
         } else {
@@ -243,7 +243,7 @@ public final class WithdrawModel: FocusableForm {
     // MARK: What the screen shows
 
     /// The address's form (nil while empty: no error before the person typed anything).
-    public var addressError: ChainAddressError? {
+    public var addressError: EVMAddressError? {
         guard !address.isEmpty else { return nil }
         do { _ = try AddressFormat.check(address) } catch { return error }
         return nil
@@ -274,11 +274,11 @@ public final class WithdrawModel: FocusableForm {
     }
 
     static func withdrawError(_ error: any Error) -> WithdrawError {
-        if let e = error as? ChainAddressError { return .invalidAddress(ErrorText.message(e)) }
+        if let e = error as? EVMAddressError { return .invalidAddress(ErrorText.message(e)) }
         guard let e = error as? IssuerClientError else { return .other(ErrorText.message(error)) }
         if e.isUnreachable { return .offline }
         if e.status >= 500 || e.status == 429 { return .notConfirmed(ErrorText.message(e)) }
-        if e.isChainNotConfigured { return .notAvailable }
+        if e.isEscrowNotConfigured { return .notAvailable }
         switch e.code {
         case "insufficient_funds": return .insufficientFunds(ErrorText.message(e))
         case "account_frozen": return .accountFrozen
@@ -317,7 +317,7 @@ extension WithdrawModel {
     }
 
     /// One withdrawal's status in words ("Paid 12.00 EUR to 0xAb…: transaction 0x…").
-    public static func statusText(_ w: ChainWithdrawal, currency: Currency) -> String {
+    public static func statusText(_ w: EscrowWithdrawal, currency: Currency) -> String {
         let much = MoneyText.text(w.amount, currency: currency)
         switch (w.status, w.txHash, w.reason) {
         case (.pending, _, _):
@@ -325,30 +325,32 @@ extension WithdrawModel {
                 "withdraw.statusPending", "%1$@ to %2$@ is debited; the issuer sends the payout shortly.", much, w.to)
         case (.sent, let tx?, _):
             return localized(
-                "withdraw.statusSent", "%1$@ to %2$@ is sent on chain (transaction %3$@); waiting for it to be mined.", much,
+                "withdraw.statusSent", "%1$@ to %2$@ is sent on the blockchain (transaction %3$@); waiting for it to be mined.",
+                much,
                 w.to, tx)
         case (.sent, nil, _):
             return localized(
                 "withdraw.statusSentNoTransaction",
-                "%1$@ to %2$@ is sent on chain (transaction not known yet); waiting for it to be mined.", much, w.to)
+                "%1$@ to %2$@ is sent on the blockchain (transaction not known yet); waiting for it to be mined.", much, w.to)
         case (.paid, let tx?, _):
             return localized(
-                "withdraw.statusPaid", "Paid %1$@ to %2$@ on chain (transaction %3$@). It shows in your Ethereum wallet.", much,
+                "withdraw.statusPaid",
+                "Paid %1$@ to %2$@ on the blockchain (transaction %3$@). It shows in your Ethereum wallet.", much,
                 w.to, tx)
         case (.paid, nil, _):
             return localized(
                 "withdraw.statusPaidNoTransaction",
-                "Paid %1$@ to %2$@ on chain (transaction not known). It shows in your Ethereum wallet.", much, w.to)
+                "Paid %1$@ to %2$@ on the blockchain (transaction not known). It shows in your Ethereum wallet.", much, w.to)
         case (.refused, _, let reason?):
-            // The reason is the chain's or the issuer's own words, shown as given.
+            // The reason is the EVM's or the issuer's own words, shown as given.
             return localized(
                 "withdraw.statusRefused",
-                "The chain refused the payout of %1$@ to %2$@ (%3$@); the amount is back on your account.",
+                "The blockchain refused the payout of %1$@ to %2$@ (%3$@); the amount is back on your account.",
                 much, w.to, reason)
         case (.refused, _, nil):
             return localized(
                 "withdraw.statusRefusedNoReason",
-                "The chain refused the payout of %1$@ to %2$@; the amount is back on your account.",
+                "The blockchain refused the payout of %1$@ to %2$@; the amount is back on your account.",
                 much, w.to)
         }
     }
@@ -364,7 +366,7 @@ extension WithdrawModel.Summary {
     public var confirmationText: String {
         localized(
             "withdraw.confirmation",
-            "Withdraw %1$@ to %2$@? It is debited from your account now and paid out on chain by the issuer; a payout cannot be taken back.",
+            "Withdraw %1$@ to %2$@? It is debited from your account now and paid out on the blockchain by the issuer; a payout cannot be taken back.",
             amountText, address)
     }
 }

@@ -158,9 +158,9 @@ extension Wallet {
     ///   (`recordOnlineTransfer`), else a new `sent` line; `send` in: a `received` online line.
     /// - `funding`: `funded`; `expiry_refund`: `refunded` (the wallet's expired copies of that
     ///   note are marked refunded); `fraud_recovery` / `restore_conflict` out: `charged`.
-    /// - Chain settlement: `chain-deposit` in (also one an admin assigned after it arrived
-    ///   with an unknown reference, `chain-deposit-assigned`): `funded` ("chain deposit"); `withdrawal` out:
-    ///   `sent` ("your address on chain"); `withdrawal-refused` in: `refunded`.
+    /// - Escrow settlement: `chain-deposit` in (also one an admin assigned after it arrived
+    ///   with an unknown reference, `chain-deposit-assigned`): `funded` ("escrow deposit"); `withdrawal` out:
+    ///   `sent` ("your address on the blockchain"); `withdrawal-refused` in: `refunded`.
     /// - `redeem`, and `fraud_recovery` / `restore_conflict` in, credit notes this wallet
     ///   handed in: tied to the `received` line of their payment (never a second line);
     ///   `purchase` is the wallet's own `purchased` line. Neither adds a line: a refresh (redeem
@@ -275,14 +275,15 @@ extension Wallet {
             return .linked(line)
         case "purchase":
             return .none
-        // Settlement on a chain (docs/server.md): a deposit into the escrow, a withdrawal paid
+        // Settlement through an escrow (docs/server.md): a deposit into the escrow, a withdrawal paid
         // out of it to an address, and a withdrawal the escrow refused, whose money came back.
+        // The deposit kinds are the issuer's stored spelling (`EscrowJournalKind`), fixed for good.
         case "chain-deposit" where credit, "chain-deposit-assigned" where credit:
-            return try add(.funded, "chain deposit")
+            return try add(.funded, "escrow deposit")
         case "withdrawal" where !credit:
-            return try add(.sent, "your address on chain")
+            return try add(.sent, "your address on the blockchain")
         case "withdrawal-refused" where credit:
-            return try add(.refunded, "refused chain withdrawal")
+            return try add(.refunded, "refused escrow withdrawal")
         default:
             return try add(credit ? .funded : .charged, "issuer (\(entry.kind))")
         }
