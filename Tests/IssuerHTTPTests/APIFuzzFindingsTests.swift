@@ -11,7 +11,7 @@ import FoundationNetworking
 /// What schemathesis found fuzzing the API from openapi.yaml
 /// (docs/reliability.md §4), each pinned here so it cannot come back.
 @Suite struct APIFuzzFindingsTests {
-    /// The routes the document secures with `bearer` that only exist in chain mode.
+    /// The routes the document secures with `bearer` that only exist in escrow mode.
     static let escrowRoutes: [(method: String, path: String, body: String?)] = [
         ("GET", "v1/escrow/deposit", nil),
         ("GET", "v1/escrow/withdrawals", nil),
