@@ -453,7 +453,7 @@ let package = Package(
         .executableTarget(
             name: "LoadTool",
             dependencies: [
-                "IssuerHTTP", "IssuerCore", "SQLStore", "WalletAPI", "OfflineNotes",
+                "IssuerHTTP", "IssuerCore", "SQLStore", "WalletAPI", "OfflineNotes", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -31,6 +31,15 @@ struct IssuerHarness {
         issuer = try await Self.issuer(on: cleaning, clock: clock.clock, policy: policy)
     }
 
+    /// An issuer on `database`, which the test made (and cleans up) itself.
+    init(database: any SQLDatabase) async throws {
+        clock = TestClock(Self.start).settable
+        scratch = try TemporaryDirectory("issuer-wallets")
+        openAnother = { throw TestSupportError("this harness has no second process") }
+        self.database = database
+        issuer = try await Self.issuer(on: database, clock: clock.clock)
+    }
+
     /// A second issuer instance with its own connection(s) to the same database.
     func secondProcess() async throws -> Issuer {
         try await Self.issuer(on: try openAnother(), clock: clock.clock)

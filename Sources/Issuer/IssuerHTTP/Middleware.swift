@@ -50,10 +50,15 @@ public struct HTTPProblem: Error, Sendable {
         .unauthorized, code: "unauthorized", detail: "Log in: send a valid bearer access token.")
     public static let forbidden = HTTPProblem(.forbidden, code: "forbidden", detail: "This needs the admin role.")
 
+    /// Seconds a client is told to wait (Retry-After) before repeating a request the database
+    /// could not serve.
+    public static let storageRetryAfter: Int64 = 2
+
     /// Maps issuer refusals to HTTP semantics.
     public init(_ error: IssuerError) {
         let status: HTTPResponse.Status
         var field: String?
+        var retryAfter: Int64?
         switch error {
         case .invalidField(let f, _):
             status = .badRequest
@@ -66,9 +71,13 @@ public struct HTTPProblem: Error, Sendable {
         case .accountFrozen, .accountFrozenByOperator, .accountNotFreezable, .fundingDisabled, .notOwner: status = .forbidden
         case .insufficientFunds, .holdingLimitExceeded, .amountOverflow, .walletKeyNotRegistered, .badChallenge:
             status = .unprocessableContent
-        case .storage, .escrowMismatch: status = .serviceUnavailable
+        case .escrowMismatch: status = .serviceUnavailable
+        case .storage:
+            // The database failed or is between primaries: a retry soon may succeed.
+            status = .serviceUnavailable
+            retryAfter = Self.storageRetryAfter
         }
-        self.init(status, code: error.code, detail: error.description, field: field)
+        self.init(status, code: error.code, detail: error.description, field: field, retryAfter: retryAfter)
     }
 
     func response() -> Response {

@@ -14,7 +14,10 @@ struct CommonOptions: ParsableArguments {
     @Option(help: "SQLite database file (default; env WALLET_SERVER_DATABASE).")
     var database: String = ProcessInfo.processInfo.environment["WALLET_SERVER_DATABASE"] ?? "./data/server.sqlite"
 
-    @Option(help: "Use PostgreSQL instead: postgres://user[:password]@host[:port]/db (env WALLET_SERVER_POSTGRES_URL).")
+    @Option(
+        help:
+            "Use PostgreSQL instead: postgres://user[:password]@host[:port]/db, or a primary and its standbys as postgres://user@h1:p1,h2:p2/db (env WALLET_SERVER_POSTGRES_URL)."
+    )
     var postgres: String?
 
     /// The PostgreSQL URL from the flag, else the environment.
@@ -44,6 +47,13 @@ struct CommonOptions: ParsableArguments {
     @Option(help: "Seconds to wait at start for PostgreSQL to answer before giving up (env WALLET_SERVER_DATABASE_WAIT).")
     var databaseWait: Double = Double(ProcessInfo.processInfo.environment["WALLET_SERVER_DATABASE_WAIT"] ?? "") ?? 30
 
+    @Option(
+        help:
+            "With several PostgreSQL hosts: seconds to look for the new primary after losing one, before requests fail with 503 (env WALLET_SERVER_DATABASE_FAILOVER_WAIT)."
+    )
+    var databaseFailoverWait: Double =
+        Double(ProcessInfo.processInfo.environment["WALLET_SERVER_DATABASE_FAILOVER_WAIT"] ?? "") ?? 30
+
     @Flag(help: "Allow POST /v1/account/fund (development and tests only).")
     var devFunding = ProcessInfo.processInfo.environment["WALLET_SERVER_DEV_FUNDING"] == "1"
 
@@ -61,10 +71,14 @@ struct CommonOptions: ParsableArguments {
             guard databaseWait >= 0, databaseWait <= 3_600 else {
                 throw ValidationError("--database-wait must be a number of seconds from 0 to 3600")
             }
+            guard databaseFailoverWait > 0, databaseFailoverWait <= 3_600 else {
+                throw ValidationError("--database-failover-wait must be a number of seconds above 0 and at most 3600")
+            }
             let db: PostgresStore
             do {
                 db = try await PostgresStore.connect(
-                    url: postgresURL, patience: .milliseconds(Int64(databaseWait * 1_000)), logger: logger)
+                    url: postgresURL, patience: .milliseconds(Int64(databaseWait * 1_000)),
+                    failoverPatience: .milliseconds(Int64(databaseFailoverWait * 1_000)), logger: logger)
             } catch {
                 throw StartupError("\(error). Check --postgres (env WALLET_SERVER_POSTGRES_URL) and that the server is up.")
             }

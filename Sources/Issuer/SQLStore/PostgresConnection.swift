@@ -10,9 +10,10 @@ import Synchronization
 extension PostgresStore {
     struct Connection: SQLConnection {
         let connection: PostgresConnection
-        let watch: ClosureWatch
-        let statements: StatementCache
+        let state: ConnectionStates.State
         let logger: Logger
+        var watch: ClosureWatch { state.watch }
+        var statements: StatementCache { state.statements }
         /// False under `outsideTransaction`: a lost connection is then `SQLError.outcomeUnknown`.
         var inTransaction = true
         var dialect: SQLDialect { .postgres }
@@ -23,6 +24,18 @@ extension PostgresStore {
 
         func query(_ sql: String, _ binds: [any SQLBindable]) async throws -> [SQLRow] {
             try await run(sql, binds, reuse: true)
+        }
+
+        /// With several hosts, before the connection's first use: refuses (`NotPrimary`) a
+        /// connection to a server in recovery, as libpq's target_session_attrs=read-write does.
+        func checkPrimary() async throws {
+            guard !state.checkedPrimary.load(ordering: .relaxed) else { return }
+            let rows = try await run("SELECT pg_is_in_recovery() AS recovering", [], reuse: false)
+            guard let row = rows.first, try row.int("recovering") == 0 else {
+                try? await connection.close()
+                throw NotPrimary()
+            }
+            state.checkedPrimary.store(true, ordering: .relaxed)
         }
 
         /// BEGIN, COMMIT, ROLLBACK and SET LOCAL: run as they are, never prepared.
@@ -44,6 +57,7 @@ extension PostgresStore {
                     if !inTransaction { throw SQLError.outcomeUnknown(lost.why) }
                     throw lost
                 }
+                if ServerError(error)?.state == "25006" { state.answeredAsStandby.store(true, ordering: .relaxed) }
                 if Self.isStaleStatement(error) {
                     // The transaction is aborted; its rerun prepares the statement afresh.
                     statements.forgetAll()

@@ -61,6 +61,11 @@ final class ConnectionStates: Sendable {
     final class State: Sendable {
         let watch = ClosureWatch()
         let statements = StatementCache()
+        /// With several hosts: the connection was found to be on the primary (checked once, on
+        /// its first lease; a demotion restarts the server and so closes the connection).
+        let checkedPrimary = Atomic<Bool>(false)
+        /// The server refused a write as read-only (SQLSTATE 25006): it is a standby.
+        let answeredAsStandby = Atomic<Bool>(false)
     }
 
     private let byID = Mutex<[PostgresConnection.ID: State]>([:])

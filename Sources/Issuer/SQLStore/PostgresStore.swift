@@ -7,9 +7,16 @@ import Synchronization
 /// PostgreSQL behind the async SQL interface, through postgres-nio's connection pool.
 /// Several server processes may share one database: correctness relies on constraints
 /// inside transactions, never on in-process locks.
+///
+/// Given several hosts (a primary and its standbys), it uses only the one that accepts writes
+/// and follows a failover to the new one (`Primary`); with one host it simply uses that one.
 public final class PostgresStore: SQLDatabase {
-    private let client: PostgresClient
-    private let runner: Task<Void, Never>
+    /// One pool for one host, or the pool that follows the primary among several.
+    private enum Pools: Sendable {
+        case one(PostgresClient, runner: Task<Void, Never>)
+        case several(Primary)
+    }
+    private let pools: Pools
     private let logger: Logger
     private let retries = Atomic<Int>(0)
     /// Per open connection, made on its first lease and dropped when it closes: the watch on its
@@ -21,149 +28,88 @@ public final class PostgresStore: SQLDatabase {
     /// workloads without real conflicts keep this at zero; tests assert it.
     public var conflictRetries: Int { retries.load(ordering: .relaxed) }
 
-    /// Connects to `postgres://user[:password]@host[:port]/database[?search_path=schema]`.
-    /// Nothing is dialled yet: the pool connects on first use and retries without end while
-    /// the server is down. A process starting up should use `connect(url:…)` instead.
+    /// Connects to `postgres://user[:password]@host[:port]/database[?search_path=schema]`, or
+    /// to several hosts as libpq takes them (`postgres://user@a:5432,b:5433/db`, or
+    /// `host=a,b port=5432,5433 user=u dbname=db`), of which it uses the one that accepts
+    /// writes. Nothing is dialled yet: the pool connects on first use and retries without end
+    /// while a single server is down. A process starting up should use `connect(url:…)` instead.
     public convenience init(url: String, maxConnections: Int = 20, logger: Logger = Logger(label: "sql.postgres")) throws {
-        self.init(configuration: try Endpoint(url: url).clientConfiguration(maxConnections: maxConnections), logger: logger)
+        let endpoint = try Endpoint(url: url)
+        if endpoint.hosts.count == 1 {
+            self.init(configuration: endpoint.clientConfiguration(host: 0, maxConnections: maxConnections), logger: logger)
+        } else {
+            self.init(
+                primary: Primary(
+                    endpoint: endpoint, host: 0, maxConnections: maxConnections, patience: .seconds(30), logger: logger),
+                logger: logger)
+        }
     }
 
     /// Checks that PostgreSQL at `url` answers, trying again for at most `patience` while it
     /// cannot be reached (refused, unresolvable, starting up), then opens the pool. Fails at
     /// once when the server answers with a refusal that waiting cannot fix (bad password,
     /// unknown database or user), and after `patience` otherwise, with the last cause.
+    ///
+    /// With several hosts it waits, as long, for one that accepts writes, and later looks for
+    /// the new primary for at most `failoverPatience` each time the primary is lost; requests
+    /// that cannot wait so long fail with an error that says to retry.
     public static func connect(
-        url: String, maxConnections: Int = 20, patience: Duration = .seconds(30), logger: Logger = Logger(label: "sql.postgres")
+        url: String, maxConnections: Int = 20, patience: Duration = .seconds(30), failoverPatience: Duration = .seconds(30),
+        logger: Logger = Logger(label: "sql.postgres")
     ) async throws -> PostgresStore {
         let endpoint = try Endpoint(url: url)
-        try await endpoint.waitUntilReachable(patience: patience, logger: logger)
-        return PostgresStore(configuration: endpoint.clientConfiguration(maxConnections: maxConnections), logger: logger)
+        if endpoint.hosts.count == 1 {
+            try await endpoint.waitUntilReachable(patience: patience, logger: logger)
+            return PostgresStore(
+                configuration: endpoint.clientConfiguration(host: 0, maxConnections: maxConnections), logger: logger)
+        }
+        let host = try await endpoint.waitForPrimary(patience: patience, logger: logger)
+        let primary = Primary(
+            endpoint: endpoint, host: host, maxConnections: maxConnections, patience: failoverPatience, logger: logger)
+        return PostgresStore(primary: primary, logger: logger)
     }
 
     public init(configuration: PostgresClient.Configuration, logger: Logger) {
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        self.client = client
         self.logger = logger
-        runner = Self.start(client)
+        pools = .one(client, runner: Self.start(client))
+    }
+
+    private init(primary: Primary, logger: Logger) {
+        self.logger = logger
+        pools = .several(primary)
+    }
+
+    /// The pool to lease from now, and its generation (always 0 with one host).
+    private func pool() async throws -> (client: PostgresClient, generation: Int) {
+        switch pools {
+        case .one(let client, _): (client, 0)
+        case .several(let primary): try await primary.pool()
+        }
+    }
+
+    /// The primary's tracker, with several hosts.
+    private var primary: Primary? {
+        if case .several(let primary) = pools { primary } else { nil }
     }
 
     /// Runs the pool. Where the toolchain allows, the task starts on the spot, so `run()` has
     /// been entered before the first lease (otherwise postgres-nio warns that it was not).
-    private static func start(_ client: PostgresClient) -> Task<Void, Never> {
+    static func start(_ client: PostgresClient) -> Task<Void, Never> {
         #if compiler(>=6.2)
         if #available(macOS 26, iOS 26, *) { return Task.immediate { await client.run() } }
         #endif
         return Task { await client.run() }
     }
 
-    /// Where a URL points, parsed once for the pool and for the start-up probe.
-    struct Endpoint {
-        let host: String
-        let port: Int
-        let user: String
-        let password: String?
-        let database: String?
-        let schema: String?
-        /// `application_name`, which names the connections in pg_stat_activity.
-        let applicationName: String?
-
-        init(url: String) throws {
-            guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
-                let host = components.host, let user = components.user
-            else { throw SQLError.failed("not a postgres:// URL: \(Self.redacted(url))") }
-            self.host = host
-            port = components.port ?? 5432
-            self.user = user
-            password = components.password
-            database = components.path.split(separator: "/").first.map(String.init)
-            schema = components.queryItems?.first(where: { $0.name == "search_path" })?.value
-            applicationName = components.queryItems?.first(where: { $0.name == "application_name" })?.value
-        }
-
-        /// The URL as it may be shown: a password in it (`user:password@`) becomes `***`. The
-        /// refusal above is printed at start and may be logged; the password must not be.
-        static func redacted(_ url: String) -> String {
-            guard let at = url.lastIndex(of: "@"), let scheme = url.range(of: "://"), scheme.upperBound < at,
-                let colon = url[scheme.upperBound..<at].firstIndex(of: ":")
-            else { return url }
-            return String(url[..<url.index(after: colon)]) + "***" + String(url[at...])
-        }
-
-        func clientConfiguration(maxConnections: Int) -> PostgresClient.Configuration {
-            var config = PostgresClient.Configuration(
-                host: host, port: port, username: user, password: password, database: database, tls: .disable)
-            config.options.maximumConnections = maxConnections
-            config.options.additionalStartupParameters = [("search_path", schema), ("application_name", applicationName)]
-                .compactMap { name, value in
-                    value.map { (name, $0) }
-                }
-            return config
-        }
-
-        func waitUntilReachable(patience: Duration, logger: Logger) async throws {
-            let clock = ContinuousClock()
-            let deadline = clock.now + patience
-            var pause = Duration.milliseconds(100)
-            var attempt = 1
-            while true {
-                var config = PostgresConnection.Configuration(
-                    host: host, port: port, username: user, password: password, database: database, tls: .disable)
-                // One attempt may take what is left of the patience (a silent host), never less than 0.1 s.
-                let left = (deadline - clock.now).components
-                config.options.connectTimeout = .nanoseconds(
-                    max(100_000_000, left.seconds * 1_000_000_000 + left.attoseconds / 1_000_000_000))
-                do {
-                    let connection = try await PostgresConnection.connect(configuration: config, id: 0, logger: logger)
-                    try? await connection.close()
-                    return
-                } catch {
-                    let cause = Self.describe(error)
-                    if let state = (error as? PSQLError)?.serverInfo?[.sqlState], !Self.transient(sqlState: state) {
-                        throw SQLError.failed("PostgreSQL at \(host):\(port) refused the connection: \(cause)")
-                    }
-                    let left = deadline - clock.now
-                    guard left > .zero else {
-                        throw SQLError.failed(
-                            "cannot reach PostgreSQL at \(host):\(port) after \(Self.seconds(patience)) s: \(cause)")
-                    }
-                    if attempt == 1 {
-                        logger.warning(
-                            "PostgreSQL at \(host):\(port) is not reachable (\(cause)); trying again for up to \(Self.seconds(patience)) s"
-                        )
-                    }
-                    attempt += 1
-                    try await Task.sleep(for: min(pause, left))
-                    pause = min(pause * 2, .seconds(2))
-                }
-            }
-        }
-
-        /// `2`, `0.5`: the patience as the operator gave it.
-        static func seconds(_ d: Duration) -> String {
-            let value = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-            return value == value.rounded() ? String(Int64(value)) : String(value)
-        }
-
-        /// Server refusals worth waiting out: the server is starting, shutting down or full.
-        static func transient(sqlState: String) -> Bool {
-            ["57P03", "57P01", "57P02", "53300", "08006", "08001"].contains(sqlState)
-        }
-
-        /// The cause in words. PSQLError hides everything behind a generic description (it may
-        /// reach end users); here it goes to the operator starting the server.
-        static func describe(_ error: any Error) -> String {
-            guard let psql = error as? PSQLError else { return String(describing: error) }
-            if let message = psql.serverInfo?[.message] {
-                return "\(message) (SQLSTATE \(psql.serverInfo?[.sqlState] ?? "?"))"
-            }
-            if let underlying = psql.underlying { return String(describing: underlying) }
-            return String(describing: psql.code)
-        }
-    }
-
     public func close() async {
-        runner.cancel()
-        _ = await runner.value
+        switch pools {
+        case .one(_, let runner):
+            runner.cancel()
+            _ = await runner.value
+        case .several(let primary):
+            await primary.close()
+        }
     }
 
     /// Deadlocks and serialization failures roll the whole transaction back and are retried
@@ -178,16 +124,23 @@ public final class PostgresStore: SQLDatabase {
     /// 1.33.2 never answers a statement written to a connection whose channel has already closed
     /// (the ROLLBACK it sends after a failed statement on a cut connection, or the next statement
     /// of a body), so a cut connection held its transaction, its request and shutdown for ever.
+    ///
+    /// With several hosts, an attempt that finds the primary gone (the connection or its pool
+    /// failed before COMMIT was sent, or the server answered as a standby) waits for the
+    /// primary to be found again (`Primary.recover`, bounded) and runs again there; a
+    /// transaction whose COMMIT went unanswered is never rerun, as above.
     public func transaction<T: Sendable>(durable: Bool, _ body: (any SQLConnection) async throws -> T) async throws -> T {
         var attempt = 1
+        var failoverDeadline: ContinuousClock.Instant?
         while true {
+            let (client, generation) = try await pool()
             do {
                 // One attempt on one leased connection. It throws `ConnectionLost` when the
                 // connection closed before COMMIT was sent: nothing was committed.
                 return try await client.withConnection(isolation: #isolation) { connection in
                     let state = connections.state(of: connection)
-                    let conn = Connection(
-                        connection: connection, watch: state.watch, statements: state.statements, logger: logger)
+                    let conn = Connection(connection: connection, state: state, logger: logger)
+                    if primary != nil { try await conn.checkPrimary() }
                     let value: T
                     do {
                         try await conn.control("BEGIN")
@@ -202,6 +155,11 @@ public final class PostgresStore: SQLDatabase {
                         } catch {
                             // A connection left inside a transaction must not go back to the pool.
                             try? await conn.connection.close()
+                        }
+                        // A standby refused a write: nothing was written, and the primary is elsewhere.
+                        if primary != nil, state.answeredAsStandby.load(ordering: .relaxed) {
+                            try? await conn.connection.close()
+                            throw NotPrimary()
                         }
                         throw error
                     }
@@ -218,6 +176,15 @@ public final class PostgresStore: SQLDatabase {
                     return value
                 }
             } catch {
+                if let primary, Self.lostPrimary(error) {
+                    // Bounded as a whole, not only per search: a primary found but failing again
+                    // at once must not keep the request for ever.
+                    let deadline = failoverDeadline ?? ContinuousClock.now + primary.patience
+                    failoverDeadline = deadline
+                    guard ContinuousClock.now < deadline else { throw Self.translate(error) }
+                    try await primary.recover(from: generation)
+                    continue
+                }
                 let translated = Self.translate(error)
                 let lost = error is ConnectionLost
                 guard lost || { if case SQLError.retryable = translated { true } else { false } }(), attempt < Self.maxAttempts
@@ -233,20 +200,36 @@ public final class PostgresStore: SQLDatabase {
 
     /// Statements outside a transaction on one leased connection (see the protocol). A
     /// connection lost under a statement throws `SQLError.outcomeUnknown` from that statement.
+    ///
+    /// With several hosts, a failure before `body` started (no connection to the primary, or
+    /// the connection is to a standby) waits for the primary and leases there; once `body` has
+    /// run a statement nothing is rerun, and the search for the primary starts in the background.
     public func outsideTransaction<T: Sendable>(_ body: (any SQLConnection) async throws -> T) async throws -> T {
-        do {
-            return try await client.withConnection(isolation: #isolation) { connection in
-                let state = connections.state(of: connection)
-                return try await body(
-                    Connection(
-                        connection: connection, watch: state.watch, statements: state.statements, logger: logger,
-                        inTransaction: false))
+        while true {
+            let (client, generation) = try await pool()
+            var started = false
+            do {
+                return try await client.withConnection(isolation: #isolation) { connection in
+                    let state = connections.state(of: connection)
+                    let conn = Connection(connection: connection, state: state, logger: logger, inTransaction: false)
+                    if primary != nil { try await conn.checkPrimary() }
+                    started = true
+                    return try await body(conn)
+                }
+            } catch {
+                if let primary, Self.lostPrimary(error) || Self.isOutcomeUnknown(error) {
+                    if !started {
+                        try await primary.recover(from: generation)
+                        continue
+                    }
+                    Task { try? await primary.recover(from: generation) }
+                }
+                if let lost = error as? ConnectionLost {
+                    // Lost before a statement was sent (leasing, or a closure that beat it): unknown all the same.
+                    throw SQLError.outcomeUnknown(lost.why)
+                }
+                throw Self.translate(error)
             }
-        } catch let lost as ConnectionLost {
-            // Lost before a statement was sent (leasing, or a closure that beat it): unknown all the same.
-            throw SQLError.outcomeUnknown(lost.why)
-        } catch {
-            throw Self.translate(error)
         }
     }
 
@@ -263,9 +246,14 @@ public final class PostgresStore: SQLDatabase {
 
     static let maxAttempts = 6
 
+    static func isOutcomeUnknown(_ error: any Error) -> Bool {
+        if case SQLError.outcomeUnknown? = error as? SQLError { true } else { false }
+    }
+
     static func translate(_ error: any Error) -> any Error {
         if let e = error as? SQLError { return e }
         if let lost = error as? ConnectionLost { return SQLError.retryable(lost.description) }
+        if let standby = error as? NotPrimary { return SQLError.failed(standby.description) }
         if let server = ServerError(error) {
             if server.state == "23505" { return SQLError.uniqueViolation(server.message) }
             if server.state == "40P01" || server.state == "40001" { return SQLError.retryable(server.message) }

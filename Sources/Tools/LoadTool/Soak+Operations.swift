@@ -25,6 +25,10 @@ extension Soak {
             .POST, "/v1/notes/redeem", json: ["chains": paid.map { Base64URL.encode($0.encoded) }], token: payee.token, port: port
         )
         try acknowledge(paid, results: reply["results"], route: "redeem")
+        ledger.state.withLock { s in
+            s.redeemed[payee.id, default: []] += paid.map(\.encoded)
+            s.redemptionAcknowledged.append(.now)
+        }
         ledger.count(operation: "payment (purchase, transfer, redeem)")
     }
 

@@ -11,6 +11,7 @@ import NIOHTTP1
 import OfflineNotes
 import SQLStore
 import Synchronization
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -45,6 +46,10 @@ final class SoakLedger: Sendable {
         var terminatedConnections = 0
         /// Held states of chains the server acknowledged as redeemed (2xx), with their amounts.
         var acknowledged: [StateRef: UInt64] = [:]
+        /// Chains acknowledged as redeemed, by the account that redeemed them (to redeem again).
+        var redeemed: [Int64: [[UInt8]]] = [:]
+        /// When each redemption's acknowledgement arrived, in order.
+        var redemptionAcknowledged: [ContinuousClock.Instant] = []
         var fraudReports = 0
     }
     let state = Mutex(State())
@@ -138,6 +143,10 @@ struct Soak {
     let clients: Int
     let serverBinary: String
     let json: Bool
+    /// With a replicated PostgreSQL: the faults are this command, run `rounds` times, which
+    /// loses the primary (scripts/with-pg-ha's kill-primary) and returns once it is replaced.
+    var killPrimary: String? = nil
+    var rounds = 0
     /// How long after a fault ends its 5xx answers still count as caused by it.
     let grace: Duration = .seconds(5)
     /// How long a client keeps retrying one request before the soak fails.
@@ -226,16 +235,18 @@ struct Soak {
         }
 
         // The side connection that cuts the server's PostgreSQL connections.
-        let side: PostgresStore? = try sideURL.map { try PostgresStore(url: $0, maxConnections: 1) }
+        let side: PostgresStore? = killPrimary != nil ? nil : try sideURL.map { try PostgresStore(url: $0, maxConnections: 1) }
         let started = ContinuousClock.now
-        let end = started + .seconds(seconds)
+        // When the clients stop. A lost primary's round lasts as long as its node takes to
+        // come back, so in that mode the load runs on until `afterLastRound` past the last one.
+        let end = Deadline(started + .seconds(seconds))
         let accountsNow = accounts
         try await withThrowingTaskGroup(of: Void.self) { group in
             for i in 0..<clients {
                 group.addTask {
                     var rng = SystemRandomNumberGenerator()
                     var sequence = 0
-                    while ContinuousClock.now < end {
+                    while ContinuousClock.now < end.instant {
                         sequence += 1
                         let me = accountsNow[i]
                         let payee = accountsNow[(i + 1) % accountsNow.count]
@@ -255,11 +266,21 @@ struct Soak {
             // Faults: evenly spread over the run, alternating a connection cut (PostgreSQL)
             // with a SIGKILL and restart; SQLite has no connection to cut (docs/reliability.md §5).
             group.addTask {
-                let planned = max(2, seconds / 8)
+                let planned = killPrimary != nil ? max(1, rounds) : max(2, seconds / 8)
+                var previousEnd = started
                 for n in 1...planned {
-                    try await Task.sleep(
-                        until: started + .seconds(Double(seconds) * Double(n) / Double(planned + 1)), clock: .continuous)
-                    if let side, n % 2 == 1 {
+                    // Evenly spread, and never sooner than `afterLastRound` after the previous
+                    // round: each round has load before it and after it.
+                    let due = started + .seconds(Double(seconds) * Double(n) / Double(planned + 1))
+                    try await Task.sleep(until: max(due, previousEnd + Self.afterLastRound), clock: .continuous)
+                    if let killPrimary {
+                        let fault = ledger.beginFault("primary lost")
+                        let said = try await Self.runCommand(killPrimary, in: work)
+                        ledger.endFault(fault)
+                        previousEnd = .now
+                        end.extend(to: previousEnd + Self.afterLastRound)
+                        log("  \(Int((ContinuousClock.now - started).seconds)) s: primary SIGKILLed; promotion \(said)")
+                    } else if let side, n % 2 == 1 {
                         let fault = ledger.beginFault("connection cut")
                         let rows = try await side.transaction { conn in
                             try await conn.query(
@@ -293,12 +314,9 @@ struct Soak {
         }
         let now = UInt64(Date().timeIntervalSince1970)
         guard let eur = Currency("EUR") else { throw SoakFailure("currency") }
-        // Any keyring does: the checks read the books, they issue nothing.
+        // The server's keys: the checks issue nothing, but redeeming again verifies the notes.
         let issuer = try await Issuer.open(
-            database: db,
-            keyring: IssuerKeyring(
-                authority: SoftwareSigner(), issuing: [.init(signer: SoftwareSigner(), validFrom: now - 60, validUntil: now + 60)]
-            ),
+            database: db, keyring: try Self.keyring(in: work.appendingPathComponent("keys"), now: now),
             config: IssuerConfig(currency: eur), challengeSecret: Array(repeating: 1, count: 32))
         let ledgerProblems = try await issuer.checkLedger()
         let snapshot = ledger.state.withLock { $0 }
@@ -312,7 +330,27 @@ struct Soak {
             }
         }
         let cases = try await issuer.fraudCases(limit: 1_000_000).count
+        // Every chain acknowledged as redeemed, redeemed again by the same account: refused.
+        var redeemedAgain = 0
+        var creditedTwice: [String] = []
+        for (account, chains) in snapshot.redeemed {
+            for start in stride(from: 0, to: chains.count, by: 50) {
+                let batch = Array(chains[start..<min(chains.count, start + 50)])
+                for (chain, result) in zip(batch, try await issuer.redeem(account: account, chains: batch)) {
+                    redeemedAgain += 1
+                    if case .alreadyCredited = result { continue }
+                    creditedTwice.append("\(Base64URL.encode(try Chain(decoding: chain).heldRef.bytes)): \(result)")
+                }
+            }
+        }
+        let ledgerAfter = try await issuer.checkLedger()
         await db.close()
+        // Time without service per lost primary: the longest wait between two acknowledged
+        // redemptions from the fault's start to the first one after its end. The clients keep
+        // redeeming throughout, so that gap is the outage; nil when none came after the end.
+        let outages = snapshot.faults.filter { $0.kind == "primary lost" }.map { f in
+            Self.longestGap(from: f.start, through: f.end ?? .now, in: snapshot.redemptionAcknowledged)?.seconds
+        }
 
         var byCause: [String: [String: Int]] = [:]
         var unexplained: [String] = []
@@ -338,7 +376,18 @@ struct Soak {
                 "\(cases) cases for \(snapshot.fraudReports) reports"
             ),
             ("faults injected", !snapshot.faults.isEmpty, "none"),
+            (
+                "every acknowledged redemption is refused when redeemed again", creditedTwice.isEmpty && ledgerAfter.isEmpty,
+                "\(creditedTwice.count) of \(redeemedAgain) credited again: \(creditedTwice.prefix(5).joined(separator: "; ")) \(ledgerAfter.prefix(3))"
+            ),
+            (
+                "service came back after every lost primary", outages.allSatisfy { $0 != nil },
+                "\(outages.filter { $0 == nil }.count) without"
+            ),
         ]
+        let served = outages.compactMap { $0 }.sorted()
+        let p50 = served.isEmpty ? 0 : served[served.count / 2]
+        let worst = served.last ?? 0
         let ok = checks.allSatisfy(\.1)
         if json {
             let out: [String: Any] = [
@@ -350,6 +399,8 @@ struct Soak {
                 "terminated_connections": snapshot.terminatedConnections, "acknowledged_redemptions": refs.count,
                 "acknowledged_value": snapshot.acknowledged.values.reduce(0, +), "fraud_reports": snapshot.fraudReports,
                 "fraud_cases": cases,
+                "redeemed_again_refused": redeemedAgain - creditedTwice.count, "redeemed_again": redeemedAgain,
+                "seconds_without_service": served, "seconds_without_service_p50": p50, "seconds_without_service_max": worst,
                 "checks": Dictionary(uniqueKeysWithValues: checks.map { ($0.0, $0.1) }),
             ]
             print(String(decoding: try JSONSerialization.data(withJSONObject: out, options: [.sortedKeys]), as: UTF8.self))
@@ -369,10 +420,72 @@ struct Soak {
             print(
                 "  acknowledged redemptions: \(refs.count) (\(snapshot.acknowledged.values.reduce(0, +)) minor units); fraud reports \(snapshot.fraudReports), cases \(cases)"
             )
+            print("  redeemed again: \(redeemedAgain), refused \(redeemedAgain - creditedTwice.count)")
+            if !outages.isEmpty {
+                print(
+                    "  seconds without service per lost primary: \(served.map { String(format: "%.1f", $0) }.joined(separator: ", ")) (p50 \(String(format: "%.1f", p50)), max \(String(format: "%.1f", worst)))"
+                )
+            }
             for (name, passed, detail) in checks { print("  \(passed ? "ok" : "FAILED"): \(name)\(passed ? "" : ": \(detail)")") }
         }
         if ok { try? FileManager.default.removeItem(at: work) }
         guard ok else { throw SoakFailure("soak checks failed; server logs and data kept in \(work.path)") }
     }
 
+    /// How long the load runs between two lost primaries, and after the last.
+    static let afterLastRound: Duration = .seconds(10)
+
+    /// The longest time between `start`, the acknowledgements after it, and the first
+    /// acknowledgement after `end` (which closes the window); nil without one after `end`.
+    static func longestGap(
+        from start: ContinuousClock.Instant, through end: ContinuousClock.Instant, in acknowledged: [ContinuousClock.Instant]
+    ) -> Duration? {
+        guard let closing = acknowledged.first(where: { $0 > end }) else { return nil }
+        var previous = start
+        var longest = Duration.zero
+        for t in acknowledged where t > start && t <= closing {
+            longest = max(longest, t - previous)
+            previous = t
+        }
+        return longest
+    }
+
+    /// The keys the server made in `directory` (wallet-server's key files: 32 raw bytes each),
+    /// every issuing key valid from the epoch: enough to verify the notes it issued.
+    static func keyring(in directory: URL, now: UInt64) throws -> IssuerKeyring {
+        func key(_ name: String) throws -> SoftwareSigner {
+            try SoftwareSigner(rawRepresentation: Array(try Data(contentsOf: directory.appendingPathComponent(name))))
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasPrefix("issuing-") && $0.hasSuffix(".key")
+        }
+        return IssuerKeyring(
+            authority: try key("authority.key"),
+            issuing: try names.map { .init(signer: try key($0), validFrom: 0, validUntil: now + 400 * 86_400) })
+    }
+
+    /// Runs `command` with /bin/sh in `directory` and returns what it printed; throws when it fails.
+    ///
+    /// Through `ProgramRun` (posix_spawn, output to a file, waitpid), not Foundation's `Process`
+    /// and a pipe: the command leaves a restarted keeper running, which must not hold anything
+    /// the soak waits on.
+    static func runCommand(_ command: String, in directory: URL) async throws -> String {
+        try await Task.detached {
+            let run = try ProgramRun.run("/bin/sh", ["-c", command], in: directory.path)
+            let text = run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard run.status == 0 else {
+                throw SoakFailure("\(command) failed (status \(run.status)): \(text) \(run.stderr)")
+            }
+            return text
+        }.value
+    }
+
+}
+
+/// A moment the soak's tasks share, which only moves later.
+final class Deadline: Sendable {
+    private let value: Mutex<ContinuousClock.Instant>
+    init(_ instant: ContinuousClock.Instant) { value = Mutex(instant) }
+    var instant: ContinuousClock.Instant { value.withLock { $0 } }
+    func extend(to instant: ContinuousClock.Instant) { value.withLock { $0 = max($0, instant) } }
 }

@@ -46,6 +46,13 @@ struct WalletLoad: AsyncParsableCommand {
     var soak: Int?
     @Option(
         help:
+            "With --soak on a replicated PostgreSQL: the faults are this shell command, which loses the primary and returns once another is promoted (scripts/failover)."
+    )
+    var killPrimary: String?
+    @Option(help: "With --kill-primary: how many times to run it, evenly over the soak.")
+    var rounds: Int = 3
+    @Option(
+        help:
             "The wallet-server executable the soak and --report's several-process runs start (default: the one beside wallet-load)."
     )
     var serverBinary: String?
@@ -81,9 +88,11 @@ struct WalletLoad: AsyncParsableCommand {
                 throw ValidationError("--soak needs at least 1 second and --clients at least 3")
             }
             do {
+                guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
                 try await Soak(
                     seconds: soak, database: database, postgresURL: postgresURL, clients: clients, serverBinary: serverBinaryPath,
-                    json: json
+                    json: json,
+                    killPrimary: killPrimary, rounds: rounds
                 ).run()
             } catch let failure as SoakFailure {
                 FileHandle.standardError.write(Data("soak: \(failure)\n".utf8))
