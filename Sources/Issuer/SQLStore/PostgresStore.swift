@@ -40,7 +40,8 @@ public final class PostgresStore: SQLDatabase {
         } else {
             self.init(
                 primary: Primary(
-                    endpoint: endpoint, host: 0, maxConnections: maxConnections, patience: .seconds(30), logger: logger),
+                    endpoint: endpoint, host: 0, timeline: 0, maxConnections: maxConnections, patience: .seconds(30),
+                    logger: logger),
                 logger: logger)
         }
     }
@@ -63,9 +64,10 @@ public final class PostgresStore: SQLDatabase {
             return PostgresStore(
                 configuration: endpoint.clientConfiguration(host: 0, maxConnections: maxConnections), logger: logger)
         }
-        let host = try await endpoint.waitForPrimary(patience: patience, logger: logger)
+        let (host, timeline) = try await endpoint.waitForPrimary(patience: patience, logger: logger)
         let primary = Primary(
-            endpoint: endpoint, host: host, maxConnections: maxConnections, patience: failoverPatience, logger: logger)
+            endpoint: endpoint, host: host, timeline: timeline, maxConnections: maxConnections, patience: failoverPatience,
+            logger: logger)
         return PostgresStore(primary: primary, logger: logger)
     }
 

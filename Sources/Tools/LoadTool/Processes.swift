@@ -69,7 +69,7 @@ struct SeveralProcesses {
         let issuer = try await Issuer.open(database: store, keyring: keyring, config: config, challengeSecret: secret)
 
         var servers: [ServerChild] = []
-        defer { for server in servers { server.stop(kill: true) } }
+        defer { for server in servers { server.kill() } }
         for p in 0..<processes {
             let dir = work.appendingPathComponent("server\(p)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -122,7 +122,7 @@ struct SeveralProcesses {
             }
             try await group.waitForAll()
         }
-        for server in servers { server.stop(kill: false) }
+        for server in servers { try server.stop() }
         servers = []
 
         // Exactly once, read from the database with every server stopped.

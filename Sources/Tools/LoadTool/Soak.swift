@@ -13,10 +13,6 @@ import SQLStore
 import Synchronization
 import TestSupport
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// A refusal that a retry cannot fix, or a check that failed: the soak fails with it.
 struct SoakFailure: Error, CustomStringConvertible {
     let description: String
@@ -71,64 +67,6 @@ final class SoakLedger: Sendable {
     }
 }
 
-/// The wallet-server under test, as a child process on a fixed port once the first start has
-/// picked one.
-final class ServerChild: @unchecked Sendable {
-    let binary: String
-    let arguments: [String]
-    let work: URL
-    private(set) var port = 0
-    private var process: Process?
-    /// The running server's process id.
-    var pid: Int32? { process?.processIdentifier }
-    private var starts = 0
-
-    init(binary: String, arguments: [String], work: URL) {
-        self.binary = binary
-        self.arguments = arguments
-        self.work = work
-    }
-
-    /// Starts the server and waits for its port file (written once it listens).
-    func start() async throws {
-        starts += 1
-        let portFile = work.appendingPathComponent("port")
-        try? FileManager.default.removeItem(at: portFile)
-        let log = work.appendingPathComponent("server-\(starts).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments = ["serve"] + arguments + ["--port", String(port), "--port-file", portFile.path]
-        let handle = try FileHandle(forWritingTo: log)
-        p.standardOutput = handle
-        p.standardError = handle
-        try p.run()
-        process = p
-        let deadline = ContinuousClock.now + .seconds(120)
-        while true {
-            if let text = try? String(contentsOf: portFile, encoding: .utf8),
-                let bound = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
-            {
-                port = bound
-                return
-            }
-            guard p.isRunning else { throw SoakFailure("wallet-server ended before listening; see \(log.path)") }
-            guard ContinuousClock.now < deadline else {
-                throw SoakFailure("wallet-server not listening after 120 s; see \(log.path)")
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-    }
-
-    /// SIGKILL (no chance to finish anything) or SIGTERM, then waits for the process to end.
-    func stop(kill: Bool) {
-        guard let p = process, p.isRunning else { return }
-        if kill { Glibc.kill(p.processIdentifier, SIGKILL) } else { p.terminate() }
-        p.waitUntilExit()
-        process = nil
-    }
-}
-
 /// One account the soak drives: its token and wallet key.
 struct SoakAccount: Sendable {
     let id: Int64
@@ -144,8 +82,9 @@ struct Soak {
     let serverBinary: String
     let json: Bool
     /// With a replicated PostgreSQL: the faults are this command, run `rounds` times, which
-    /// loses the primary (scripts/with-pg-ha's kill-primary) and returns once it is replaced.
-    var killPrimary: String? = nil
+    /// loses the primary (scripts/with-pg-ha's lose-primary: a SIGKILL or a cut-off, in turn)
+    /// and returns once it is replaced.
+    var losePrimary: String? = nil
     var rounds = 0
     /// How long after a fault ends its 5xx answers still count as caused by it.
     let grace: Duration = .seconds(5)
@@ -224,7 +163,7 @@ struct Soak {
             ], work: work)
         try await server.start()
         // However the soak ends, the server child does not outlive it.
-        defer { server.stop(kill: true) }
+        defer { server.kill() }
         let port = server.port
         log("soak: wallet-server (\(database)) on port \(port), \(clients) clients, \(seconds) s; data in \(work.path)")
 
@@ -235,10 +174,11 @@ struct Soak {
         }
 
         // The side connection that cuts the server's PostgreSQL connections.
-        let side: PostgresStore? = killPrimary != nil ? nil : try sideURL.map { try PostgresStore(url: $0, maxConnections: 1) }
+        let side: PostgresStore? = losePrimary != nil ? nil : try sideURL.map { try PostgresStore(url: $0, maxConnections: 1) }
         let started = ContinuousClock.now
-        // When the clients stop. A lost primary's round lasts as long as its node takes to
-        // come back, so in that mode the load runs on until `afterLastRound` past the last one.
+        // When the clients stop: at the planned end, and not before the faults are done. A lost
+        // primary's round lasts as long as its node takes to come back, so in that mode the
+        // load runs on until `afterLastRound` past the last one.
         let end = Deadline(started + .seconds(seconds))
         let accountsNow = accounts
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -246,7 +186,7 @@ struct Soak {
                 group.addTask {
                     var rng = SystemRandomNumberGenerator()
                     var sequence = 0
-                    while ContinuousClock.now < end.instant {
+                    while end.running {
                         sequence += 1
                         let me = accountsNow[i]
                         let payee = accountsNow[(i + 1) % accountsNow.count]
@@ -266,20 +206,22 @@ struct Soak {
             // Faults: evenly spread over the run, alternating a connection cut (PostgreSQL)
             // with a SIGKILL and restart; SQLite has no connection to cut (docs/reliability.md §5).
             group.addTask {
-                let planned = killPrimary != nil ? max(1, rounds) : max(2, seconds / 8)
+                let planned = losePrimary != nil ? max(1, rounds) : max(2, seconds / 8)
                 var previousEnd = started
+                // The clients stop once the faults are done, however long they took: with lost
+                // primaries, `afterLastRound` after the last one.
+                defer { end.faultsEnded(extendingTo: losePrimary != nil ? previousEnd + Self.afterLastRound : started) }
                 for n in 1...planned {
                     // Evenly spread, and never sooner than `afterLastRound` after the previous
                     // round: each round has load before it and after it.
                     let due = started + .seconds(Double(seconds) * Double(n) / Double(planned + 1))
                     try await Task.sleep(until: max(due, previousEnd + Self.afterLastRound), clock: .continuous)
-                    if let killPrimary {
+                    if let losePrimary {
                         let fault = ledger.beginFault("primary lost")
-                        let said = try await Self.runCommand(killPrimary, in: work)
+                        let said = try await Self.runCommand(losePrimary, in: work)
                         ledger.endFault(fault)
                         previousEnd = .now
-                        end.extend(to: previousEnd + Self.afterLastRound)
-                        log("  \(Int((ContinuousClock.now - started).seconds)) s: primary SIGKILLed; promotion \(said)")
+                        log("  \(Int((ContinuousClock.now - started).seconds)) s: primary lost (\(said))")
                     } else if let side, n % 2 == 1 {
                         let fault = ledger.beginFault("connection cut")
                         let rows = try await side.transaction { conn in
@@ -292,7 +234,7 @@ struct Soak {
                         log("  \(Int((ContinuousClock.now - started).seconds)) s: cut \(rows.count) database connections")
                     } else {
                         let fault = ledger.beginFault("SIGKILL and restart")
-                        server.stop(kill: true)
+                        server.kill()
                         try await server.start()
                         ledger.endFault(fault)
                         log("  \(Int((ContinuousClock.now - started).seconds)) s: server SIGKILLed and restarted")
@@ -303,7 +245,7 @@ struct Soak {
         }
         let elapsed = (ContinuousClock.now - started).seconds
         await side?.close()
-        server.stop(kill: false)
+        try server.stop()
 
         // Checks, on the database itself once the server is stopped.
         let db: any SQLDatabase
@@ -482,10 +424,20 @@ struct Soak {
 
 }
 
-/// A moment the soak's tasks share, which only moves later.
+/// When the soak's clients stop: at a moment that only moves later, and not before the faults
+/// are all done, so that every fault has load during it and after it.
 final class Deadline: Sendable {
-    private let value: Mutex<ContinuousClock.Instant>
-    init(_ instant: ContinuousClock.Instant) { value = Mutex(instant) }
-    var instant: ContinuousClock.Instant { value.withLock { $0 } }
-    func extend(to instant: ContinuousClock.Instant) { value.withLock { $0 = max($0, instant) } }
+    private let value: Mutex<(instant: ContinuousClock.Instant, faultsDone: Bool)>
+    init(_ instant: ContinuousClock.Instant) { value = Mutex((instant, false)) }
+
+    /// Whether the clients go on.
+    var running: Bool { value.withLock { !$0.faultsDone || ContinuousClock.now < $0.instant } }
+
+    /// The faults are done; the clients stop at `instant` if that is later than planned.
+    func faultsEnded(extendingTo instant: ContinuousClock.Instant) {
+        value.withLock {
+            $0.faultsDone = true
+            $0.instant = max($0.instant, instant)
+        }
+    }
 }

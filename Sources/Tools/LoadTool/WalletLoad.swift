@@ -48,8 +48,8 @@ struct WalletLoad: AsyncParsableCommand {
         help:
             "With --soak on a replicated PostgreSQL: the faults are this shell command, which loses the primary and returns once another is promoted (scripts/failover)."
     )
-    var killPrimary: String?
-    @Option(help: "With --kill-primary: how many times to run it, evenly over the soak.")
+    var losePrimary: String?
+    @Option(help: "With --lose-primary: how many times to run it, evenly over the soak.")
     var rounds: Int = 3
     @Option(
         help:
@@ -92,7 +92,7 @@ struct WalletLoad: AsyncParsableCommand {
                 try await Soak(
                     seconds: soak, database: database, postgresURL: postgresURL, clients: clients, serverBinary: serverBinaryPath,
                     json: json,
-                    killPrimary: killPrimary, rounds: rounds
+                    losePrimary: losePrimary, rounds: rounds
                 ).run()
             } catch let failure as SoakFailure {
                 FileHandle.standardError.write(Data("soak: \(failure)\n".utf8))
