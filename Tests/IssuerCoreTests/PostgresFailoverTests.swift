@@ -107,18 +107,17 @@ import Glibc
 
     #if canImport(Glibc)
     /// A server that accepted the connection and then went silent (frozen, or cut off after the
-    /// handshake) gets an answer within the probe's time, not never.
-    @Test(.timeLimit(.minutes(1))) func aSilentHostIsAnsweredForWithinTheTimeout() async throws {
+    /// handshake) is answered for as unreachable, not waited on for ever (the time limit fails
+    /// a probe that never returns).
+    @Test(.timeLimit(.minutes(1))) func aSilentHostIsReportedUnreachable() async throws {
         let listener = try SilentListener()
         defer { listener.close() }
         let endpoint = try Endpoint(url: "postgres://u@127.0.0.1:\(listener.port)/db")
-        let start = ContinuousClock.now
         let role = await endpoint.probe(host: 0, timeout: .milliseconds(500), logger: quietLogger)
         guard case .unreachable = role else {
             Issue.record("a silent host answered \(role)")
             return
         }
-        #expect(ContinuousClock.now - start < .seconds(5))
     }
     #endif
 
