@@ -447,28 +447,34 @@ struct EscrowSettlementTests {
             let service = Task { await h.settlement.run() }
             try await h.evm.deposit(10_00, ref: account.ref)
             try await h.evm.mine(Self.confirmations - 1)
-            h.settlement.wake()
-            try await eventually { try await h.balance(account.id) == 10_00 }
+            try await eventually(waking: h.settlement) { try await h.balance(account.id) == 10_00 }
             let w = try await h.issuer.requestWithdrawal(
                 account: account.id, amount: 4_00, to: Self.newAddress().bytes, idempotencyKey: "withdraw-1")
-            h.settlement.wake()
-            try await eventually { try await h.issuer.withdrawal(id: w.id)?.status == .sent }
+            try await eventually(waking: h.settlement) { try await h.issuer.withdrawal(id: w.id)?.status == .sent }
             try await h.evm.mine(Self.confirmations - 1)
-            h.settlement.wake()
-            try await eventually { try await h.issuer.withdrawal(id: w.id)?.status == .paid }
+            try await eventually(waking: h.settlement) { try await h.issuer.withdrawal(id: w.id)?.status == .paid }
             service.cancel()
             await service.value
             try await h.expectReconciled()
         }
     }
 
-    /// Waits for a condition the service brings about (a liveness bound, not a timing assertion).
-    func eventually(_ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(120)
+    /// Wakes the service, then waits for a condition it brings about (a liveness bound, not a
+    /// timing assertion). With no poll to retry a pass that failed (a slow answer from the
+    /// node, a busy database), it wakes the service again every second, as the API's requests
+    /// and the poll do in a server.
+    func eventually(waking settlement: EscrowSettlement, _ condition: () async throws -> Bool) async throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(120)
+        var nextWake = clock.now
         while try await !condition() {
-            guard ContinuousClock.now < deadline else {
+            guard clock.now < deadline else {
                 Issue.record("the service did not get there in 120 s")
                 return
+            }
+            if clock.now >= nextWake {
+                settlement.wake()
+                nextWake = clock.now + .seconds(1)
             }
             try await Task.sleep(for: .milliseconds(20))
         }
